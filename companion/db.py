@@ -1,0 +1,125 @@
+"""SQLite storage: one connection per request, WAL, foreign keys, forward migrations.
+
+Only raw facts are stored; standings are derived by the rules engine.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from flask import Flask, current_app, g
+
+# Each entry moves the schema one version forward. Never edit a released entry:
+# append a new one, so that a laptop with last month's matches upgrades in place.
+MIGRATIONS: list[str] = [
+    """
+    CREATE TABLE tables (
+        id INTEGER PRIMARY KEY,
+        token TEXT NOT NULL UNIQUE,
+        game TEXT NOT NULL,
+        players TEXT NOT NULL,            -- JSON list of names, clockwise
+        options TEXT NOT NULL,            -- JSON: choices made at creation
+        finished INTEGER NOT NULL DEFAULT 0,
+        revision INTEGER NOT NULL DEFAULT 0,  -- bumped on every change; phones poll it
+        rematch_of INTEGER REFERENCES tables(id),
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+    );
+    CREATE TABLE deals (
+        table_id INTEGER NOT NULL REFERENCES tables(id) ON DELETE CASCADE,
+        number INTEGER NOT NULL,          -- 1-based; the primary key makes a doubled deal impossible
+        facts TEXT NOT NULL,              -- JSON raw facts
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (table_id, number)
+    );
+    CREATE TABLE changes (
+        id INTEGER PRIMARY KEY,
+        table_id INTEGER NOT NULL REFERENCES tables(id) ON DELETE CASCADE,
+        at TEXT NOT NULL,
+        action TEXT NOT NULL,             -- add, edit, undo, finish, reopen
+        number INTEGER,
+        before TEXT,
+        after TEXT
+    );
+    CREATE INDEX changes_by_table ON changes(table_id, id);
+    """,
+]
+
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+class DatabaseError(RuntimeError):
+    """The database file cannot be used; the message says why and what to do."""
+
+
+def connect(path: str) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, timeout=10, isolation_level=None, check_same_thread=False)
+    conn.row_factory = sqlite3.Row
+    conn.execute("PRAGMA foreign_keys = ON")
+    conn.execute("PRAGMA busy_timeout = 10000")
+    # FULL: a deal a phone was told is saved survives a crash or power cut.
+    conn.execute("PRAGMA synchronous = FULL")
+    return conn
+
+
+def migrate(path: str) -> int:
+    """Create or upgrade the database at ``path``; returns the schema version."""
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    try:
+        conn = connect(path)
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if version > SCHEMA_VERSION:
+                raise DatabaseError(
+                    f"{path} was written by a newer Table Companion (schema {version}, "
+                    f"this one knows {SCHEMA_VERSION}). Upgrade, or use another --db file.")
+            for number in range(version, SCHEMA_VERSION):
+                conn.execute("BEGIN IMMEDIATE")
+                for statement in _statements(MIGRATIONS[number]):
+                    conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {number + 1}")
+                conn.execute("COMMIT")
+            check = conn.execute("PRAGMA quick_check").fetchone()[0]
+            if check != "ok":
+                raise DatabaseError(f"{path} is damaged ({check}). It was left untouched; "
+                                    "move it aside or start with another --db file.")
+            return SCHEMA_VERSION
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as exc:
+        raise DatabaseError(f"{path} is not a usable Table Companion database ({exc}). "
+                            "It was left untouched; move it aside or use another --db file.") from exc
+
+
+def _statements(script: str) -> list[str]:
+    """Split a migration into statements so they run inside one transaction
+    (executescript would commit implicitly)."""
+    parts, buffer = [], ""
+    for line in script.splitlines():
+        line = line.split("--", 1)[0]
+        buffer += line + "\n"
+        if sqlite3.complete_statement(buffer):
+            if buffer.strip():
+                parts.append(buffer.strip())
+            buffer = ""
+    return parts
+
+
+def get_db() -> sqlite3.Connection:
+    if "db" not in g:
+        g.db = connect(current_app.config["DATABASE"])
+    return g.db
+
+
+def close_db(_exc: BaseException | None = None) -> None:
+    conn = g.pop("db", None)
+    if conn is not None:
+        conn.close()
+
+
+def init_app(app: Flask) -> None:
+    migrate(app.config["DATABASE"])
+    app.teardown_appcontext(close_db)

@@ -1,0 +1,382 @@
+"""The contract every game module fulfils, and the replay that derives a match.
+
+A game is a declaration (names, player counts, rulings, options) plus pure
+functions over *raw facts*: the JSON-able dict a scorekeeper records for one
+deal. Standings are never stored; :meth:`Game.replay` derives them from the
+facts every time, which is what makes undo, edits and audits trivial.
+
+Seats are 0-based indexes into ``players`` in clockwise order. "Entrants" are
+what a game ranks: the players themselves, or teams (Twin Shoot).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Mapping, Sequence
+
+from .text import T, Text
+
+Facts = dict[str, Any]
+Form = Mapping[str, Any]
+
+
+# --------------------------------------------------------------------------
+# Declarations
+
+
+@dataclass(frozen=True)
+class Ruling:
+    """A table ruling: what the app does where the source is silent or open."""
+
+    id: str  # stable key, e.g. "shared_win"; shown next to the inputs it affects
+    title: Text
+    text: Text
+    table_decides: bool = False  # True when the app asks the players instead of deciding
+
+
+@dataclass(frozen=True)
+class Option:
+    """A choice the table makes when it creates a table (stored in ``options``)."""
+
+    key: str  # e.g. "first_dealer"
+    label: Text
+    kind: str  # "seat" (a player), "team" (a team index), "deals" (a count or 0 = open-ended)
+    default: int = 0
+    ruling: str | None = None  # id of the ruling that asks for it, if any
+    help: Text | None = None
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One number of a setup checklist, e.g. deck size."""
+
+    key: str
+    label: Text
+    value: int | str | Text
+
+
+@dataclass(frozen=True)
+class FieldError:
+    """A refused input. ``field`` is the form field the message belongs next to:
+    ``"chips-2"`` for one player's value, ``"chips"`` for the whole column."""
+
+    field: str
+    message: Text
+
+
+class InvalidDeal(ValueError):
+    def __init__(self, number: int, errors: Sequence[FieldError]):
+        self.number = number
+        self.errors = list(errors)
+        super().__init__(f"deal {number}: " + "; ".join(str(e.message) for e in errors))
+
+
+class InvalidOptions(ValueError):
+    def __init__(self, errors: Sequence[FieldError]):
+        self.errors = list(errors)
+        super().__init__("; ".join(str(e.message) for e in errors))
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of a score breakdown: "7 ×2 → 0 (pair)"."""
+
+    label: Text
+    points: int | None = None
+
+
+@dataclass(frozen=True)
+class DealScore:
+    points: tuple[int, ...]  # change to each entrant's total
+    breakdown: tuple[tuple[Line, ...], ...]  # per entrant
+    winners: tuple[int, ...] = ()  # entrants who won this deal, where the game names deal winners
+    notes: tuple[Text, ...] = ()  # e.g. "Nobody took the die: a draw."
+    rulings: tuple[str, ...] = ()  # rulings that applied to this deal
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A decision the rules leave to the players before the next deal.
+
+    The answer is recorded in the next deal's facts under ``key``.
+    """
+
+    key: str
+    question: Text
+    options: tuple[int, ...]  # seats
+    ruling: str | None = None
+
+
+@dataclass(frozen=True)
+class NextDeal:
+    """Who does what in a deal, in the game's own words."""
+
+    number: int  # 1-based
+    dealer: int | None = None  # seat
+    leader: int | None = None  # seat that starts / leads first (None while a choice is open)
+    lines: tuple[Text, ...] = ()
+    choice: Choice | None = None
+    team: int | None = None  # Twin Shoot: leading team
+    side: str | None = None  # Twin Shoot: "right" or "left"
+    direction: str | None = None  # "clockwise" / "counter-clockwise"
+
+
+@dataclass(frozen=True)
+class MatchSetup:
+    game: str
+    players: tuple[str, ...]
+    options: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def n(self) -> int:
+        return len(self.players)
+
+
+@dataclass(frozen=True)
+class DealRecord:
+    number: int  # 1-based
+    facts: Facts
+    before: NextDeal  # who dealt / started this deal
+    score: DealScore
+    totals: tuple[int, ...]  # entrants' totals after this deal
+
+
+@dataclass(frozen=True)
+class Progress:
+    """The match so far: what scoring and checks of the next deal may look at."""
+
+    setup: MatchSetup
+    deals: tuple[DealRecord, ...]
+    totals: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    over: bool
+    winners: tuple[int, ...] = ()  # entrants; several = a shared win; empty when over = a draw
+    message: Text | None = None
+    rulings: tuple[str, ...] = ()
+    more_deals_allowed: bool = False  # e.g. Miraiscope's "play one more deal" after a tie
+
+
+@dataclass(frozen=True)
+class Match:
+    setup: MatchSetup
+    entrants: tuple[str, ...]
+    deals: tuple[DealRecord, ...]
+    totals: tuple[int, ...]
+    outcome: Outcome
+    next: NextDeal | None  # None when no further deal may be entered
+
+    @property
+    def over(self) -> bool:
+        return self.outcome.over
+
+    @property
+    def winners(self) -> tuple[int, ...]:
+        return self.outcome.winners
+
+    def ranking(self) -> list[tuple[int, int]]:
+        """(place, entrant) pairs, best first; equal totals share a place."""
+        order = sorted(range(len(self.totals)), key=lambda i: -self.totals[i])
+        places, place = [], 0
+        for pos, entrant in enumerate(order):
+            if pos == 0 or self.totals[entrant] != self.totals[order[pos - 1]]:
+                place = pos + 1
+            places.append((place, entrant))
+        return places
+
+
+# --------------------------------------------------------------------------
+# Reading raw input (form fields are strings; the rules want integers)
+
+
+def read_int(form: Form, name: str, lo: int, hi: int, label: Text, errors: list[FieldError],
+             required: bool = True) -> int | None:
+    """Read an integer field, appending a clear message to ``errors`` if it is not one in range."""
+    raw = form.get(name)
+    if raw is None or (isinstance(raw, str) and raw.strip() == ""):
+        if required:
+            errors.append(FieldError(name, T("{field}: enter a number.", field=label)))
+        return None
+    if isinstance(raw, bool):
+        raw = str(raw)
+    if isinstance(raw, int):
+        value = raw
+    else:
+        text = str(raw).strip()
+        if len(text) > 6 or not text.lstrip("-").isdigit():
+            errors.append(FieldError(name, T("{field}: “{value}” is not a whole number.",
+                                             field=label, value=text[:12])))
+            return None
+        value = int(text)
+    if not lo <= value <= hi:
+        errors.append(FieldError(name, T("{field} must be from {lo} to {hi}; it is {value}.",
+                                         field=label, lo=lo, hi=hi, value=value)))
+        return None
+    return value
+
+
+def read_seat(form: Form, name: str, n: int, label: Text, errors: list[FieldError],
+              required: bool = True, allow_none: bool = False) -> int | None:
+    """Read a seat index 0..n-1 (``"none"`` allowed when ``allow_none``)."""
+    raw = form.get(name)
+    if allow_none and isinstance(raw, str) and raw.strip().lower() == "none":
+        return None
+    return read_int(form, name, 0, n - 1, label, errors, required=required)
+
+
+def player_label(setup: MatchSetup, seat: int) -> str:
+    return setup.players[seat]
+
+
+# --------------------------------------------------------------------------
+# The game contract
+
+
+class Game:
+    """Subclass per game; one instance named ``GAME`` per module registers it."""
+
+    id: str = ""
+    order: int = 99  # position on the home page
+    name_en: str = ""
+    name_ja: str = ""
+    players: tuple[int, ...] = ()  # allowed player counts
+    variant_players: tuple[int, ...] = ()  # counts allowed only as a marked variant (a ruling)
+    teams: bool = False
+    credit: Text = T("Designer not named in the source.")
+    source: str = ""  # file name in shared/sources
+    summary: Text = T("")
+    components: tuple[Text, ...] = ()
+    rulings: tuple[Ruling, ...] = ()
+    options: tuple[Option, ...] = ()
+
+    # ---- declaration helpers
+    def ruling(self, ruling_id: str) -> Ruling:
+        for r in self.rulings:
+            if r.id == ruling_id:
+                return r
+        raise KeyError(ruling_id)
+
+    def check_players(self, n: int) -> Text | None:
+        """None when ``n`` players may play, else the reason."""
+        if n in self.players or n in self.variant_players:
+            return None
+        return T("{game} is for {counts} players, not {n}.", game=self.name_en,
+                 counts=self.player_counts_text(), n=n)
+
+    def player_counts_text(self) -> str:
+        counts = sorted(set(self.players) | set(self.variant_players))
+        if counts == list(range(counts[0], counts[-1] + 1)) and len(counts) > 2:
+            return f"{counts[0]}–{counts[-1]}"
+        return "/".join(str(c) for c in counts)
+
+    # ---- setup
+    def setup_figures(self, n: int) -> tuple[Figure, ...]:
+        raise NotImplementedError
+
+    def setup_steps(self, n: int) -> tuple[Text, ...]:
+        raise NotImplementedError
+
+    def entrants(self, players: Sequence[str]) -> tuple[str, ...]:
+        """Names of what is ranked: players, or teams for team games."""
+        return tuple(players)
+
+    def check_options(self, setup: MatchSetup) -> list[FieldError]:
+        errors = []
+        for opt in self.options:
+            value = setup.options.get(opt.key, opt.default)
+            if opt.kind == "seat" and not 0 <= value < setup.n:
+                errors.append(FieldError(opt.key, T("{field}: choose one of the players.", field=opt.label)))
+            if opt.kind == "team" and not 0 <= value < len(self.entrants(setup.players)):
+                errors.append(FieldError(opt.key, T("{field}: choose one of the teams.", field=opt.label)))
+            if opt.kind == "deals" and not 0 <= value <= 99:
+                errors.append(FieldError(opt.key, T("{field} must be from 0 to 99.", field=opt.label)))
+        return errors
+
+    def option(self, setup: MatchSetup, key: str) -> int:
+        for opt in self.options:
+            if opt.key == key:
+                return int(setup.options.get(key, opt.default))
+        raise KeyError(key)
+
+    # ---- one deal
+    def parse_deal(self, form: Form, progress: Progress) -> tuple[Facts, list[FieldError]]:
+        """Turn submitted form fields (strings) into facts; report unreadable fields."""
+        raise NotImplementedError
+
+    def check_deal(self, progress: Progress, facts: Facts) -> list[FieldError]:
+        """The digest's "checks a scorekeeper can make", each a sentence naming field and rule."""
+        raise NotImplementedError
+
+    def score_deal(self, progress: Progress, facts: Facts) -> DealScore:
+        raise NotImplementedError
+
+    def start_totals(self, setup: MatchSetup) -> tuple[int, ...]:
+        return (0,) * len(self.entrants(setup.players))
+
+    # ---- match flow
+    def next_deal(self, progress: Progress) -> NextDeal:
+        raise NotImplementedError
+
+    def outcome(self, progress: Progress, finished: bool) -> Outcome:
+        """Whether the match is over (``finished``: the table pressed "finish match")."""
+        raise NotImplementedError
+
+    # ---- generic machinery
+    def start(self, setup: MatchSetup) -> Progress:
+        errors = self.check_options(setup)
+        reason = self.check_players(setup.n)
+        if reason:
+            errors.insert(0, FieldError("players", reason))
+        if errors:
+            raise InvalidOptions(errors)
+        return Progress(setup, (), self.start_totals(setup))
+
+    def validate(self, progress: Progress, facts: Facts) -> list[FieldError]:
+        """All checks for the next deal, including the answer to an open choice."""
+        upcoming = self.next_deal(progress)
+        errors = []
+        if upcoming.choice is not None:
+            answer = facts.get(upcoming.choice.key)
+            if answer not in upcoming.choice.options:
+                errors.append(FieldError(upcoming.choice.key, upcoming.choice.question))
+        return errors + self.check_deal(progress, facts)
+
+    def add_deal(self, progress: Progress, facts: Facts) -> Progress:
+        errors = self.validate(progress, facts)
+        if errors:
+            raise InvalidDeal(len(progress.deals) + 1, errors)
+        upcoming = self.next_deal(progress)
+        score = self.score_deal(progress, facts)
+        totals = tuple(t + p for t, p in zip(progress.totals, score.points))
+        record = DealRecord(len(progress.deals) + 1, dict(facts), upcoming, score, totals)
+        return replace(progress, deals=progress.deals + (record,), totals=totals)
+
+    def replay(self, setup: MatchSetup, deals: Sequence[Facts], finished: bool = False) -> Match:
+        """Derive the whole match from the recorded facts, deal by deal."""
+        progress = self.start(setup)
+        for facts in deals:
+            progress = self.add_deal(progress, facts)
+        return self.conclude(progress, finished)
+
+    def conclude(self, progress: Progress, finished: bool = False) -> Match:
+        outcome = self.outcome(progress, finished)
+        upcoming = None
+        if not outcome.over or outcome.more_deals_allowed:
+            upcoming = self.next_deal(progress)
+        return Match(progress.setup, self.entrants(progress.setup.players), progress.deals,
+                     progress.totals, outcome, upcoming)
+
+
+def best(values: Sequence[int], among: Sequence[int] | None = None) -> tuple[int, ...]:
+    """Indexes holding the highest value (optionally only among ``among``)."""
+    candidates = list(range(len(values))) if among is None else list(among)
+    if not candidates:
+        return ()
+    top = max(values[i] for i in candidates)
+    return tuple(i for i in candidates if values[i] == top)
+
+
+def names(setup: MatchSetup, seats: Sequence[int]) -> str:
+    return ", ".join(setup.players[s] for s in seats)

@@ -1,0 +1,32 @@
+"""QR codes for joining a table: SVG for pages, block characters for the terminal."""
+
+from __future__ import annotations
+
+import io
+
+import qrcode
+import qrcode.image.svg
+from markupsafe import Markup
+
+
+def qr_svg(data: str) -> Markup:
+    """An inline SVG (no image library, no external file) that scales to its box."""
+    code = qrcode.QRCode(error_correction=qrcode.constants.ERROR_CORRECT_M, border=4,
+                         image_factory=qrcode.image.svg.SvgPathFillImage)
+    code.add_data(data)
+    code.make(fit=True)
+    svg = code.make_image().to_string(encoding="unicode")
+    svg = svg.split("?>", 1)[-1].strip()  # drop the XML declaration for inline use
+    # Fixed width/height attributes would defeat the CSS sizing; the viewBox keeps proportions.
+    head, rest = svg.split(">", 1)
+    head = " ".join(p for p in head.split(" ") if not p.startswith(("width=", "height=")))
+    return Markup(head.replace("<svg", '<svg role="img" class="qr"', 1) + ">" + rest)
+
+
+def qr_terminal(data: str) -> str:
+    code = qrcode.QRCode(error_correction=qrcode.constants.ERROR_CORRECT_L, border=2)
+    code.add_data(data)
+    code.make(fit=True)
+    out = io.StringIO()
+    code.print_ascii(out=out, invert=True)
+    return out.getvalue()

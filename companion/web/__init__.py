@@ -1,0 +1,105 @@
+"""The thin web layer: blueprints gather input, call the rules, render templates."""
+
+from __future__ import annotations
+
+import gzip
+
+from flask import Flask, Response, render_template, request
+from flask_babel import Babel, get_locale, gettext
+from flask_wtf.csrf import CSRFError, CSRFProtect
+
+from ..games import GAMES
+from ..games.text import Text
+
+LANGUAGES = ("en", "ja")
+LANG_COOKIE = "lang"
+
+csrf = CSRFProtect()
+
+# A LAN app with no third parties: everything comes from this server, and no
+# inline script may run, so a name like <script> can never execute.
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+       "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'")
+
+
+def select_locale() -> str:
+    chosen = request.cookies.get(LANG_COOKIE)
+    if chosen in LANGUAGES:
+        return chosen
+    return request.accept_languages.best_match(LANGUAGES, default="en")
+
+
+def render_text(value) -> str:
+    """Template filter: translate rules-engine Text (or pass plain strings through)."""
+    if isinstance(value, Text):
+        return value.render(gettext)
+    return "" if value is None else str(value)
+
+
+def game_name(game) -> str:
+    return game.name_ja if str(get_locale()) == "ja" else game.name_en
+
+
+def secure_headers(response: Response) -> Response:
+    response.headers.setdefault("Content-Security-Policy", CSP)
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    # Table links carry their secret token: never leak it in a Referer.
+    response.headers["Referrer-Policy"] = "no-referrer"
+    response.headers["X-Frame-Options"] = "DENY"
+    response.headers.setdefault("Vary", "Accept-Language, Cookie")
+    return response
+
+
+def compress(response: Response) -> Response:
+    """gzip text responses for phones on slow Wi-Fi (waitress does not compress)."""
+    if (response.status_code < 200 or response.status_code >= 300 or response.direct_passthrough
+            or "gzip" not in request.headers.get("Accept-Encoding", "")
+            or "Content-Encoding" in response.headers
+            or not (response.mimetype.startswith("text/") or response.mimetype in
+                    ("application/javascript", "application/json", "image/svg+xml"))):
+        return response
+    body = response.get_data()
+    if len(body) < 600:
+        return response
+    response.set_data(gzip.compress(body, compresslevel=6))
+    response.headers["Content-Encoding"] = "gzip"
+    response.headers["Content-Length"] = str(len(response.get_data()))
+    vary = response.headers.get("Vary", "")
+    if "Accept-Encoding" not in vary:
+        response.headers["Vary"] = (vary + ", " if vary else "") + "Accept-Encoding"
+    return response
+
+
+def init_app(app: Flask) -> None:
+    Babel(app, locale_selector=select_locale)
+    csrf.init_app(app)
+    app.jinja_env.filters["t"] = render_text
+    app.jinja_env.globals.update(GAMES=GAMES, game_name=game_name, LANGUAGES=LANGUAGES,
+                                 get_locale=get_locale)
+    app.jinja_env.add_extension("jinja2.ext.i18n")
+    app.jinja_env.policies["ext.i18n.trimmed"] = True
+
+    from . import games, home, tables
+    app.register_blueprint(home.bp)
+    app.register_blueprint(games.bp)
+    app.register_blueprint(tables.bp)
+
+    app.after_request(secure_headers)
+    app.after_request(compress)
+
+    @app.errorhandler(CSRFError)
+    def csrf_refused(error: CSRFError):
+        message = gettext("This form is out of date (security check failed). Reload the page and try again.")
+        return render_template("error.html", message=message), 400
+
+    @app.errorhandler(404)
+    def not_found(_error):
+        return render_template("error.html", message=gettext("There is nothing here. Check the link or scan the table's QR code again.")), 404
+
+    @app.errorhandler(413)
+    def too_large(_error):
+        return render_template("error.html", message=gettext("That was far more data than any form here sends.")), 413
+
+    @app.errorhandler(500)
+    def server_error(_error):
+        return render_template("error.html", message=gettext("Something went wrong on the host laptop. Nothing you entered before was lost; try again.")), 500

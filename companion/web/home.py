@@ -1,0 +1,76 @@
+"""Home page (games, join QR, recent tables for the host), language switch, health check."""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import urlsplit
+
+from flask import Blueprint, current_app, make_response, redirect, render_template, request
+from flask_babel import gettext
+
+from .. import lan
+from ..db import get_db
+from ..qr import qr_svg
+from . import LANG_COOKIE, LANGUAGES
+
+bp = Blueprint("home", __name__)
+
+
+def join_url() -> tuple[str, str | None]:
+    """The URL phones should open, and a warning when it only works on this laptop."""
+    configured = current_app.config.get("JOIN_URL")
+    if configured:
+        url = configured
+    else:
+        # Development server: phones use the LAN address on the port this page came in on.
+        url = request.host_url
+        host = request.host.rsplit(":", 1)[0] if "]" not in request.host else request.host.split("]")[0] + "]"
+        if lan.is_loopback(host.strip("[]")):
+            address = lan.lan_address()
+            if address:
+                port = urlsplit(request.host_url).port
+                url = f"http://{address}{':' + str(port) if port else ''}/"
+    host = urlsplit(url).hostname or ""
+    warning = None
+    if lan.is_loopback(host):
+        warning = gettext("This address works only on the laptop itself. Restart with “companion serve” "
+                          "(it listens on the network by default) so phones can join.")
+    return url, warning
+
+
+def is_host_request() -> bool:
+    """Requests from the laptop itself (loopback) may see every table."""
+    return lan.is_loopback(request.remote_addr or "")
+
+
+@bp.get("/")
+def index():
+    url, warning = join_url()
+    recent = None
+    if is_host_request():
+        rows = get_db().execute(
+            "SELECT token, game, players, updated_at FROM tables ORDER BY updated_at DESC LIMIT 12").fetchall()
+        recent = [dict(row, players=json.loads(row["players"])) for row in rows]
+    return render_template("home.html", join_url=url, join_qr=qr_svg(url), join_warning=warning,
+                           recent_tables=recent)
+
+
+def safe_next(target: str | None) -> str:
+    """Only same-site paths, so the switch can't be used to bounce people elsewhere."""
+    if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:
+        return "/"
+    return target
+
+
+@bp.get("/lang/<code>")
+def set_language(code: str):
+    response = make_response(redirect(safe_next(request.args.get("next"))))
+    if code in LANGUAGES:
+        response.set_cookie(LANG_COOKIE, code, max_age=365 * 24 * 3600, samesite="Lax", httponly=True)
+    return response
+
+
+@bp.get("/healthz")
+def healthz():
+    """The trivial endpoint benchmarks compare against."""
+    return "ok", 200, {"Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store"}
