@@ -70,22 +70,24 @@ def migrate(path: str) -> int:
     try:
         conn = connect(path)
         try:
-            conn.execute("PRAGMA journal_mode = WAL")
+            # Read-only checks first: a file we refuse must be left byte-for-byte as it was
+            # (switching to WAL rewrites the header, migrating writes pages).
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             if version > SCHEMA_VERSION:
                 raise DatabaseError(
                     f"{path} was written by a newer Table Companion (schema {version}, "
                     f"this one knows {SCHEMA_VERSION}). Upgrade, or use another --db file.")
+            check = conn.execute("PRAGMA quick_check").fetchone()[0]
+            if check != "ok":
+                raise DatabaseError(f"{path} is damaged ({check}). It was left untouched; "
+                                    "move it aside or start with another --db file.")
+            conn.execute("PRAGMA journal_mode = WAL")
             for number in range(version, SCHEMA_VERSION):
                 conn.execute("BEGIN IMMEDIATE")
                 for statement in _statements(MIGRATIONS[number]):
                     conn.execute(statement)
                 conn.execute(f"PRAGMA user_version = {number + 1}")
                 conn.execute("COMMIT")
-            check = conn.execute("PRAGMA quick_check").fetchone()[0]
-            if check != "ok":
-                raise DatabaseError(f"{path} is damaged ({check}). It was left untouched; "
-                                    "move it aside or start with another --db file.")
             return SCHEMA_VERSION
         finally:
             conn.close()

@@ -305,6 +305,21 @@ class Game:
         """Turn submitted form fields (strings) into facts; report unreadable fields."""
         raise NotImplementedError
 
+    def form_values(self, facts: Facts) -> dict[str, str]:
+        """The inverse of :meth:`parse_deal`, to pre-fill a form for editing a deal.
+
+        Default: a list ``key: [a, b]`` becomes fields ``key-0``, ``key-1``; a scalar
+        stays ``key``; None becomes "". Games whose facts nest further override it.
+        """
+        values: dict[str, str] = {}
+        for key, value in facts.items():
+            if isinstance(value, list):
+                for seat, item in enumerate(value):
+                    values[f"{key}-{seat}"] = "" if item is None else str(item)
+            else:
+                values[key] = "" if value is None else str(value)
+        return values
+
     def check_deal(self, progress: Progress, facts: Facts) -> list[FieldError]:
         """The digest's "checks a scorekeeper can make", each a sentence naming field and rule."""
         raise NotImplementedError

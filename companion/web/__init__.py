@@ -74,6 +74,7 @@ def init_app(app: Flask) -> None:
     Babel(app, locale_selector=select_locale)
     csrf.init_app(app)
     app.jinja_env.filters["t"] = render_text
+    app.jinja_env.filters["names_of"] = lambda indexes, names: ", ".join(names[i] for i in indexes)
     app.jinja_env.globals.update(GAMES=GAMES, game_name=game_name, LANGUAGES=LANGUAGES,
                                  get_locale=get_locale)
     app.jinja_env.add_extension("jinja2.ext.i18n")

@@ -1,13 +1,401 @@
-from flask import Blueprint
+"""Tables: create, join, enter deals, correct them, watch live, export.
+
+Every page works as a plain HTML form. With htmx, the same routes answer with
+just the part that changed (``HX-Request``), as in Hypermedia Systems' Contact.app.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import sqlite3
+
+from flask import (Blueprint, Response, abort, current_app, make_response, redirect, render_template,
+                   request, url_for)
+from flask_babel import gettext
+
+from .. import tables as store
+from ..db import get_db
+from ..games import GAMES, Game
+from ..games.base import FieldError
+from ..games.text import Text
+from ..qr import qr_svg
+from . import render_text
+from .chart import progression_chart
+from .home import join_url
 
 bp = Blueprint("tables", __name__)
+
+TOKEN_SHAPE = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
+POLL_MS = 700  # phones ask this often; with request time it keeps propagation under 1 s
+
+
+def is_htmx() -> bool:
+    return request.headers.get("HX-Request") == "true"
+
+
+def table_or_404(token: str) -> store.Table:
+    table = store.load(get_db(), token) if TOKEN_SHAPE.match(token) else None
+    if table is None:
+        abort(404)
+    return table
+
+
+def group_errors(errors: list[FieldError]) -> dict[str, list[Text]]:
+    grouped: dict[str, list[Text]] = {}
+    for error in errors:
+        grouped.setdefault(error.field, []).append(error.message)
+    return grouped
+
+
+def form_values() -> dict[str, str]:
+    return {k: v for k, v in request.form.items() if k != "csrf_token"}
+
+
+def table_url(table: store.Table, **kw) -> str:
+    return url_for("tables.show", token=table.token, **kw)
+
+
+def join_link(table: store.Table) -> str:
+    base, _warning = join_url()
+    return base.rstrip("/") + table_url(table)
+
+
+# --------------------------------------------------------------------------
+# Creating a table
+
+
+def option_values(game: Game, source) -> dict[str, int]:
+    values = {}
+    for opt in game.options:
+        raw = str(source.get(opt.key, "")).strip()
+        if raw == "":
+            values[opt.key] = opt.default
+        else:  # anything unreadable becomes -1, which the game's option check refuses with a message
+            values[opt.key] = int(raw) if raw.isdigit() and len(raw) < 4 else -1
+    return values
 
 
 @bp.get("/tables/new")
 def new():
-    return "todo"
+    game = GAMES.get(request.args.get("game", ""))
+    if game is None:
+        return render_template("tables/choose_game.html")
+    counts = sorted(set(game.players) | set(game.variant_players))
+    try:
+        n = int(request.args.get("players", counts[0]))
+    except ValueError:
+        n = counts[0]
+    errors: dict = {}
+    if n not in counts:
+        errors["players"] = [game.check_players(n)]
+        n = counts[0]
+    values = {opt.key: str(opt.default) for opt in game.options}
+    return render_template("tables/new.html", game=game, n=n, counts=counts, values=values, errors=errors)
+
+
+@bp.post("/tables")
+def create():
+    game = GAMES.get(request.form.get("game", ""))
+    if game is None:
+        return render_template("tables/choose_game.html"), 422
+    counts = sorted(set(game.players) | set(game.variant_players))
+    raw_n = request.form.get("players", "")
+    n = int(raw_n) if raw_n.isdigit() and int(raw_n) in counts else counts[0]
+    names = [request.form.get(f"name-{seat}", "") for seat in range(n)]
+    options = option_values(game, request.form)
+    try:
+        token = store.create(get_db(), game.id, names, options)
+    except store.Refused as refused:
+        values = form_values()
+        return render_template("tables/new.html", game=game, n=n, counts=counts, values=values,
+                               errors=group_errors(refused.errors)), 422
+    return redirect(url_for("tables.show", token=token), code=303)
+
+
+# --------------------------------------------------------------------------
+# The table page and its live parts
+
+
+def sheet_context(table: store.Table, form_number: int | None = None) -> dict:
+    progress = table.progress()
+    match = table.game.conclude(progress, table.finished)
+    # "Finish match" only where the rules give it meaning (open-ended Pair & Quad, accepting a tie).
+    can_finish = not match.over and bool(match.deals) and table.game.outcome(progress, True).over
+    return dict(table=table, game=table.game, match=match, chart=progression_chart(match),
+                form_number=form_number, poll_ms=POLL_MS, can_finish=can_finish)
+
+
+def entry_context(table: store.Table, values: dict | None = None, errors: dict | None = None,
+                  notice: Text | None = None, preview=None) -> dict:
+    match = table.match()
+    progress = table.progress()
+    upcoming = match.next
+    return dict(table=table, game=table.game, match=match, progress=progress, upcoming=upcoming,
+                values=values or {}, errors=errors or {}, notice=notice, preview=preview,
+                number=len(table.deals) + 1, mode="add")
 
 
 @bp.get("/t/<token>")
-def show(token):
-    return "todo"
+def show(token: str):
+    table = table_or_404(token)
+    context = sheet_context(table, form_number=len(table.deals) + 1)
+    context.update(entry_context(table))
+    context["join_link"] = join_link(table)
+    context["join_qr"] = qr_svg(context["join_link"])
+    return render_template("tables/show.html", **context)
+
+
+@bp.get("/t/<token>/live")
+def live(token: str):
+    """Phones poll this; an unchanged table costs one indexed read and a 204."""
+    if not TOKEN_SHAPE.match(token):
+        abort(404)
+    current = store.revision(get_db(), token)
+    if current is None:
+        abort(404)
+    if request.args.get("rev") == str(current):
+        return Response(status=204, headers={"Cache-Control": "no-store"})
+    table = table_or_404(token)
+    form_number = request.args.get("form", type=int)
+    view = request.args.get("view", "sheet")
+    template = "tables/_host_board.html" if view == "host" else "tables/_sheet.html"
+    response = make_response(render_template(template, **sheet_context(table, form_number)))
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@bp.get("/t/<token>/host")
+def host(token: str):
+    table = table_or_404(token)
+    link = join_link(table)
+    return render_template("tables/host.html", join_link=link, join_qr=qr_svg(link), **sheet_context(table))
+
+
+def render_entry(table: store.Table, status: int = 200, **kw):
+    context = entry_context(table, **kw)
+    if is_htmx():
+        # The form plus the scoresheet, so the phone that entered sees its result at once.
+        context.update(sheet_context(table, form_number=context["number"]))
+        return render_template("tables/_entry_response.html", **context), status
+    context.update(sheet_context(table, form_number=context["number"]))
+    context["join_link"] = join_link(table)
+    context["join_qr"] = qr_svg(context["join_link"])
+    return render_template("tables/show.html", **context), status
+
+
+@bp.post("/t/<token>/deals")
+def add_deal(token: str):
+    table = table_or_404(token)
+    values = form_values()
+    number = request.form.get("number", type=int)
+    if number is None:
+        return render_entry(table, 422, values=values,
+                            errors={"deal": [gettext("This form is missing its deal number. Reload the page.")]})
+    facts, errors = table.game.parse_deal(values, table.progress())
+    if not errors:
+        try:
+            table = store.add_deal(get_db(), token, number, facts)
+        except store.Conflict as conflict:
+            table = table_or_404(token)
+            return render_entry(table, 409, values=values, notice=conflict.message)
+        except store.Refused as refused:
+            errors = refused.errors
+        except sqlite3.OperationalError:
+            return render_entry(table, 503, values=values, errors={"deal": [gettext(
+                "The host laptop could not save this deal (its disk may be full or read-only). "
+                "Nothing was saved; your entry is still here — try again.")]})
+    if errors:
+        return render_entry(table, 422, values=values, errors=group_errors(errors))
+    if is_htmx():
+        return render_entry(table, 200, notice=None)
+    return redirect(table_url(table, saved=number) + "#sheet", code=303)
+
+
+@bp.post("/t/<token>/preview")
+def preview(token: str):
+    """Checks as the player types: the deal's messages and its score, nothing saved."""
+    table = table_or_404(token)
+    values = form_values()
+    progress = table.progress()
+    facts, errors = table.game.parse_deal(values, progress)
+    score = None
+    if not errors:
+        errors = table.game.validate(progress, facts)
+        if not errors:
+            score = table.game.score_deal(progress, facts)
+    return render_template("tables/_preview.html", table=table, game=table.game, errors=errors, score=score,
+                           match=table.match(), values=values, progress=progress)
+
+
+@bp.get("/t/<token>/deals/<int:number>/edit")
+def edit(token: str, number: int):
+    table = table_or_404(token)
+    if not 1 <= number <= len(table.deals):
+        abort(404)
+    facts = table.deals[number - 1]
+    return render_edit(table, number, table.game.form_values(facts), {}, None, store.fingerprint(facts))
+
+
+def render_edit(table: store.Table, number: int, values: dict, errors: dict, notice, was: str, status: int = 200):
+    progress = table.game.start(table.setup)
+    for facts in table.deals[: number - 1]:
+        progress = table.game.add_deal(progress, facts)
+    upcoming = table.game.next_deal(progress)
+    return render_template("tables/edit.html", table=table, game=table.game, progress=progress,
+                           upcoming=upcoming, values=values, errors=errors, notice=notice, number=number,
+                           was=was, mode="edit", match=table.match()), status
+
+
+@bp.post("/t/<token>/deals/<int:number>")
+def update(token: str, number: int):
+    table = table_or_404(token)
+    values = form_values()
+    was = request.form.get("was", "")
+    if not 1 <= number <= len(table.deals):
+        return render_template("error.html", message=gettext(
+            "Deal %(number)s no longer exists (it was undone from another phone).", number=number)), 409
+    progress = table.game.start(table.setup)
+    for facts in table.deals[: number - 1]:
+        progress = table.game.add_deal(progress, facts)
+    facts, errors = table.game.parse_deal(values, progress)
+    if not errors:
+        try:
+            store.edit_deal(get_db(), token, number, facts, was)
+        except store.Conflict as conflict:
+            table = table_or_404(token)
+            recorded = table.deals[number - 1] if number <= len(table.deals) else {}
+            return render_edit(table, number, values, {}, conflict.message, store.fingerprint(recorded), 409)
+        except store.Refused as refused:
+            errors = refused.errors
+    if errors:
+        return render_edit(table, number, values, group_errors(errors), None, was, 422)
+    return redirect(table_url(table, edited=number) + f"#deal-{number}", code=303)
+
+
+@bp.post("/t/<token>/undo")
+def undo(token: str):
+    table = table_or_404(token)
+    number = request.form.get("number", type=int) or 0
+    try:
+        store.undo_last(get_db(), token, number)
+    except store.Conflict as conflict:
+        return render_template("error.html", message=render_text(conflict.message)), 409
+    return redirect(table_url(table, undone=number) + "#sheet", code=303)
+
+
+@bp.post("/t/<token>/finish")
+def finish(token: str):
+    table = table_or_404(token)
+    store.set_finished(get_db(), token, request.form.get("finished", "1") == "1")
+    return redirect(table_url(table) + "#sheet", code=303)
+
+
+@bp.post("/t/<token>/rematch")
+def rematch(token: str):
+    table = table_or_404(token)
+    conn = get_db()
+    existing = conn.execute("SELECT token FROM tables WHERE rematch_of = ?", (table.id,)).fetchone()
+    if existing:  # another phone pressed it first: everyone lands on the same new table
+        return redirect(url_for("tables.show", token=existing["token"]), code=303)
+    new_token = store.create(conn, table.game.id, table.setup.players, dict(table.setup.options),
+                             rematch_of=table.id)
+    return redirect(url_for("tables.show", token=new_token), code=303)
+
+
+@bp.get("/t/<token>/log")
+def log(token: str):
+    table = table_or_404(token)
+    return render_template("tables/log.html", table=table, game=table.game,
+                           changes=store.changes(get_db(), table.id), match=table.match())
+
+
+# --------------------------------------------------------------------------
+# Export
+
+
+def flatten(facts: dict, players: tuple[str, ...], prefix: str = "") -> dict[str, str]:
+    """Raw facts as spreadsheet columns: per-player lists get the player's name."""
+    out: dict[str, str] = {}
+    for key, value in facts.items():
+        label = f"{prefix}{key}"
+        if isinstance(value, list) and len(value) == len(players):
+            for seat, item in enumerate(value):
+                if isinstance(item, dict):
+                    for sub, v in item.items():
+                        out[f"{label} {sub}: {players[seat]}"] = "" if v is None else str(v)
+                elif isinstance(item, list):
+                    out[f"{label}: {players[seat]}"] = "+".join(str(x) for x in item)
+                else:
+                    out[f"{label}: {players[seat]}"] = "" if item is None else str(item)
+        elif isinstance(value, list):
+            out[label] = " ".join(str(x) for x in value)
+        else:
+            out[label] = "" if value is None else str(value)
+    return out
+
+
+def export_rows(table: store.Table):
+    match = table.match()
+    rows = []
+    for record in match.deals:
+        row = {"deal": str(record.number)}
+        row.update(flatten(record.facts, table.setup.players))
+        for i, name in enumerate(match.entrants):
+            row[f"deal score: {name}"] = str(record.score.points[i])
+        for i, name in enumerate(match.entrants):
+            row[f"total: {name}"] = str(record.totals[i])
+        rows.append(row)
+    return match, rows
+
+
+def download_name(table: store.Table, ext: str) -> str:
+    return f"{table.game.id}-{table.created_at[:10]}-{table.token[:6]}.{ext}"
+
+
+@bp.get("/t/<token>/export.csv")
+def export_csv(token: str):
+    table = table_or_404(token)
+    _match, rows = export_rows(table)
+    columns: list[str] = []
+    for row in rows:
+        columns.extend(c for c in row if c not in columns)
+    out = io.StringIO()
+    out.write("\ufeff")  # BOM: spreadsheet software then reads the names as UTF-8
+    writer = csv.DictWriter(out, fieldnames=columns or ["deal"], extrasaction="ignore")
+    writer.writeheader()
+    writer.writerows(rows)
+    return Response(out.getvalue(), mimetype="text/csv", headers={
+        "Content-Disposition": f"attachment; filename={download_name(table, 'csv')}"})
+
+
+@bp.get("/t/<token>/export.json")
+def export_json(token: str):
+    table = table_or_404(token)
+    match = table.match()
+    doc = {
+        "game": table.game.id,
+        "players": list(table.setup.players),
+        "entrants": list(match.entrants),
+        "options": dict(table.setup.options),
+        "created_at": table.created_at,
+        "finished": table.finished,
+        "deals": [{
+            "number": r.number,
+            "facts": r.facts,
+            "points": list(r.score.points),
+            "totals": list(r.totals),
+            "winners": [match.entrants[i] for i in r.score.winners],
+            "breakdown": {match.entrants[i]: [{"label": str(line.label), "points": line.points} for line in lines]
+                          for i, lines in enumerate(r.score.breakdown)},
+            "rulings": list(r.score.rulings),
+        } for r in match.deals],
+        "totals": dict(zip(match.entrants, match.totals)),
+        "over": match.over,
+        "winners": [match.entrants[i] for i in match.winners],
+        "rulings": list(match.outcome.rulings),
+    }
+    return Response(json.dumps(doc, ensure_ascii=False, indent=2), mimetype="application/json", headers={
+        "Content-Disposition": f"attachment; filename={download_name(table, 'json')}"})

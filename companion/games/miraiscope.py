@@ -1,0 +1,261 @@
+"""Miraiscope, ミライスコープ: two-player Tressette with each player's future draws
+shown to the opponent on a card stand.
+
+A trick is four cards (lead, reply, both draw, lead, reply) with one led suit and
+no trumps. Captured Qs score 3, 9/10/J/K/A score 1, the last trick 3 more:
+35 points per deal. The match ends after a deal in which someone has 60.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from .base import (DealScore, Facts, FieldError, Figure, Form, Game, Line, NextDeal, Option,
+                   Outcome, Progress, Ruling, read_int, read_seat)
+from .cards import Card, CardError
+from .text import T, Text
+
+DECK_RANKS = range(5, 15)  # 5..A: the 2s, 3s and 4s are removed
+QUEENS = 4
+ONE_POINTERS = 20  # the 9, 10, J, K and A of four suits
+QUEEN_POINTS = 3
+LAST_TRICK_BONUS = 3
+POINTS_PER_DEAL = QUEENS * QUEEN_POINTS + ONE_POINTERS + LAST_TRICK_BONUS  # 35
+TARGET = 60
+ONE_POINT_RANKS = frozenset({9, 10, 11, 13, 14})
+
+
+# --------------------------------------------------------------------------
+# In-game helpers
+
+
+@dataclass(frozen=True)
+class TrickResult:
+    led_suit: str  # suit of the leader's first card
+    winning_card: int  # index into the four cards
+    winner: str  # "leader" or "other"
+    points: int  # what the winner captures
+    revokes: tuple[int, ...] = ()  # plays that broke must-follow (only known when hands are given)
+
+
+def _check_cards(cards: Sequence[Card]) -> None:
+    for card in cards:
+        if not isinstance(card, Card) or card.suit not in "SHDC" or card.rank not in DECK_RANKS:
+            raise CardError(T("“{card}” is not in the Miraiscope deck (no 2s, 3s or 4s).",
+                              card=str(card)[:8]))
+    if len(set(cards)) != len(cards):
+        raise CardError(T("The same card is entered twice."))
+
+
+def points_in_trick(cards: Sequence[Card]) -> int:
+    """Points among captured cards: Q = 3; 9, 10, J, K, A = 1; the rest 0."""
+    _check_cards(cards)
+    return sum(QUEEN_POINTS if c.rank == 12 else 1 if c.rank in ONE_POINT_RANKS else 0
+               for c in cards)
+
+
+def resolve_trick(cards: Sequence[Card],
+                  hands: Sequence[Sequence[Card]] | None = None) -> TrickResult:
+    """Judge a four-card trick.
+
+    ``cards`` in play order: leader's first, other's first, leader's second,
+    other's second. The whole trick has one led suit, the suit of the leader's
+    first card (reading note ``one_led_suit``); the highest card of that suit wins.
+    ``hands``, if given, holds for each of the four plays the cards that player
+    held just before playing it; plays 2–4 that did not follow the led suit
+    although the hand held it are reported in ``revokes``.
+    Raises :class:`~companion.games.cards.CardError` for impossible input.
+    """
+    if len(cards) != 4:
+        raise CardError(T("A Miraiscope trick has 4 cards; {count} given.", count=len(cards)))
+    _check_cards(cards)
+    led = cards[0].suit
+    winning = max((i for i, c in enumerate(cards) if c.suit == led), key=lambda i: cards[i].rank)
+    revokes: tuple[int, ...] = ()
+    if hands is not None:
+        if len(hands) != 4:
+            raise CardError(T("Give the hand held before each of the 4 plays."))
+        for i, (card, hand) in enumerate(zip(cards, hands)):
+            _check_cards(hand)
+            if card not in hand:
+                raise CardError(T("{card} was played but is not in the hand given for it.",
+                                  card=card.code))
+        revokes = tuple(i for i in (1, 2, 3) if cards[i].suit != led
+                        and any(c.suit == led for c in hands[i]))
+    return TrickResult(led, winning, "leader" if winning % 2 == 0 else "other",
+                       points_in_trick(cards), revokes)
+
+
+# --------------------------------------------------------------------------
+# Rules as data
+
+RULINGS = (
+    Ruling("tie_at_end", T("Equal totals at the end"),
+           T("The source does not say what happens when both players have the same total "
+             "when the match ends. Table ruling: the tie is shown as a tie, and you may play "
+             "one more deal to break it, or accept the shared win."), table_decides=True),
+    Ruling("one_led_suit", T("One led suit per trick"),
+           T("Reading of the source: in the second round both players follow the suit of the "
+             "leader's first card, since that is the card the leader played just before. "
+             "So the whole four-card trick has one led suit.")),
+)
+
+
+class Miraiscope(Game):
+    id = "miraiscope"
+    order = 2
+    name_en = "Miraiscope"
+    name_ja = "ミライスコープ"
+    players = (2,)
+    credit = T("Designer not named in the source.")
+    source = "001_1adc225d902d493e.txt"
+    summary = T("A two-player trick-taking game after Tressette where you see your opponent's "
+                "future draws, in order, but never your own.")
+    components = (T("One standard deck with the 2s, 3s and 4s removed (40 cards)"),
+                  T("Two card stands"))
+    rulings = RULINGS
+    options = (Option("first_dealer", T("Dealer of the first deal"), "seat"),)
+
+    # ---- setup
+    def setup_figures(self, n: int) -> tuple[Figure, ...]:
+        if n not in self.players:
+            raise ValueError(f"Miraiscope is for 2 players, not {n}")
+        return (
+            Figure("deck", T("Cards in the deck"), 40),
+            Figure("removed", T("Ranks removed"), T("2–4")),
+            Figure("hand", T("Cards in each hand"), 10),
+            Figure("stand", T("Cards on each stand"), 10),
+            Figure("tricks", T("Tricks per deal"), 10),
+        )
+
+    def setup_steps(self, n: int) -> tuple[Text, ...]:
+        figures = {f.key: f.value for f in self.setup_figures(n)}
+        return (
+            T("Take every 2, 3 and 4 out of a standard deck; {deck} cards remain.",
+              deck=figures["deck"]),
+            T("Each player sets a card stand in front of them."),
+            T("Pick the first dealer however you like."),
+            T("The dealer shuffles and gives each player {hand} cards as a hand.",
+              hand=figures["hand"]),
+            T("The dealer gives each player {stand} more cards; each player sets them on their "
+              "own stand facing the opponent without looking at them. Overlapping is fine if "
+              "every index shows.", stand=figures["stand"]),
+            T("The non-dealer leads the first of {tricks} tricks.", tricks=figures["tricks"]),
+        )
+
+    # ---- one deal
+    def parse_deal(self, form: Form, progress: Progress) -> tuple[Facts, list[FieldError]]:
+        players = progress.setup.players
+        errors: list[FieldError] = []
+
+        def read(seat: int) -> tuple[int | None, int | None]:
+            return (read_int(form, f"queens-{seat}", 0, QUEENS,
+                             T("Qs captured by {player}", player=players[seat]), errors),
+                    read_int(form, f"points-{seat}", 0, ONE_POINTERS,
+                             T("One-pointers captured by {player}", player=players[seat]),
+                             errors))
+
+        queens0, points0 = read(0)
+        if _blank(form, "queens-1") and _blank(form, "points-1") \
+                and queens0 is not None and points0 is not None:
+            # The deal hands out every card, so seat 1 holds the rest.
+            queens1, points1 = QUEENS - queens0, ONE_POINTERS - points0
+        else:
+            queens1, points1 = read(1)
+        last = read_seat(form, "last_trick", 2, T("Winner of the last trick"), errors)
+        return ({"queens": [queens0, queens1], "points": [points0, points1], "last_trick": last},
+                errors)
+
+    def check_deal(self, progress: Progress, facts: Facts) -> list[FieldError]:
+        if not isinstance(facts, dict):
+            return [FieldError("queens", T("This deal's record is not readable."))]
+        players = progress.setup.players
+        errors: list[FieldError] = []
+        columns = (("queens", T("Qs captured"), QUEENS),
+                   ("points", T("One-pointers captured (9, 10, J, K, A)"), ONE_POINTERS))
+        for key, label, total in columns:
+            values = facts.get(key)
+            if not isinstance(values, list) or len(values) != 2:
+                errors.append(FieldError(key, T("{field}: enter one number for each player.",
+                                                field=label)))
+                continue
+            bad = False
+            for seat, value in enumerate(values):
+                if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= total:
+                    errors.append(FieldError(f"{key}-{seat}", T(
+                        "{field} by {player} must be a whole number from 0 to {total}; it is "
+                        "{value}.", field=label, player=players[seat], total=total,
+                        value=str(value)[:12])))
+                    bad = True
+            if not bad and sum(values) != total:
+                # Every card is played and every trick has a winner, so all points are taken.
+                errors.append(FieldError(key, T(
+                    "{field} must add up to {total} (the deck has {total}); they add up to "
+                    "{sum}.", field=label, total=total, sum=sum(values))))
+        last = facts.get("last_trick")
+        if isinstance(last, bool) or last not in (0, 1):
+            errors.append(FieldError("last_trick", T(
+                "Exactly one player wins the last trick; choose {first} or {second}.",
+                first=players[0], second=players[1])))
+        return errors
+
+    def score_deal(self, progress: Progress, facts: Facts) -> DealScore:
+        points, breakdown = [], []
+        for seat in range(2):
+            queens, ones = facts["queens"][seat], facts["points"][seat]
+            bonus = LAST_TRICK_BONUS if facts["last_trick"] == seat else 0
+            lines = [Line(T("Qs: {count} × 3", count=queens), queens * QUEEN_POINTS),
+                     Line(T("9, 10, J, K, A: {count} × 1", count=ones), ones)]
+            if bonus:
+                lines.append(Line(T("Last trick"), bonus))
+            points.append(queens * QUEEN_POINTS + ones + bonus)
+            breakdown.append(tuple(lines))
+        return DealScore(tuple(points), tuple(breakdown))
+
+    # ---- match flow
+    def next_deal(self, progress: Progress) -> NextDeal:
+        number = len(progress.deals) + 1
+        dealer = (self.option(progress.setup, "first_dealer") + number - 1) % 2
+        leader = 1 - dealer
+        players = progress.setup.players
+        return NextDeal(number, dealer, leader, (
+            T("{dealer} deals 10 cards to each hand and 10 to each stand. {leader} leads the "
+              "first trick.", dealer=players[dealer], leader=players[leader]),))
+
+    def outcome(self, progress: Progress, finished: bool) -> Outcome:
+        """Over after a deal that leaves someone on 60+; a tie there follows ``tie_at_end``.
+
+        ``finished`` only matters on such a tie: the players accept the shared win.
+        """
+        totals, players = progress.totals, progress.setup.players
+        # An extra deal was played if an earlier deal already ended the match in a tie.
+        earlier_tie = any(_tied_end(record.totals) for record in progress.deals[:-1])
+        rulings = ("tie_at_end",) if earlier_tie else ()
+        if max(totals) < TARGET:
+            return Outcome(False, message=T("The match ends after a deal in which a player has "
+                                            "{target} or more."), rulings=rulings)
+        if _tied_end(totals):
+            if finished:
+                return Outcome(True, (0, 1), T("{first} and {second} share the win on {total} "
+                                               "each.", first=players[0], second=players[1],
+                                               total=totals[0]), ("tie_at_end",))
+            return Outcome(True, (0, 1), T("A tie on {total} each. Play one more deal to break "
+                                           "it, or accept the shared win.", total=totals[0]),
+                           ("tie_at_end",), more_deals_allowed=True)
+        winner = 0 if totals[0] > totals[1] else 1
+        return Outcome(True, (winner,), T("{winner} wins the match, {high} to {low}.",
+                                          winner=players[winner], high=totals[winner],
+                                          low=totals[1 - winner]), rulings)
+
+
+def _blank(form: Form, name: str) -> bool:
+    raw = form.get(name)
+    return raw is None or (isinstance(raw, str) and raw.strip() == "")
+
+
+def _tied_end(totals: Sequence[int]) -> bool:
+    return max(totals) >= TARGET and totals[0] == totals[1]
+
+
+GAME = Miraiscope()

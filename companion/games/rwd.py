@@ -1,0 +1,272 @@
+"""RWD (Rewind), RWD(リワインド): draft a hand backwards, then play it forwards.
+
+First half: N cards lie in an open row (one face down); players take one each
+counter-clockwise and the cards are judged as a trick, the winner taking a chip.
+Second half: ordinary trick-taking with the drafted hands, clockwise.
+Deal score = second-half tricks − first-half chips, so a deal always sums to 0.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from .base import (Choice, DealScore, Facts, FieldError, Figure, Form, Game, Line, NextDeal,
+                   Option, Outcome, Progress, Ruling, names, read_int, read_seat)
+from .cards import Card, CardError, parse_card
+from .text import T, Text
+
+DECK_SIZE = 52
+WINS_FOR_MATCH = 3
+TRUMP = "S"
+
+
+def tricks_per_half(n: int) -> int:
+    """T = floor(52 / N): tricks in each half, and each player's hand size."""
+    return DECK_SIZE // n
+
+
+# --------------------------------------------------------------------------
+# In-game helper: the private first-half check
+
+
+def first_half_winner(cards: Sequence[Card], taken_last: int) -> int:
+    """Index of the card that wins a first-half trick.
+
+    ``cards`` are the N cards of row 1 (any order); ``taken_last`` is the index
+    of the card taken last, whose suit is the led suit. Spades are trumps: the
+    highest spade wins if there is one, else the highest card of the led suit.
+    Raises :class:`~companion.games.cards.CardError` (a ValueError carrying a
+    T message) for anything that cannot be a row of RWD.
+    """
+    if not 3 <= len(cards) <= 5:
+        raise CardError(T("A first-half trick has 3 to 5 cards (one per player); {count} given.",
+                          count=len(cards)))
+    for card in cards:
+        if not isinstance(card, Card) or card.suit not in "SHDC" or not 2 <= card.rank <= 14:
+            raise CardError(T("“{card}” is not a card of a standard 52-card deck.",
+                              card=str(card)[:8]))
+    if len(set(cards)) != len(cards):
+        raise CardError(T("The same card is entered twice."))
+    if isinstance(taken_last, bool) or not isinstance(taken_last, int) \
+            or not 0 <= taken_last < len(cards):
+        raise CardError(T("Choose which of the {count} cards was taken last.", count=len(cards)))
+    led = cards[taken_last].suit
+    # Trumps first; else the led suit (the card taken last always has it, so never empty).
+    suit = TRUMP if any(c.suit == TRUMP for c in cards) else led
+    return max((i for i, c in enumerate(cards) if c.suit == suit), key=lambda i: cards[i].rank)
+
+
+def resolve_first_half(codes: Sequence[str], taken_last: int) -> int | Text:
+    """Like :func:`first_half_winner` for typed card codes ("QS", "10h", "A♠").
+
+    Returns the winning index, or a T message explaining what is wrong.
+    """
+    try:
+        return first_half_winner([parse_card(str(code)) for code in codes], taken_last)
+    except CardError as error:
+        return error.message
+
+
+# --------------------------------------------------------------------------
+# Rules as data
+
+RULINGS = (
+    Ruling("shared_win", T("Shared deal wins in a match"),
+           T("The source does not say how a shared deal win counts towards the 3 wins. "
+             "Table ruling: it counts as a win for each player who shares it; a draw "
+             "(everyone scored 0) counts for nobody. If several players reach 3 wins on "
+             "the same deal, they share the match.")),
+    Ruling("start_after_tie", T("Start player after a shared win or a draw"),
+           T("The source says the last deal's winner starts the next deal, but not who starts "
+             "after a shared win or a draw. The table decides: choose among the players who "
+             "shared the win, or among everyone after a draw."),
+           table_decides=True),
+    Ruling("all_zero_draw", T("Everyone scored 0"),
+           T("Reading of the source: when every player scored 0 the deal is a draw, even if "
+             "their chips differ; the chip tie-break is not used.")),
+)
+
+
+class RWD(Game):
+    id = "rwd"
+    order = 1
+    name_en = "RWD (Rewind)"
+    name_ja = "RWD(リワインド)"
+    players = (3, 4, 5)
+    credit = T("Designer not named in the source.")
+    source = "000_18c4d0f1ea461cd4.txt"
+    summary = T("Draft your hand backwards from open rows, paying a chip for every trick you "
+                "win, then play the hand forwards and win back more tricks than you paid for.")
+    components = (T("One standard 52-card deck, no jokers"), T("About 20 chips"))
+    rulings = RULINGS
+    options = (Option("first_start_player", T("Start player of the first deal"), "seat"),)
+
+    # ---- setup
+    def setup_figures(self, n: int) -> tuple[Figure, ...]:
+        if n not in self.players:
+            raise ValueError(f"RWD is for 3–5 players, not {n}")
+        tricks = tricks_per_half(n)
+        return (
+            Figure("deck", T("Cards in the deck"), DECK_SIZE),
+            Figure("rows", T("Cards per row (one of them face down)"), n),
+            Figure("tricks", T("Tricks in each half"), tricks),
+            Figure("aside", T("Stock cards left over and set aside"), DECK_SIZE - n * tricks),
+            Figure("chips", T("Chips"), T("about 20")),
+        )
+
+    def setup_steps(self, n: int) -> tuple[Text, ...]:
+        figures = {f.key: f.value for f in self.setup_figures(n)}
+        return (
+            T("Shuffle all {deck} cards and put them face down in the middle as the stock.",
+              deck=figures["deck"]),
+            T("Row 1: turn up {open} cards from the stock side by side, then add one more "
+              "card face down ({rows} cards in the row).", open=n - 1, rows=n),
+            T("Row 2: lay out another {open} face-up cards and one face-down card, offset "
+              "from row 1 so the rows stay apart.", open=n - 1),
+            T("Put the chips ({chips}) where everyone can reach them.", chips=figures["chips"]),
+            T("Pick a start player however you like."),
+            T("Each half has {tricks} tricks; {aside} stock cards will be left over and set "
+              "aside unused.", tricks=figures["tricks"], aside=figures["aside"]),
+        )
+
+    # ---- one deal
+    def parse_deal(self, form: Form, progress: Progress) -> tuple[Facts, list[FieldError]]:
+        n, tricks = progress.setup.n, tricks_per_half(progress.setup.n)
+        errors: list[FieldError] = []
+        facts: Facts = {
+            "chips": [read_int(form, f"chips-{seat}", 0, tricks,
+                               T("Chips of {player}", player=progress.setup.players[seat]), errors)
+                      for seat in range(n)],
+            "tricks": [read_int(form, f"tricks-{seat}", 0, tricks,
+                                T("Second-half tricks of {player}",
+                                  player=progress.setup.players[seat]), errors)
+                       for seat in range(n)],
+        }
+        choice = self.next_deal(progress).choice
+        if choice is not None:
+            facts[choice.key] = read_seat(form, choice.key, n, T("Start player"), errors)
+        return facts, errors
+
+    def check_deal(self, progress: Progress, facts: Facts) -> list[FieldError]:
+        n, tricks = progress.setup.n, tricks_per_half(progress.setup.n)
+        if not isinstance(facts, dict):
+            return [FieldError("chips", T("This deal's record is not readable."))]
+        errors: list[FieldError] = []
+        columns = (("chips", T("Chips")), ("tricks", T("Second-half tricks")))
+        for key, label in columns:
+            values = facts.get(key)
+            if not isinstance(values, list) or len(values) != n:
+                errors.append(FieldError(key, T("{field}: enter one number for each of the "
+                                                "{n} players.", field=label, n=n)))
+                continue
+            bad = False
+            for seat, value in enumerate(values):
+                if isinstance(value, bool) or not isinstance(value, int) \
+                        or not 0 <= value <= tricks:
+                    errors.append(FieldError(f"{key}-{seat}", T(
+                        "{field} of {player} must be a whole number from 0 to {tricks}; it is "
+                        "{value}.", field=label, player=progress.setup.players[seat],
+                        tricks=tricks, value=str(value)[:12])))
+                    bad = True
+            if not bad and sum(values) != tricks:
+                # Every first-half trick gives out one chip; every second-half trick has a winner.
+                errors.append(FieldError(key, T(
+                    "{field} must add up to {total} with {n} players (one per trick); they add "
+                    "up to {sum}.", field=label, total=tricks, n=n, sum=sum(values))))
+        if "start_player" in facts and self.next_deal(progress).choice is None:
+            errors.append(FieldError("start_player", T(
+                "The start player of this deal follows from the last deal; no choice was open.")))
+        return errors
+
+    def score_deal(self, progress: Progress, facts: Facts) -> DealScore:
+        chips, tricks = facts["chips"], facts["tricks"]
+        points = tuple(t - c for t, c in zip(tricks, chips))
+        breakdown = tuple(
+            (Line(T("Second-half tricks: {tricks}", tricks=t), t),
+             Line(T("Chips from the first half: {chips}", chips=c), -c))
+            for t, c in zip(tricks, chips))
+        winners, notes, rulings = deal_winners(points, chips, progress.setup.players)
+        return DealScore(points, breakdown, winners, notes, rulings)
+
+    # ---- match flow
+    def next_deal(self, progress: Progress) -> NextDeal:
+        number = len(progress.deals) + 1
+        players = progress.setup.players
+        first_half = T("The first half goes counter-clockwise. The second half is led by "
+                       "whoever wins the last first-half trick, and goes clockwise.")
+        if not progress.deals:
+            starter = self.option(progress.setup, "first_start_player")
+        else:
+            last = progress.deals[-1].score.winners
+            if len(last) != 1:
+                options = last or tuple(range(progress.setup.n))
+                question = (T("Deal {number}: the last deal was shared. Who of {names} starts?",
+                              number=number, names=names(progress.setup, options)) if last else
+                            T("Deal {number}: the last deal was a draw. Who starts?",
+                              number=number))
+                return NextDeal(number, leader=None, lines=(question, first_half),
+                                choice=Choice("start_player", question, options,
+                                              ruling="start_after_tie"),
+                                direction="counter-clockwise")
+            starter = last[0]
+        lines = (T("{leader} is the start player and takes the first card from row 1.",
+                   leader=players[starter]), first_half)
+        return NextDeal(number, leader=starter, lines=lines, direction="counter-clockwise")
+
+    def outcome(self, progress: Progress, finished: bool) -> Outcome:
+        """The first to 3 deal wins takes the match (``finished`` does not end an RWD match)."""
+        wins = deal_wins(progress)
+        shared_deals = any("shared_win" in d.score.rulings for d in progress.deals)
+        rulings = ("shared_win",) if shared_deals else ()
+        champions = tuple(i for i, w in enumerate(wins) if w >= WINS_FOR_MATCH)
+        players = progress.setup.players
+        if not champions:
+            standings = ", ".join(f"{name} {w}" for name, w in zip(players, wins))
+            return Outcome(False, message=T("First to {target} deal wins takes the match. "
+                                            "Deal wins so far: {standings}.",
+                                            target=WINS_FOR_MATCH, standings=standings),
+                           rulings=rulings)
+        if len(champions) == 1:
+            return Outcome(True, champions, T("{winner} wins the match with {wins} deal wins.",
+                                              winner=players[champions[0]],
+                                              wins=wins[champions[0]]), rulings)
+        return Outcome(True, champions,
+                       T("{names} reached {target} deal wins on the same deal and share the "
+                         "match.", names=names(progress.setup, champions),
+                         target=WINS_FOR_MATCH), ("shared_win",))
+
+
+def deal_winners(points: Sequence[int], chips: Sequence[int], players: Sequence[str]
+                 ) -> tuple[tuple[int, ...], tuple[Text, ...], tuple[str, ...]]:
+    """Winners of one deal, with notes and the rulings that applied.
+
+    Highest score wins; a tie goes to more chips; still tied, the win is shared.
+    Everyone on 0 is a draw with no winner.
+    """
+    if all(p == 0 for p in points):
+        return (), (T("Everyone scored 0: the deal is a draw."),), ("all_zero_draw", "shared_win")
+    top = max(points)
+    tied = [i for i, p in enumerate(points) if p == top]
+    most_chips = max(chips[i] for i in tied)
+    winners = tuple(i for i in tied if chips[i] == most_chips)
+    who = ", ".join(players[i] for i in winners)
+    if len(winners) > 1:
+        return winners, (T("{names} tie on score and chips and share the deal win.",
+                           names=who),), ("shared_win",)
+    if len(tied) > 1:
+        return winners, (T("{names} tie on {score}; {winner} took more chips and wins the "
+                           "deal.", names=", ".join(players[i] for i in tied), score=top,
+                           winner=who),), ()
+    return winners, (T("{winner} wins the deal.", winner=who),), ()
+
+
+def deal_wins(progress: Progress) -> list[int]:
+    """Deal wins per seat; a shared win counts for each sharer (ruling shared_win)."""
+    wins = [0] * progress.setup.n
+    for record in progress.deals:
+        for seat in record.score.winners:
+            wins[seat] += 1
+    return wins
+
+
+GAME = RWD()

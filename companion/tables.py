@@ -1,0 +1,262 @@
+"""Tables: one match each, stored as raw facts per deal.
+
+Every change runs in one ``BEGIN IMMEDIATE`` transaction that re-reads the
+table, replays the match with the change applied and only then writes, so two
+phones acting at once can neither double nor lose a deal, and nothing invalid
+is ever stored. Every change is appended to a log with its before/after facts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import sqlite3
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Iterator, Sequence
+
+from .games import GAMES, Game, InvalidDeal, Match, MatchSetup, Progress
+from .games.base import FieldError
+from .games.text import T, Text
+
+MAX_NAME = 40
+MAX_DEALS = 500  # far beyond any real match; keeps a replay cheap
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def new_token() -> str:
+    """Unguessable link token: 128 bits from the OS CSPRNG, URL-safe."""
+    return secrets.token_urlsafe(16)
+
+
+def facts_json(facts: dict[str, Any]) -> str:
+    return json.dumps(facts, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def fingerprint(facts: dict[str, Any]) -> str:
+    """Short hash of a deal's facts: an edit form carries it to detect a concurrent change."""
+    return hashlib.sha256(facts_json(facts).encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Table:
+    id: int
+    token: str
+    game: Game
+    setup: MatchSetup
+    finished: bool
+    revision: int
+    created_at: str
+    updated_at: str
+    deals: tuple[dict[str, Any], ...]
+
+    def progress(self) -> Progress:
+        """The match state after the stored deals (they were validated when written)."""
+        progress = self.game.start(self.setup)
+        for facts in self.deals:
+            progress = self.game.add_deal(progress, facts)
+        return progress
+
+    def match(self) -> Match:
+        return self.game.conclude(self.progress(), self.finished)
+
+
+class Conflict(Exception):
+    """Someone else changed the table first; ``message`` says what happened."""
+
+    def __init__(self, message: Text, number: int | None = None):
+        self.message = message
+        self.number = number
+        super().__init__(str(message))
+
+
+class Refused(Exception):
+    """The change breaks the rules; errors say which field and why."""
+
+    def __init__(self, errors: Sequence[FieldError]):
+        self.errors = list(errors)
+        super().__init__("; ".join(str(e.message) for e in self.errors))
+
+
+@contextmanager
+def write(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """One write transaction; the immediate lock serialises concurrent writers."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    else:
+        conn.execute("COMMIT")
+
+
+# --------------------------------------------------------------------------
+# Creating and reading
+
+
+def check_names(raw_names: Sequence[str]) -> tuple[list[str], list[FieldError]]:
+    names, errors, seen = [], [], {}
+    for seat, raw in enumerate(raw_names):
+        name = " ".join((raw or "").split())  # collapse stray spaces from phone keyboards
+        field = f"name-{seat}"
+        if not name:
+            errors.append(FieldError(field, T("Seat {seat}: enter a name.", seat=seat + 1)))
+        elif len(name) > MAX_NAME:
+            errors.append(FieldError(field, T("Seat {seat}: names can be at most {max} characters.",
+                                              seat=seat + 1, max=MAX_NAME)))
+        elif name.casefold() in seen:
+            errors.append(FieldError(field, T("“{name}” is already at seat {other}; give each player a different name.",
+                                              name=name, other=seen[name.casefold()] + 1)))
+        else:
+            seen[name.casefold()] = seat
+        names.append(name)
+    return names, errors
+
+
+def create(conn: sqlite3.Connection, game_id: str, names: Sequence[str], options: dict[str, int],
+           rematch_of: int | None = None) -> str:
+    game = GAMES[game_id]
+    names, errors = check_names(names)
+    setup = MatchSetup(game_id, tuple(names), dict(options))
+    if not errors:
+        try:
+            game.start(setup)
+        except Exception as exc:  # InvalidOptions carries field errors
+            errors.extend(getattr(exc, "errors", [FieldError("players", T("These settings can't start a match."))]))
+    if errors:
+        raise Refused(errors)
+    token = new_token()
+    stamp = now()
+    with write(conn):
+        cur = conn.execute(
+            "INSERT INTO tables (token, game, players, options, rematch_of, created_at, updated_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (token, game_id, json.dumps(names, ensure_ascii=False), json.dumps(options), rematch_of, stamp, stamp))
+        conn.execute("INSERT INTO changes (table_id, at, action) VALUES (?, ?, 'create')", (cur.lastrowid, stamp))
+    return token
+
+
+def load(conn: sqlite3.Connection, token: str) -> Table | None:
+    row = conn.execute("SELECT * FROM tables WHERE token = ?", (token,)).fetchone()
+    if row is None or row["game"] not in GAMES:
+        return None
+    deals = tuple(json.loads(r["facts"]) for r in conn.execute(
+        "SELECT facts FROM deals WHERE table_id = ? ORDER BY number", (row["id"],)))
+    return Table(row["id"], row["token"], GAMES[row["game"]],
+                 MatchSetup(row["game"], tuple(json.loads(row["players"])), json.loads(row["options"])),
+                 bool(row["finished"]), row["revision"], row["created_at"], row["updated_at"], deals)
+
+
+def revision(conn: sqlite3.Connection, token: str) -> int | None:
+    """The cheap question every phone asks every second: has anything changed?"""
+    row = conn.execute("SELECT revision FROM tables WHERE token = ?", (token,)).fetchone()
+    return None if row is None else row[0]
+
+
+def changes(conn: sqlite3.Connection, table_id: int) -> list[dict[str, Any]]:
+    rows = conn.execute("SELECT at, action, number, before, after FROM changes WHERE table_id = ? ORDER BY id DESC",
+                        (table_id,)).fetchall()
+    return [dict(r, before=json.loads(r["before"]) if r["before"] else None,
+                 after=json.loads(r["after"]) if r["after"] else None) for r in rows]
+
+
+# --------------------------------------------------------------------------
+# Changing (each re-reads inside its transaction: the stored state is the truth)
+
+
+def _touch(conn: sqlite3.Connection, table_id: int, action: str, number: int | None,
+           before: dict | None, after: dict | None) -> None:
+    stamp = now()
+    conn.execute("UPDATE tables SET revision = revision + 1, updated_at = ? WHERE id = ?", (stamp, table_id))
+    conn.execute("INSERT INTO changes (table_id, at, action, number, before, after) VALUES (?, ?, ?, ?, ?, ?)",
+                 (table_id, stamp, action, number,
+                  None if before is None else facts_json(before),
+                  None if after is None else facts_json(after)))
+
+
+def add_deal(conn: sqlite3.Connection, token: str, number: int, facts: dict[str, Any]) -> Table:
+    """Record deal ``number``; refuses if that deal exists already (another phone was first)."""
+    with write(conn):
+        table = load(conn, token)
+        if table is None:
+            raise LookupError(token)
+        recorded = len(table.deals)
+        if number <= recorded:
+            raise Conflict(T("Deal {number} was already entered from another phone. Here is the recorded one; "
+                             "your entry was not saved.", number=number), number)
+        if number != recorded + 1 or recorded >= MAX_DEALS:
+            raise Conflict(T("This page is out of date: the table has {count} deals. Reload to enter the next one.",
+                             count=recorded))
+        # Validate against the stored state, not whatever the phone saw.
+        progress = table.progress()
+        state = table.game.conclude(progress, table.finished)
+        if state.next is None:
+            raise Refused([FieldError("deal", state.outcome.message or T("The match is over."))])
+        errors = table.game.validate(progress, facts)
+        if errors:
+            raise Refused(errors)
+        conn.execute("INSERT INTO deals (table_id, number, facts, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
+                     (table.id, number, facts_json(facts), now(), now()))
+        _touch(conn, table.id, "add", number, None, facts)
+    return load(conn, token)
+
+
+def edit_deal(conn: sqlite3.Connection, token: str, number: int, facts: dict[str, Any], was: str) -> Table:
+    """Replace deal ``number``; everything after it is recomputed. ``was`` guards a concurrent edit."""
+    with write(conn):
+        table = load(conn, token)
+        if table is None:
+            raise LookupError(token)
+        if not 1 <= number <= len(table.deals):
+            raise Conflict(T("Deal {number} no longer exists (it was undone from another phone).", number=number), number)
+        old = table.deals[number - 1]
+        if fingerprint(old) != was:
+            raise Conflict(T("Deal {number} was changed from another phone while you were editing. "
+                             "Here is the recorded one; your change was not saved.", number=number), number)
+        deals = list(table.deals)
+        deals[number - 1] = facts
+        try:
+            table.game.replay(table.setup, deals, finished=table.finished)
+        except InvalidDeal as exc:
+            if exc.number == number:
+                raise Refused(exc.errors) from exc
+            reasons = " ".join(str(e.message) for e in exc.errors)
+            raise Refused([FieldError("deal", T("With this change, deal {later} would no longer be valid: {reasons} "
+                                               "Correct or undo the later deals first.",
+                                               later=exc.number, reasons=reasons))]) from exc
+        if old == facts:
+            return table
+        conn.execute("UPDATE deals SET facts = ?, updated_at = ? WHERE table_id = ? AND number = ?",
+                     (facts_json(facts), now(), table.id, number))
+        _touch(conn, table.id, "edit", number, old, facts)
+    return load(conn, token)
+
+
+def undo_last(conn: sqlite3.Connection, token: str, number: int) -> Table:
+    """Remove the last deal, only if it is still deal ``number`` (two phones can't undo twice)."""
+    with write(conn):
+        table = load(conn, token)
+        if table is None:
+            raise LookupError(token)
+        if len(table.deals) != number or number == 0:
+            raise Conflict(T("Nothing was undone: deal {number} is no longer the last deal.", number=number), number)
+        conn.execute("DELETE FROM deals WHERE table_id = ? AND number = ?", (table.id, number))
+        _touch(conn, table.id, "undo", number, table.deals[-1], None)
+    return load(conn, token)
+
+
+def set_finished(conn: sqlite3.Connection, token: str, finished: bool) -> Table:
+    with write(conn):
+        table = load(conn, token)
+        if table is None:
+            raise LookupError(token)
+        if table.finished != finished:
+            conn.execute("UPDATE tables SET finished = ? WHERE id = ?", (int(finished), table.id))
+            _touch(conn, table.id, "finish" if finished else "reopen", None, None, None)
+    return load(conn, token)

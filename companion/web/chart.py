@@ -1,0 +1,63 @@
+"""Score progression as SVG geometry (rendered by a template; no chart library in the browser)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..games import Match
+
+WIDTH, HEIGHT, PAD_LEFT, PAD_RIGHT, PAD_Y = 320, 180, 34, 12, 14
+
+
+@dataclass(frozen=True)
+class Series:
+    name: str
+    index: int
+    points: str  # "x,y x,y ..." for <polyline>
+    last_x: float
+    last_y: float
+    total: int
+
+
+@dataclass(frozen=True)
+class Chart:
+    width: int
+    height: int
+    series: tuple[Series, ...]
+    ticks: tuple[tuple[float, int], ...]  # (y, value)
+    deals: int
+    zero_y: float
+
+
+def nice_step(span: int) -> int:
+    for step in (1, 2, 5, 10, 20, 25, 50, 100, 200, 500):
+        if span / step <= 5:
+            return step
+    return 1000
+
+
+def progression_chart(match: Match) -> Chart | None:
+    if not match.deals:
+        return None
+    start = [t - p for t, p in zip(match.deals[0].totals, match.deals[0].score.points)]
+    history = [tuple(start)] + [r.totals for r in match.deals]
+    values = [v for row in history for v in row]
+    low, high = min(values + [0]), max(values + [0])
+    if high == low:
+        high = low + 1
+    step = nice_step(high - low)
+    low, high = (low // step) * step, -(-high // step) * step
+    inner_w, inner_h = WIDTH - PAD_LEFT - PAD_RIGHT, HEIGHT - 2 * PAD_Y
+
+    def x(i: int) -> float:
+        return round(PAD_LEFT + inner_w * i / max(1, len(history) - 1), 1)
+
+    def y(v: int) -> float:
+        return round(PAD_Y + inner_h * (high - v) / (high - low), 1)
+
+    series = []
+    for e, name in enumerate(match.entrants):
+        pts = " ".join(f"{x(i)},{y(row[e])}" for i, row in enumerate(history))
+        series.append(Series(name, e, pts, x(len(history) - 1), y(history[-1][e]), history[-1][e]))
+    ticks = tuple((y(v), v) for v in range(low, high + 1, step))
+    return Chart(WIDTH, HEIGHT, tuple(series), ticks, len(match.deals), y(0))
