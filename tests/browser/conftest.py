@@ -1,0 +1,107 @@
+"""Headless Debian Chromium driven by Playwright (sync API).
+
+Missing Chromium or Playwright skips these tests on a developer's machine, but
+fails them under CI (CI=true): browser tests must never silently skip there.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--disable-quic", "--no-first-run"]
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+PHONE = dict(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True,
+             has_touch=True, locale="en-US")
+LAPTOP = dict(viewport={"width": 1280, "height": 800}, locale="en-US")
+TIMEOUT_MS = 10_000
+
+
+def unavailable(reason: str) -> None:
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"browser tests cannot run under CI: {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Everything in tests/browser is a browser test, marked or not."""
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture(scope="session")
+def _playwright() -> Iterator[object]:
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        unavailable("the playwright package is not installed (pip install -e '.[test]')")
+    if not os.access(CHROMIUM, os.X_OK):
+        unavailable(f"{CHROMIUM} is missing (apt-get install chromium)")
+    with sync_playwright() as playwright:
+        yield playwright
+
+
+@pytest.fixture(scope="session")
+def browser(_playwright):
+    """One headless Chromium for the whole session; every test gets fresh contexts."""
+    try:
+        instance = _playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                               args=CHROMIUM_ARGS)
+    except Exception as exc:  # playwright.Error: the binary would not start
+        unavailable(f"Chromium failed to start: {exc}")
+    yield instance
+    instance.close()
+
+
+class PageErrors(list):
+    """Console errors and uncaught exceptions a page produced (CSP violations included)."""
+
+
+def _open(browser, options: dict) -> Iterator[object]:
+    context = browser.new_context(**options)
+    context.set_default_timeout(TIMEOUT_MS)
+    page = context.new_page()
+    errors = PageErrors()
+    page.on("console", lambda message: errors.append(f"console: {message.text}")
+            if message.type == "error" else None)
+    page.on("pageerror", lambda error: errors.append(f"pageerror: {error}"))
+    page.errors = errors  # read it in a test: assert page.errors == []
+    try:
+        yield page
+    finally:
+        context.close()
+
+
+@pytest.fixture
+def phone(browser):
+    """A page in a phone-sized context (390x844 @2x, touch, en-US). ``page.errors`` lists
+    console errors and uncaught exceptions."""
+    yield from _open(browser, PHONE)
+
+
+@pytest.fixture
+def phone2(browser):
+    """A second, independent phone (its own cookies and storage)."""
+    yield from _open(browser, PHONE)
+
+
+@pytest.fixture
+def laptop(browser):
+    """A page in a 1280x800 laptop context."""
+    yield from _open(browser, LAPTOP)
+
+
+@pytest.fixture(scope="session")
+def artifacts_dir() -> Path:
+    """test-artifacts/ at the repo root; screenshots are kept there for people to look at."""
+    path = REPO_ROOT / "test-artifacts"
+    path.mkdir(exist_ok=True)
+    return path
