@@ -180,7 +180,7 @@ def _touch(conn: sqlite3.Connection, table_id: int, action: str, number: int | N
                   None if after is None else facts_json(after)))
 
 
-def add_deal(conn: sqlite3.Connection, token: str, number: int, facts: dict[str, Any]) -> Table:
+def add_deal(conn: sqlite3.Connection, token: str, number: int, facts: dict[str, Any]) -> None:
     """Record deal ``number``; refuses if that deal exists already (another phone was first)."""
     with write(conn):
         table = load(conn, token)
@@ -204,7 +204,6 @@ def add_deal(conn: sqlite3.Connection, token: str, number: int, facts: dict[str,
         conn.execute("INSERT INTO deals (table_id, number, facts, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
                      (table.id, number, facts_json(facts), now(), now()))
         _touch(conn, table.id, "add", number, None, facts)
-    return load(conn, token)
 
 
 def edit_deal(conn: sqlite3.Connection, token: str, number: int, facts: dict[str, Any], was: str) -> Table:

@@ -11,6 +11,7 @@ what a game ranks: the players themselves, or teams (Twin Shoot).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Sequence
 
@@ -191,6 +192,9 @@ class Match:
 # Reading raw input (form fields are strings; the rules want integers)
 
 
+WHOLE_NUMBER = re.compile(r"-?[0-9]+")
+
+
 def read_int(form: Form, name: str, lo: int, hi: int, label: Text, errors: list[FieldError],
              required: bool = True) -> int | None:
     """Read an integer field, appending a clear message to ``errors`` if it is not one in range."""
@@ -205,7 +209,8 @@ def read_int(form: Form, name: str, lo: int, hi: int, label: Text, errors: list[
         value = raw
     else:
         text = str(raw).strip()
-        if len(text) > 6 or not text.lstrip("-").isdigit():
+        # ASCII digits only: str.isdigit() accepts "²", which int() then refuses.
+        if len(text) > 6 or not WHOLE_NUMBER.fullmatch(text):
             errors.append(FieldError(name, T("{field}: “{value}” is not a whole number.",
                                              field=label, value=text[:12])))
             return None

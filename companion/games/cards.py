@@ -47,7 +47,7 @@ def parse_card(text: str, suits: str = "SHDC", ranks: range = range(2, 15)) -> C
         raise CardError(T("“{card}”: unknown suit.", card=text[:8]))
     if rank_part in RANK_CODES:
         rank = RANK_CODES[rank_part]
-    elif rank_part.isdigit():
+    elif rank_part.isascii() and rank_part.isdigit():
         rank = int(rank_part)
     else:
         raise CardError(T("“{card}”: unknown rank.", card=text[:8]))

@@ -1,0 +1,271 @@
+"""Load test: N tables x 6 phones keeping their scoresheet live, plus a trickle of deal entries.
+
+Starts `companion serve` on 127.0.0.1 (loopback only), creates the tables, then runs
+simulated phones with a small asyncio HTTP/1.1 client (keep-alive, like a browser):
+
+- every phone polls /t/<token>/live?rev=N every POLL seconds, as the page does;
+- one phone per table enters a deal every ENTRY seconds on average (RWD, 4 players);
+- a "probe" client hits /healthz (trivial endpoint) at the same rate as the entries.
+
+Reports p50/p99 of the live check, of a deal entry and of the trivial endpoint, the
+entry/trivial ratio (same server, same run), errors, and the server's memory.
+
+    python3 bench/load.py --tables 100 --seconds 30
+    python3 bench/load.py --knee            # find where p99 of the live check crosses 50 ms
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gzip
+import json
+import os
+import random
+import sqlite3
+import re
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+from pathlib import Path
+
+HOST = "127.0.0.1"
+ROOT = Path(__file__).resolve().parent.parent
+PHONES_PER_TABLE = 6
+POLL_S = 0.7  # the page's polling interval (companion.web.tables.POLL_MS)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return s.getsockname()[1]
+
+
+def rss_mb(pid: int) -> float:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return float("nan")
+
+
+class Conn:
+    """One keep-alive HTTP/1.1 connection (a phone's browser keeps one open)."""
+
+    def __init__(self, port: int):
+        self.port = port
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+        self.cookies: dict[str, str] = {}
+
+    async def request(self, method: str, path: str, body: bytes = b"", headers: dict | None = None):
+        if self.writer is None:
+            self.reader, self.writer = await asyncio.open_connection(HOST, self.port)
+        lines = [f"{method} {path} HTTP/1.1", f"Host: {HOST}:{self.port}", "Accept-Encoding: gzip"]
+        if self.cookies:
+            lines.append("Cookie: " + "; ".join(f"{k}={v}" for k, v in self.cookies.items()))
+        for key, value in (headers or {}).items():
+            lines.append(f"{key}: {value}")
+        if body or method == "POST":
+            lines.append(f"Content-Length: {len(body)}")
+            lines.append("Content-Type: application/x-www-form-urlencoded")
+        self.writer.write(("\r\n".join(lines) + "\r\n\r\n").encode() + body)
+        await self.writer.drain()
+        status_line = await self.reader.readline()
+        if not status_line:
+            raise ConnectionError("closed")
+        status = int(status_line.split()[1])
+        length, close, gzipped = 0, False, False
+        while True:
+            line = await self.reader.readline()
+            if line in (b"\r\n", b""):
+                break
+            name, _, value = line.decode("latin-1").partition(":")
+            name, value = name.strip().lower(), value.strip()
+            if name == "content-length":
+                length = int(value)
+            elif name == "set-cookie":
+                key, _, rest = value.partition("=")
+                self.cookies[key] = rest.split(";", 1)[0]
+            elif name == "connection" and value.lower() == "close":
+                close = True
+            elif name == "content-encoding" and value.lower() == "gzip":
+                gzipped = True
+        data = await self.reader.readexactly(length) if length else b""
+        if close:
+            self.writer.close()
+            self.writer = None
+        return status, gzip.decompress(data) if gzipped else data
+
+    def close(self):
+        if self.writer is not None:
+            self.writer.close()
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(q / 100 * (len(values) - 1))))] * 1000
+
+
+async def run(args) -> dict:
+    db = Path(tempfile.mkdtemp()) / "bench.sqlite"
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "companion.cli", "serve", "--host", HOST, "--port", str(port),
+                               "--db", str(db), "--no-qr"], cwd=ROOT, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE)
+    try:
+        for _ in range(100):
+            try:
+                with socket.create_connection((HOST, port), timeout=0.2):
+                    break
+            except OSError:
+                await asyncio.sleep(0.1)
+        # Create the tables through the real forms (with CSRF), remembering each link.
+        tables = []
+        setup = Conn(port)
+        for t in range(args.tables):
+            status, body = await setup.request("GET", "/tables/new?game=rwd&players=4")
+            csrf = re.search(rb'name="csrf_token" value="([^"]+)"', body).group(1).decode()
+            form = {"csrf_token": csrf, "game": "rwd", "players": "4", "first_start_player": "0",
+                    "name-0": f"A{t}", "name-1": f"B{t}", "name-2": f"C{t}", "name-3": f"D{t}"}
+            status, _ = await setup.request("POST", "/tables", urllib.parse.urlencode(form).encode())
+            assert status == 303, status
+        # The home page lists only the 12 newest tables; read every token from the database.
+        tokens = [r[0] for r in sqlite3.connect(db).execute("SELECT token FROM tables ORDER BY id")]
+        setup.close()
+        for token in tokens:
+            conn = Conn(port)
+            status, body = await conn.request("GET", f"/t/{token}")
+            csrf = re.search(rb'name="csrf_token" value="([^"]+)"', body).group(1).decode()
+            rev = int(re.search(rb'data-rev="(\d+)"', body).group(1))
+            tables.append({"token": token, "csrf": csrf, "conn": conn, "rev": rev, "number": 1})
+
+        stats = {"live": [], "entry": [], "trivial": [], "errors": 0, "conflicts": 0, "changed": 0}
+        deadline = time.perf_counter() + args.seconds
+        deals = [([4, 4, 3, 2], [6, 3, 2, 2]), ([3, 3, 3, 4], [4, 4, 4, 1]), ([1, 5, 4, 3], [3, 3, 3, 4])]
+
+        async def phone(table: dict, index: int):
+            conn = Conn(port)
+            rev = table["rev"]
+            await asyncio.sleep(random.random() * POLL_S)  # phones don't poll in lockstep
+            while time.perf_counter() < deadline:
+                start = time.perf_counter()
+                try:
+                    status, body = await conn.request("GET", f"/t/{table['token']}/live?rev={rev}&form=1")
+                    elapsed = time.perf_counter() - start
+                    if status == 204:
+                        stats["live"].append(elapsed)
+                    elif status == 200:
+                        stats["changed"] += 1
+                        rev = int(re.search(rb'data-rev="(\d+)"', body).group(1)) if b"data-rev" in body else rev
+                    else:
+                        stats["errors"] += 1
+                except Exception:
+                    stats["errors"] += 1
+                    conn = Conn(port)
+                await asyncio.sleep(max(0.0, POLL_S - (time.perf_counter() - start)))
+            conn.close()
+
+        async def enterer(table: dict):
+            conn = table["conn"]
+            while True:
+                await asyncio.sleep(random.expovariate(1 / args.entry_every))
+                if time.perf_counter() >= deadline:
+                    break
+                chips, tricks = random.choice(deals)
+                form = {"csrf_token": table["csrf"], "number": str(table["number"])}
+                form.update({f"chips-{s}": str(c) for s, c in enumerate(chips)})
+                form.update({f"tricks-{s}": str(t) for s, t in enumerate(tricks)})
+                start = time.perf_counter()
+                try:
+                    status, _ = await conn.request("POST", f"/t/{table['token']}/deals",
+                                                   urllib.parse.urlencode(form).encode())
+                except Exception:
+                    stats["errors"] += 1
+                    continue
+                elapsed = time.perf_counter() - start
+                if status == 303:
+                    stats["entry"].append(elapsed)
+                    table["number"] += 1
+                elif status in (409, 422):  # a match won (3 deal wins) refuses more deals: start again
+                    stats["conflicts"] += 1
+                    break
+                else:
+                    stats["errors"] += 1
+
+        async def trivial():
+            conn = Conn(port)
+            rate = args.tables / args.entry_every
+            while time.perf_counter() < deadline:
+                await asyncio.sleep(random.expovariate(rate))
+                start = time.perf_counter()
+                try:
+                    status, _ = await conn.request("GET", "/healthz")
+                    if status == 200:
+                        stats["trivial"].append(time.perf_counter() - start)
+                    else:
+                        stats["errors"] += 1
+                except Exception:
+                    stats["errors"] += 1
+                    conn = Conn(port)
+
+        tasks = [phone(t, i) for t in tables for i in range(PHONES_PER_TABLE - 1)]
+        tasks += [enterer(t) for t in tables] + [trivial()]
+        await asyncio.gather(*tasks)
+        memory = rss_mb(server.pid)
+        for t in tables:
+            t["conn"].close()
+    finally:
+        server.terminate()
+        try:
+            server.wait(10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+    entry_p50, trivial_p50 = pct(stats["entry"], 50), pct(stats["trivial"], 50)
+    return {
+        "tables": args.tables, "phones": args.tables * PHONES_PER_TABLE, "seconds": args.seconds,
+        "live_checks": len(stats["live"]), "live_p50_ms": round(pct(stats["live"], 50), 2),
+        "live_p99_ms": round(pct(stats["live"], 99), 2),
+        "entries": len(stats["entry"]), "entry_p50_ms": round(entry_p50, 2),
+        "entry_p99_ms": round(pct(stats["entry"], 99), 2),
+        "trivial_p50_ms": round(trivial_p50, 2), "trivial_p99_ms": round(pct(stats["trivial"], 99), 2),
+        "entry_to_trivial_p50": round(entry_p50 / trivial_p50, 2) if trivial_p50 else None,
+        "live_to_trivial_p50": round(pct(stats["live"], 50) / trivial_p50, 2) if trivial_p50 else None,
+        "updates_seen": stats["changed"], "matches_ended": stats["conflicts"], "errors": stats["errors"],
+        "server_rss_mb": round(memory, 1),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tables", type=int, default=100)
+    parser.add_argument("--seconds", type=float, default=30)
+    parser.add_argument("--entry-every", type=float, default=20.0, help="mean seconds between deals per table")
+    parser.add_argument("--knee", action="store_true", help="step the table count up until live p99 > 50 ms")
+    args = parser.parse_args()
+    if args.knee:
+        for tables in (25, 50, 100, 150, 200, 300, 400):
+            args.tables = tables
+            result = asyncio.run(run(args))
+            print(json.dumps(result), flush=True)
+            if result["live_p99_ms"] > 50 or result["errors"]:
+                print(f"knee: p99 of the live check crosses 50 ms between {tables // 2 * 6} and {tables * 6} phones")
+                break
+        return
+    result = asyncio.run(run(args))
+    print(json.dumps(result, indent=2))
+    ok = result["live_p99_ms"] <= 50 and result["errors"] == 0
+    print(f"target (p99 <= 50 ms, 0 errors): {'met' if ok else 'NOT met'}; "
+          f"entry/trivial p50 = {result['entry_to_trivial_p50']} (target <= 2)")
+
+
+if __name__ == "__main__":
+    main()
