@@ -316,6 +316,21 @@ class LuckyCube(Game):
         return DealScore(tuple(points), tuple(breakdown), (holder,), (), rulings)
 
     # ---- match flow
+    def tracker_from_form(self, form: Form, progress: Progress) -> Tracker | None:
+        """The die so far from the trick winners tapped in order (trick-1, trick-2, ...),
+        for showing the state mid-deal; None when nothing usable is tapped yet."""
+        n = progress.setup.n
+        winners = []
+        for k in range(1, TRICKS + 1):
+            raw = str(form.get(f"trick-{k}", "")).strip()
+            if not (raw.isascii() and raw.isdigit()) or int(raw) >= n:
+                break
+            winners.append(int(raw))
+        if not winners:
+            return None
+        leader = self.next_deal(progress).leader
+        return track(winners, leader, n, chips=progress.totals)
+
     def next_deal(self, progress: Progress) -> NextDeal:
         n = progress.setup.n
         number = len(progress.deals) + 1

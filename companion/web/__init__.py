@@ -88,6 +88,10 @@ def init_app(app: Flask) -> None:
     app.after_request(secure_headers)
     app.after_request(compress)
 
+    from .live import UnchangedShortcut
+    app.wsgi_app = UnchangedShortcut(app.wsgi_app, lambda: app.config["DATABASE"], [
+        ("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "no-referrer")])
+
     @app.errorhandler(CSRFError)
     def csrf_refused(error: CSRFError):
         message = gettext("This form is out of date (security check failed). Reload the page and try again.")

@@ -74,7 +74,7 @@ def option_values(game: Game, source) -> dict[str, int]:
         if raw == "":
             values[opt.key] = opt.default
         else:  # anything unreadable becomes -1, which the game's option check refuses with a message
-            values[opt.key] = int(raw) if raw.isdigit() and len(raw) < 4 else -1
+            values[opt.key] = int(raw) if raw.isascii() and raw.isdigit() and len(raw) < 4 else -1
     return values
 
 
@@ -102,8 +102,15 @@ def create():
     if game is None:
         return render_template("tables/choose_game.html"), 422
     counts = sorted(set(game.players) | set(game.variant_players))
-    raw_n = request.form.get("players", "")
-    n = int(raw_n) if raw_n.isdigit() and int(raw_n) in counts else counts[0]
+    raw_n = request.form.get("players", "").strip()
+    asked = int(raw_n) if raw_n.isascii() and raw_n.isdigit() and len(raw_n) < 4 else None
+    if asked not in counts:
+        # Never start a table for a different number of players than was asked for.
+        n = counts[0] if asked is None else min(counts, key=lambda c: abs(c - asked))
+        reason = game.check_players(asked) if asked is not None else None
+        return render_template("tables/new.html", game=game, n=n, counts=counts, values=form_values(),
+                               errors={"players": [reason or gettext("Choose the number of players.")]}), 422
+    n = asked
     names = [request.form.get(f"name-{seat}", "") for seat in range(n)]
     options = option_values(game, request.form)
     try:
@@ -197,7 +204,7 @@ def add_deal(token: str):
     facts, errors = table.game.parse_deal(values, table.progress())
     if not errors:
         try:
-            table = store.add_deal(get_db(), token, number, facts)
+            store.add_deal(get_db(), token, number, facts)
         except store.Conflict as conflict:
             table = table_or_404(token)
             return render_entry(table, 409, values=values, notice=conflict.message)
@@ -210,7 +217,7 @@ def add_deal(token: str):
     if errors:
         return render_entry(table, 422, values=values, errors=group_errors(errors))
     if is_htmx():
-        return render_entry(table, 200, notice=None)
+        return render_entry(table_or_404(token), 200, notice=None)
     return redirect(table_url(table, saved=number) + "#sheet", code=303)
 
 
