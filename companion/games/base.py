@@ -251,7 +251,7 @@ class Game:
     teams: bool = False
     credit: Text = T("Designer not named in the source.")
     source: str = ""  # file name in shared/sources
-    summary: Text = T("")
+    summary: Text = Text("")  # not T(): an empty msgid must not be extracted
     components: tuple[Text, ...] = ()
     rulings: tuple[Ruling, ...] = ()
     options: tuple[Option, ...] = ()

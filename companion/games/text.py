@@ -21,6 +21,8 @@ class Text:
         self.params = params
 
     def render(self, gettext: Gettext | None = None) -> str:
+        if not self.msgid:  # gettext("") is the catalog header, never a message
+            return ""
         translate = gettext or (lambda s: s)
         values = {
             key: value.render(gettext) if isinstance(value, Text) else value
