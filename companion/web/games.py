@@ -12,11 +12,10 @@ forms stay independent. Nothing here is stored: the rules engine does the work.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-from flask import Blueprint, abort, current_app, render_template, request
+from flask import Blueprint, abort, render_template, request
 from flask_babel import gettext
 
 from ..games import GAMES, Game
@@ -526,7 +525,6 @@ def show(game_id: str, name: str | None = None):
         return render_template("games/_calc_result.html", game=game, r=result, calc=name, n=n)
     results = {calc: CALCULATORS[calc][1](request.args, n) for calc in calculators_of(game_id)}
     values = {k: v[:MAX_FIELD] for k, v in request.args.items()}
-    print_css = os.path.exists(os.path.join(current_app.static_folder or "", "print.css"))
     return render_template("game.html", game=game, n=n, players_message=players_message,
                            counts=allowed_counts(game), results=results, values=values,
-                           seats=seat_names(n), teams=team_names(n // 2), print_css=print_css)
+                           seats=seat_names(n), teams=team_names(n // 2))

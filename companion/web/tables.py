@@ -12,7 +12,7 @@ import json
 import re
 import sqlite3
 
-from flask import (Blueprint, Response, abort, current_app, make_response, redirect, render_template,
+from flask import (Blueprint, Response, abort, make_response, redirect, render_template,
                    request, url_for)
 from flask_babel import gettext
 
