@@ -180,12 +180,18 @@ def _touch(conn: sqlite3.Connection, table_id: int, action: str, number: int | N
                   None if after is None else facts_json(after)))
 
 
+def _load_locked(conn: sqlite3.Connection, token: str) -> Table:
+    """The table as stored, read inside the caller's write transaction."""
+    table = load(conn, token)
+    if table is None:
+        raise LookupError(token)
+    return table
+
+
 def add_deal(conn: sqlite3.Connection, token: str, number: int, facts: dict[str, Any]) -> None:
     """Record deal ``number``; refuses if that deal exists already (another phone was first)."""
     with write(conn):
-        table = load(conn, token)
-        if table is None:
-            raise LookupError(token)
+        table = _load_locked(conn, token)
         recorded = len(table.deals)
         if number <= recorded:
             raise Conflict(T("Deal {number} was already entered from another phone. Here is the recorded one; "
@@ -209,9 +215,7 @@ def add_deal(conn: sqlite3.Connection, token: str, number: int, facts: dict[str,
 def edit_deal(conn: sqlite3.Connection, token: str, number: int, facts: dict[str, Any], was: str) -> Table:
     """Replace deal ``number``; everything after it is recomputed. ``was`` guards a concurrent edit."""
     with write(conn):
-        table = load(conn, token)
-        if table is None:
-            raise LookupError(token)
+        table = _load_locked(conn, token)
         if not 1 <= number <= len(table.deals):
             raise Conflict(T("Deal {number} no longer exists (it was undone from another phone).", number=number), number)
         old = table.deals[number - 1]
@@ -240,9 +244,7 @@ def edit_deal(conn: sqlite3.Connection, token: str, number: int, facts: dict[str
 def undo_last(conn: sqlite3.Connection, token: str, number: int) -> Table:
     """Remove the last deal, only if it is still deal ``number`` (two phones can't undo twice)."""
     with write(conn):
-        table = load(conn, token)
-        if table is None:
-            raise LookupError(token)
+        table = _load_locked(conn, token)
         if len(table.deals) != number or number == 0:
             raise Conflict(T("Nothing was undone: deal {number} is no longer the last deal.", number=number), number)
         conn.execute("DELETE FROM deals WHERE table_id = ? AND number = ?", (table.id, number))
@@ -252,9 +254,7 @@ def undo_last(conn: sqlite3.Connection, token: str, number: int) -> Table:
 
 def set_finished(conn: sqlite3.Connection, token: str, finished: bool) -> Table:
     with write(conn):
-        table = load(conn, token)
-        if table is None:
-            raise LookupError(token)
+        table = _load_locked(conn, token)
         if table.finished != finished:
             conn.execute("UPDATE tables SET finished = ? WHERE id = ?", (int(finished), table.id))
             _touch(conn, table.id, "finish" if finished else "reopen", None, None, None)
