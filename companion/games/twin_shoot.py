@@ -279,6 +279,8 @@ def _is_count(value: Any) -> bool:
 
 
 class TwinShoot(Game):
+    suit_order = SUITS  # strongest first; the suit pickers read these two
+    bid_values = BID_VALUES
     id = "twin_shoot"
     order = 5
     name_en = "Twin Shoot"
