@@ -14,6 +14,7 @@ import secrets
 import sqlite3
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cached_property
 from datetime import datetime, timezone
 from typing import Any, Iterator, Sequence
 
@@ -55,12 +56,19 @@ class Table:
     updated_at: str
     deals: tuple[dict[str, Any], ...]
 
-    def progress(self) -> Progress:
-        """The match state after the stored deals (they were validated when written)."""
+    def progress(self, upto: int | None = None) -> Progress:
+        """The match state after the first ``upto`` stored deals (all by default)."""
+        if upto is None:
+            return self._replayed
         progress = self.game.start(self.setup)
-        for facts in self.deals:
+        for facts in self.deals[:upto]:
             progress = self.game.add_deal(progress, facts)
         return progress
+
+    @cached_property
+    def _replayed(self) -> Progress:
+        # A page asks for the standings several times; the table is immutable, so replay once.
+        return self.progress(upto=len(self.deals))
 
     def match(self) -> Match:
         return self.game.conclude(self.progress(), self.finished)

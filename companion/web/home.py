@@ -24,12 +24,11 @@ def join_url() -> tuple[str, str | None]:
     else:
         # Development server: phones use the LAN address on the port this page came in on.
         url = request.host_url
-        host = request.host.rsplit(":", 1)[0] if "]" not in request.host else request.host.split("]")[0] + "]"
-        if lan.is_loopback(host.strip("[]")):
+        here = urlsplit(url)
+        if lan.is_loopback(here.hostname or ""):
             address = lan.lan_address()
             if address:
-                port = urlsplit(request.host_url).port
-                url = f"http://{address}{':' + str(port) if port else ''}/"
+                url = f"http://{address}{':' + str(here.port) if here.port else ''}/"
     host = urlsplit(url).hostname or ""
     warning = None
     if lan.is_loopback(host):

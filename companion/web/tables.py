@@ -137,8 +137,8 @@ def sheet_context(table: store.Table, form_number: int | None = None) -> dict:
 
 def entry_context(table: store.Table, values: dict | None = None, errors: dict | None = None,
                   notice: Text | None = None, preview=None) -> dict:
-    match = table.match()
     progress = table.progress()
+    match = table.game.conclude(progress, table.finished)
     upcoming = match.next
     return dict(table=table, game=table.game, match=match, progress=progress, upcoming=upcoming,
                 values=values or {}, errors=errors or {}, notice=notice, preview=preview,
@@ -247,9 +247,7 @@ def edit(token: str, number: int):
 
 
 def render_edit(table: store.Table, number: int, values: dict, errors: dict, notice, was: str, status: int = 200):
-    progress = table.game.start(table.setup)
-    for facts in table.deals[: number - 1]:
-        progress = table.game.add_deal(progress, facts)
+    progress = table.progress(upto=number - 1)
     upcoming = table.game.next_deal(progress)
     return render_template("tables/edit.html", table=table, game=table.game, progress=progress,
                            upcoming=upcoming, values=values, errors=errors, notice=notice, number=number,
@@ -264,9 +262,7 @@ def update(token: str, number: int):
     if not 1 <= number <= len(table.deals):
         return render_template("error.html", message=gettext(
             "Deal %(number)s no longer exists (it was undone from another phone).", number=number)), 409
-    progress = table.game.start(table.setup)
-    for facts in table.deals[: number - 1]:
-        progress = table.game.add_deal(progress, facts)
+    progress = table.progress(upto=number - 1)
     facts, errors = table.game.parse_deal(values, progress)
     if not errors:
         try:
