@@ -1,0 +1,282 @@
+"""Propagation: how soon a deal entered on one phone shows on another phone's scoresheet.
+
+Target: p95 <= 1 s from the tap on "Save deal" on phone A to the new deal's row
+appearing on phone B (which only polls; nobody touches it).
+
+Needs Python Playwright (the `test` extra) and Debian's Chromium at /usr/bin/chromium
+(`playwright install` is never used). Starts `companion serve` on 127.0.0.1 (loopback
+only) with a throwaway database for each run, and drives two browser contexts (two
+phones, 390x844) in one headless Chromium:
+
+- phone A creates an RWD table for 5 players through the UI and phone B opens its link;
+- for each sample, phone A fills in a deal (the winner rotates among the five seats, so
+  a table takes 10 deals before anyone could reach the 3 deal wins that end the match;
+  then phone A opens a new table and phone B follows), waits a random 0-0.7 s (so the
+  tap falls at a random point of B's 0.7 s polling cycle), and in one step reads
+  Date.now() and clicks "Save deal"; phone B has a MutationObserver that records
+  Date.now() when the row #deal-<n> first appears in its DOM. Both pages run on this
+  machine, so their Date.now() clocks are the same clock.
+- delay = B's time - A's time. Also shown: how long after A's own answer arrived
+  (Resource Timing responseEnd of the POST) B showed the row, i.e. the part that is
+  waiting for B's poll.
+
+Per run: p50/p95/max over the samples; at the end the median p95 over runs.
+
+    python3 bench/propagation.py                    # 3 runs x 20 samples
+    python3 bench/propagation.py --runs 1 --samples 30
+
+Exit status is 0 whatever the figures (a report, not a test); 1 only if something errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import re
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HOST = "127.0.0.1"
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+PHONE = dict(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True,
+             has_touch=True, locale="en-US")
+TARGET_S = 1.0
+POLL_S = 0.7  # the page's polling interval (companion.web.tables.POLL_MS)
+PLAYERS = ["Aiko", "Ben", "Chiyo", "Daisuke", "Emi"]
+DEALS_PER_TABLE = 10  # with the winner rotating among 5 seats, deal 11 would end the match
+TIMEOUT_MS = 10_000
+
+
+# --------------------------------------------------------------------------------------------
+# Server
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return s.getsockname()[1]
+
+
+def start_server(tmp: Path) -> tuple[subprocess.Popen, int]:
+    port = free_port()
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
+    env["PYTHONUNBUFFERED"] = "1"
+    with open(tmp / "serve.log", "wb") as log:
+        proc = subprocess.Popen([sys.executable, "-m", "companion.cli", "serve", "--host", HOST,
+                                 "--port", str(port), "--db", str(tmp / "x.sqlite"), "--no-qr"],
+                                cwd=tmp, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError("server exited: " + (tmp / "serve.log").read_text(errors="replace")[-2000:])
+        try:
+            with socket.create_connection((HOST, port), timeout=0.5):
+                return proc, port
+        except OSError:
+            time.sleep(0.05)
+    stop_server(proc)
+    raise RuntimeError("server did not start within 20 s")
+
+
+def stop_server(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+
+
+# --------------------------------------------------------------------------------------------
+# The phones
+
+
+WATCH = """() => {
+    // Record (Date.now()) when each deal row first appears; #live is swapped whole on change.
+    window.__seen = {};
+    const note = () => {
+        const now = Date.now();
+        for (const row of document.querySelectorAll('#live li.deal[id^="deal-"]')) {
+            if (!(row.id in window.__seen)) window.__seen[row.id] = now;
+        }
+    };
+    note();
+    new MutationObserver(note).observe(document.body, {subtree: true, childList: true});
+}"""
+
+SUBMIT = """() => {
+    const t = Date.now();
+    document.querySelector('#entry button[type=submit]').click();
+    return t;
+}"""
+
+RESPONSE_END = """() => {
+    const hits = performance.getEntriesByType('resource')
+        .filter(e => e.name.endsWith('/deals') && e.initiatorType === 'fetch');
+    const last = hits[hits.length - 1];
+    return last ? performance.timeOrigin + last.responseEnd : null;
+}"""
+
+
+def rwd_deal(winner: int) -> tuple[list[int], list[int]]:
+    """A 5-player deal (10 tricks per half) with one clear winner: +4, everyone else -1."""
+    chips = [3, 3, 2, 2]
+    tricks = [2, 2, 1, 1]
+    chips.insert(winner, 0)
+    tricks.insert(winner, 4)
+    return chips, tricks
+
+
+def new_table(a, b, base: str) -> str:
+    a.goto(f"{base}/tables/new?game=rwd&players={len(PLAYERS)}")
+    for seat, name in enumerate(PLAYERS):
+        a.locator(f"#f-name-{seat}").fill(name)
+    a.get_by_role("button", name="Open the table").click()
+    a.wait_for_url(re.compile(r"/t/[A-Za-z0-9_-]{16,}$"))
+    a.wait_for_load_state("networkidle")
+    b.goto(a.url)
+    b.wait_for_load_state("networkidle")
+    b.evaluate(WATCH)
+    return a.url
+
+
+def fill_deal(a, winner: int) -> None:
+    chips, tricks = rwd_deal(winner)
+    for seat in range(len(PLAYERS)):
+        a.locator(f"#entry #f-chips-{seat}").fill(str(chips[seat]))
+        a.locator(f"#entry #f-tricks-{seat}").fill(str(tricks[seat]))
+
+
+def pct(values: list[float], q: float) -> float:
+    """Nearest-rank percentile."""
+    ordered = sorted(values)
+    rank = max(1, -(-len(ordered) * q // 100))  # ceil(n * q / 100)
+    return ordered[int(rank) - 1]
+
+
+def one_run(browser, samples: int, rng: random.Random, verbose: bool) -> dict:
+    tmp = Path(tempfile.mkdtemp(prefix="propagation-"))
+    proc, port = start_server(tmp)
+    base = f"http://{HOST}:{port}"
+    contexts = []
+    errors: list[str] = []
+    try:
+        pages = []
+        for label in ("A", "B"):
+            context = browser.new_context(**PHONE)
+            context.set_default_timeout(TIMEOUT_MS)
+            contexts.append(context)
+            page = context.new_page()
+            page.on("console", lambda m, label=label: errors.append(f"{label} console: {m.text}")
+                    if m.type == "error" else None)
+            page.on("pageerror", lambda e, label=label: errors.append(f"{label} pageerror: {e}"))
+            pages.append(page)
+        a, b = pages
+        delays: list[float] = []
+        after_answer: list[float] = []
+        tables = 0
+        number = DEALS_PER_TABLE  # forces a table on the first sample
+        while len(delays) < samples:
+            if number >= DEALS_PER_TABLE:
+                new_table(a, b, base)
+                tables += 1
+                number = 0
+            number += 1
+            fill_deal(a, (number - 1) % len(PLAYERS))
+            time.sleep(rng.uniform(0, POLL_S))  # land anywhere in B's polling cycle
+            tapped = a.evaluate(SUBMIT)
+            b.wait_for_function("(id) => window.__seen[id] !== undefined", arg=f"deal-{number}",
+                                timeout=TIMEOUT_MS)
+            seen = b.evaluate("(id) => window.__seen[id]", f"deal-{number}")
+            # A's own answer has arrived and been swapped in: the form asks for the next deal.
+            a.wait_for_function("(n) => document.querySelector(`#deal-${n}`) !== null && "
+                                "document.querySelector('#entry input[name=number]')?.value == n + 1",
+                                arg=number, timeout=TIMEOUT_MS)
+            answered = a.evaluate(RESPONSE_END)
+            delay = (seen - tapped) / 1000
+            delays.append(delay)
+            if answered is not None:
+                after_answer.append((seen - answered) / 1000)
+            if verbose:
+                extra = f"  ({(seen - answered) / 1000:.3f} s after A's answer)" if answered else ""
+                print(f"    sample {len(delays):>3}: table {tables} deal {number:>2}: {delay:.3f} s{extra}",
+                      flush=True)
+        return {"delays": delays, "after_answer": after_answer, "tables": tables, "errors": errors}
+    finally:
+        for context in contexts:
+            try:
+                context.close()
+            except Exception:
+                pass
+        stop_server(proc)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=3, help="runs (each on a fresh server); default 3")
+    parser.add_argument("--samples", type=int, default=20, help="deals per run (>= 20 advised); default 20")
+    parser.add_argument("--seed", type=int, default=None, help="seed for the random waits")
+    parser.add_argument("-v", "--verbose", action="store_true", help="print every sample")
+    args = parser.parse_args()
+
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        print("ERROR: Playwright is not installed (python3 -m pip install -e '.[test]')", file=sys.stderr)
+        return 1
+    if not os.access(CHROMIUM, os.X_OK):
+        print(f"ERROR: {CHROMIUM} is missing (apt-get install chromium)", file=sys.stderr)
+        return 1
+
+    rng = random.Random(args.seed)
+    p95s: list[float] = []
+    all_delays: list[float] = []
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+            try:
+                for run in range(1, args.runs + 1):
+                    if args.verbose:
+                        print(f"run {run}:")
+                    r = one_run(browser, args.samples, rng, args.verbose)
+                    d = r["delays"]
+                    p95s.append(pct(d, 95))
+                    all_delays += d
+                    tail = ""
+                    if r["after_answer"]:
+                        tail = (f"; after A's answer: p50 {pct(r['after_answer'], 50):.3f} s,"
+                                f" p95 {pct(r['after_answer'], 95):.3f} s")
+                    print(f"run {run}: {len(d)} deals on {r['tables']} table(s): p50 {pct(d, 50):.3f} s,"
+                          f" p95 {pct(d, 95):.3f} s, max {max(d):.3f} s{tail}", flush=True)
+                    for line in r["errors"]:
+                        print(f"  page error: {line}")
+            finally:
+                browser.close()
+    except Exception as exc:
+        print(f"ERROR: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+
+    median_p95 = statistics.median(p95s)
+    print(f"\nmedian p95 over {args.runs} run(s): {median_p95:.3f} s "
+          f"(all {len(all_delays)} samples: p50 {pct(all_delays, 50):.3f} s, p95 {pct(all_delays, 95):.3f} s,"
+          f" max {max(all_delays):.3f} s)")
+    print(f"{'PASS' if median_p95 <= TARGET_S else 'FAIL'}: a deal entered on phone A shows on phone B "
+          f"with p95 {median_p95:.3f} s (target <= {TARGET_S:.0f} s, median of the runs' p95)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
