@@ -1,0 +1,379 @@
+"""CSRF on every state-changing route, found by walking the URL map (so a new POST route
+can't be skipped silently), GET routes that never change state, and the security headers
+(the live fast path's 204 included).
+
+Each state-changing route is first refused without a token, with forged tokens and with
+another phone's token — nothing in the database may change — and then sent again with the
+right token, where it must succeed: that last step proves the refusals were about the token.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from html import unescape
+from typing import Callable
+
+from flask import Flask, request_started
+from itsdangerous import URLSafeTimedSerializer
+
+UNSAFE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
+# Every state-changing endpoint this test knows; the URL map must hold at least these.
+KNOWN_UNSAFE = {"tables.create", "tables.add_deal", "tables.preview", "tables.update",
+                "tables.undo", "tables.finish", "tables.rematch"}
+REFUSED = "security check failed"
+NAMES = ["Ann", "Bob", "Cy", "Di"]
+# Open-ended Pair & Quad: the one game where every route, "Finish match" included, has a meaning
+# after a single deal.
+GAME = "pair_quad"
+
+
+# --- helpers -----------------------------------------------------------------------------------
+
+def text_of(html: str) -> str:
+    return unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)))
+
+
+def csrf_of(html: str) -> str:
+    found = re.search(r'name="csrf_token" value="([^"]+)"', html)
+    assert found, "the page has no CSRF token field"
+    return found.group(1)
+
+
+def pair_quad(**captured: int) -> dict[str, str]:
+    """A Pair & Quad deal form: every count 0 except those given (``seven_0=4`` is field 7-0)."""
+    fields = {f"{rank}-{seat}": "0" for rank in ("7", "A", "K", "Q", "J", "other") for seat in range(4)}
+    fields.update({key.replace("seven", "7").replace("_", "-"): str(value) for key, value in captured.items()})
+    return fields
+
+
+DEAL_1 = pair_quad(seven_0=4, A_1=4, K_2=4, Q_2=4, J_2=4, other_3=32)
+DEAL_1_CORRECTED = pair_quad(seven_1=4, A_0=4, K_2=4, Q_2=4, J_2=4, other_3=32)
+
+
+def snapshot(db: str) -> dict[str, list[tuple]]:
+    """Every row of every table: equal snapshots mean nothing at all changed."""
+    conn = sqlite3.connect(db)
+    try:
+        return {name: conn.execute(f"SELECT * FROM {name} ORDER BY rowid").fetchall()
+                for name in ("tables", "deals", "changes")}
+    finally:
+        conn.close()
+
+
+def change_count(db: str) -> int:
+    conn = sqlite3.connect(db)
+    try:
+        return conn.execute("SELECT COUNT(*) FROM changes").fetchone()[0]
+    finally:
+        conn.close()
+
+
+def check_headers(response, where: str) -> list[str]:
+    """Problems with the security headers of one Flask response (empty when all is well)."""
+    problems = []
+    headers = response.headers
+    if headers.get("X-Content-Type-Options") != "nosniff":
+        problems.append(f"{where}: X-Content-Type-Options is {headers.get('X-Content-Type-Options')!r}")
+    if headers.get("Referrer-Policy") != "no-referrer":
+        problems.append(f"{where}: Referrer-Policy is {headers.get('Referrer-Policy')!r}")
+    csp = headers.get("Content-Security-Policy")
+    if not csp:
+        problems.append(f"{where}: no Content-Security-Policy")
+        return problems
+    directives = {part.split()[0]: part.split()[1:] for part in csp.split(";") if part.strip()}
+    script_src = directives.get("script-src", directives.get("default-src"))
+    if script_src is None:
+        problems.append(f"{where}: CSP has neither script-src nor default-src: {csp}")
+    else:
+        for bad in ("'unsafe-inline'", "'unsafe-eval'", "*", "data:", "http:", "https:"):
+            if bad in script_src:
+                problems.append(f"{where}: CSP script-src allows {bad}: {csp}")
+    if "'unsafe-inline'" in directives.get("default-src", []):
+        problems.append(f"{where}: CSP default-src allows 'unsafe-inline': {csp}")
+    return problems
+
+
+class World:
+    """One phone (a test client with its own session) and a real table with deal 1 entered,
+    both made through the forms with real CSRF tokens."""
+
+    def __init__(self, app: Flask):
+        self.app = app
+        self.db = app.config["DATABASE"]
+        self.client = app.test_client()
+        html = self.client.get(f"/tables/new?game={GAME}&players=4").get_data(as_text=True)
+        response = self.client.post("/tables", data={
+            "csrf_token": csrf_of(html), "game": GAME, "players": "4",
+            **{f"name-{i}": name for i, name in enumerate(NAMES)}})
+        assert response.status_code == 303, response.get_data(as_text=True)[:2000]
+        self.token = response.headers["Location"].rstrip("/").rsplit("/", 1)[-1]
+        assert re.fullmatch(r"[A-Za-z0-9_-]{16,64}", self.token)
+        html = self.client.get(f"/t/{self.token}").get_data(as_text=True)
+        response = self.client.post(f"/t/{self.token}/deals", data={
+            "csrf_token": csrf_of(html), "number": "1", **DEAL_1})
+        assert response.status_code == 303, response.get_data(as_text=True)[:2000]
+        assert self.deal_count() == 1
+
+    def deal_count(self) -> int:
+        conn = sqlite3.connect(self.db)
+        try:
+            return conn.execute("SELECT COUNT(*) FROM deals JOIN tables ON tables.id = deals.table_id"
+                                " WHERE tables.token = ?", (self.token,)).fetchone()[0]
+        finally:
+            conn.close()
+
+    def good_token(self) -> str:
+        return csrf_of(self.client.get(f"/t/{self.token}").get_data(as_text=True))
+
+    def session_raw_token(self) -> str:
+        """The unsigned token Flask-WTF keeps in this phone's session."""
+        with self.client.session_transaction() as session:
+            raw = session.get("csrf_token")
+        assert raw, "the session holds no CSRF token after a page with a form"
+        return raw
+
+    def url_params(self) -> dict[str, object]:
+        return {"token": self.token, "number": 1, "game_id": GAME, "name": "pq", "code": "ja",
+                "filename": "app.js"}
+
+
+# What a request to each state-changing endpoint sends, so that with a valid token it would
+# succeed; and whether success changes the database (the preview only answers).
+Recipe = Callable[[World], dict[str, str]]
+
+
+def _edit_fields(world: World) -> dict[str, str]:
+    html = world.client.get(f"/t/{world.token}/deals/1/edit").get_data(as_text=True)
+    was = re.search(r'name="was" value="([^"]+)"', html)
+    assert was, "the edit form carries no fingerprint"
+    return {"was": was.group(1), **DEAL_1_CORRECTED}
+
+
+RECIPES: dict[str, tuple[Recipe, bool]] = {
+    "tables.create": (lambda w: {"game": GAME, "players": "4",
+                                 **{f"name-{i}": f"{name}2" for i, name in enumerate(NAMES)}}, True),
+    "tables.add_deal": (lambda w: {"number": "2", **DEAL_1}, True),
+    "tables.preview": (lambda w: {"number": "2", **DEAL_1}, False),
+    "tables.update": (_edit_fields, True),
+    "tables.undo": (lambda w: {"number": "1"}, True),
+    "tables.finish": (lambda w: {"finished": "1"}, True),
+    "tables.rematch": (lambda w: {}, True),
+}
+
+
+def unsafe_rules(app: Flask):
+    return [rule for rule in app.url_map.iter_rules() if rule.methods & UNSAFE_METHODS]
+
+
+def build(rule, world: World) -> str:
+    params = world.url_params()
+    unknown = set(rule.arguments) - set(params)
+    assert not unknown, f"{rule.rule}: no real value for URL parameter(s) {sorted(unknown)}; add one"
+    built = rule.build({name: params[name] for name in rule.arguments}, append_unknown=False)
+    assert built is not None, f"{rule.rule}: could not build a URL"
+    return built[1]
+
+
+def refused(response, what: str) -> list[str]:
+    problems = []
+    if response.status_code != 400:
+        problems.append(f"{what}: status {response.status_code}, expected 400")
+    elif REFUSED not in text_of(response.get_data(as_text=True)):
+        problems.append(f"{what}: 400 without the “{REFUSED}” message")
+    problems.extend(check_headers(response, what))
+    return problems
+
+
+# --- the URL map --------------------------------------------------------------------------------
+
+def test_the_url_map_lists_every_state_changing_route(csrf_app):
+    rules = unsafe_rules(csrf_app)
+    assert rules, "no state-changing route found in the URL map"
+    endpoints = {rule.endpoint for rule in rules}
+    missing = KNOWN_UNSAFE - endpoints
+    assert not missing, f"known state-changing routes missing from the URL map: {sorted(missing)}"
+    no_recipe = endpoints - set(RECIPES)
+    assert not no_recipe, (f"new state-changing route(s) {sorted(no_recipe)}: add a request recipe "
+                           "to RECIPES so their CSRF protection is tested")
+
+
+# --- CSRF on every state-changing route -----------------------------------------------------------
+
+def test_every_state_changing_route_refuses_a_missing_forged_or_foreign_token(csrf_app):
+    rules = unsafe_rules(csrf_app)
+    assert {rule.endpoint for rule in rules} >= KNOWN_UNSAFE
+    # Another phone with its own session, and a phone with no session at all.
+    stranger = csrf_app.test_client()
+    foreign = csrf_of(stranger.get(f"/tables/new?game={GAME}&players=4").get_data(as_text=True))
+    wrong_key = URLSafeTimedSerializer("not-the-secret-key", salt="wtf-csrf-token")
+    problems: list[str] = []
+    tried = []
+
+    for rule in rules:
+        assert rule.endpoint in RECIPES, f"{rule.rule} ({rule.endpoint}) has no request recipe"
+        recipe, changes_state = RECIPES[rule.endpoint]
+        for method in sorted(rule.methods & UNSAFE_METHODS):
+            world = World(csrf_app)  # fresh table, deal 1 entered, for each route
+            url = build(rule, world)
+            fields = recipe(world)
+            good = world.good_token()
+            raw = world.session_raw_token()
+            assert foreign != good
+            before = snapshot(world.db)
+            send = world.client.open
+
+            attempts = [
+                ("no token", send(url, method=method, data=fields)),
+                ("no token, htmx", send(url, method=method, data=fields, headers={"HX-Request": "true"})),
+                ("empty token", send(url, method=method, data={**fields, "csrf_token": ""})),
+                ("made-up token", send(url, method=method, data={**fields, "csrf_token": "forged"})),
+                ("tampered token", send(url, method=method, data={
+                    **fields, "csrf_token": good[:-2] + ("AA" if not good.endswith("AA") else "BB")})),
+                ("unsigned session token", send(url, method=method, data={**fields, "csrf_token": raw})),
+                ("token signed with another key", send(url, method=method, data={
+                    **fields, "csrf_token": wrong_key.dumps(raw)})),
+                ("forged token in the X-CSRFToken header", send(url, method=method, data=fields,
+                                                              headers={"X-CSRFToken": "forged"})),
+                ("another phone's token", send(url, method=method, data={**fields, "csrf_token": foreign})),
+                ("another phone's token in the header", send(url, method=method, data=fields,
+                                                            headers={"X-CSRFToken": foreign})),
+                # A valid token but no session cookie: what a cross-site page could at best replay.
+                ("valid token, no session", csrf_app.test_client().open(
+                    url, method=method, data={**fields, "csrf_token": good})),
+                # This phone's valid token sent with the other phone's cookie.
+                ("this phone's token, other phone's cookie", stranger.open(
+                    url, method=method, data={**fields, "csrf_token": good})),
+            ]
+            for what, response in attempts:
+                problems.extend(refused(response, f"{method} {rule.rule} [{what}]"))
+            if snapshot(world.db) != before:
+                problems.append(f"{method} {rule.rule}: a refused request changed the database")
+
+            # The same request with the right token succeeds: the refusals were about the token.
+            response = send(url, method=method, data={**fields, "csrf_token": good})
+            if not 200 <= response.status_code < 400:
+                problems.append(f"{method} {rule.rule} with the right token: status {response.status_code}: "
+                                + text_of(response.get_data(as_text=True))[:300])
+            changed = snapshot(world.db) != before
+            if changed != changes_state:
+                problems.append(f"{method} {rule.rule} with the right token: database "
+                                f"{'changed' if changed else 'unchanged'}, expected the opposite")
+            # The header, as htmx or a script would send it, is accepted too.
+            if not changes_state:
+                response = send(url, method=method, data=fields, headers={"X-CSRFToken": good})
+                if not 200 <= response.status_code < 400:
+                    problems.append(f"{method} {rule.rule} with the right token in the header: "
+                                    f"status {response.status_code}")
+            tried.append(rule.endpoint)
+
+    assert set(tried) >= KNOWN_UNSAFE
+    assert not problems, "\n".join(problems)
+
+
+def test_a_refused_post_leaves_revision_deals_and_tables_as_they_were(csrf_app):
+    """The plain statement of (a), on the figures phones see: revision, deal count, tables."""
+    world = World(csrf_app)
+    conn = sqlite3.connect(world.db)
+    try:
+        def figures():
+            return (conn.execute("SELECT revision FROM tables WHERE token = ?", (world.token,)).fetchone()[0],
+                    conn.execute("SELECT COUNT(*) FROM deals").fetchone()[0],
+                    conn.execute("SELECT COUNT(*) FROM tables").fetchone()[0])
+
+        before = figures()
+        assert before[1] == 1 and before[2] == 1
+        for rule in unsafe_rules(csrf_app):
+            recipe, _ = RECIPES[rule.endpoint]
+            response = world.client.post(build(rule, world), data=recipe(world))
+            assert response.status_code == 400, rule.rule
+            assert REFUSED in text_of(response.get_data(as_text=True)), rule.rule
+            assert figures() == before, f"{rule.rule} changed the table without a token"
+    finally:
+        conn.close()
+
+
+# --- GET never changes state ------------------------------------------------------------------------
+
+def test_no_get_route_changes_state(csrf_app):
+    world = World(csrf_app)
+    good = world.good_token()
+    db = world.db
+    rev = sqlite3.connect(db).execute("SELECT revision FROM tables").fetchone()[0]
+    # Query strings that look like a deal, an undo, a finish: a GET must ignore them.
+    lookalike = {"csrf_token": good, "number": "2", "finished": "1", "was": "x",
+                 "game": GAME, "players": "4", "name-0": "A", "name-1": "B", "name-2": "C",
+                 "name-3": "D", **DEAL_1}
+    before_rows = snapshot(db)
+    before = original = change_count(db)
+    problems: list[str] = []
+    seen = set()
+    for rule in csrf_app.url_map.iter_rules():
+        url = build(rule, world)
+        if "GET" not in rule.methods:
+            # A state-changing route asked with GET: refused, nothing done.
+            response = world.client.get(url, query_string=lookalike)
+            if response.status_code != 405:
+                problems.append(f"GET {rule.rule} (a {sorted(rule.methods)} route): status {response.status_code}")
+            continue
+        seen.add(rule.endpoint)
+        for query in ({}, {"rev": str(rev)} if rule.endpoint == "tables.live" else {"next": "/"}, lookalike):
+            for method in ("GET", "HEAD"):
+                response = world.client.open(url, method=method, query_string=query)
+                if not 200 <= response.status_code < 400:
+                    problems.append(f"{method} {url}?{query}: status {response.status_code}")
+                if response.status_code != 204:
+                    problems.extend(check_headers(response, f"{method} {url}"))
+        if change_count(db) != before:
+            problems.append(f"GET {rule.rule} added to the change log")
+            before = change_count(db)
+    assert not problems, "\n".join(problems)
+    assert {"tables.show", "tables.live", "tables.host", "tables.log", "tables.edit",
+            "tables.export_json", "home.index"} <= seen
+    assert change_count(db) == original, "GET requests added to the change log"
+    assert snapshot(db) == before_rows, "GET requests changed the database"
+
+
+# --- security headers ------------------------------------------------------------------------------
+
+def test_security_headers_on_pages_errors_and_the_live_fast_path(csrf_app):
+    world = World(csrf_app)
+    client = world.client
+    problems: list[str] = []
+    for what, response in [
+        ("home", client.get("/")),
+        ("table page", client.get(f"/t/{world.token}")),
+        ("host view", client.get(f"/t/{world.token}/host")),
+        ("live, changed", client.get(f"/t/{world.token}/live?rev=0")),
+        ("export.json", client.get(f"/t/{world.token}/export.json")),
+        ("static js", client.get("/static/app.js")),
+        ("404", client.get("/t/" + "A" * 22)),
+        ("CSRF refusal", client.post(f"/t/{world.token}/undo", data={"number": "1"})),
+        ("gzip page", client.get(f"/t/{world.token}", headers={"Accept-Encoding": "gzip"})),
+    ]:
+        problems.extend(check_headers(response, what))
+    assert not problems, "\n".join(problems)
+
+    # The fast path: the 204 comes from companion/web/live.py, without Flask at all.
+    flask_requests = []
+
+    def count(sender, **_extra):
+        flask_requests.append(sender)
+
+    rev = sqlite3.connect(world.db).execute(
+        "SELECT revision FROM tables WHERE token = ?", (world.token,)).fetchone()[0]
+    with request_started.connected_to(count, csrf_app):
+        fast = client.get(f"/t/{world.token}/live?rev={rev}&form=2")
+        assert flask_requests == [], "the unchanged poll went through Flask, not the fast path"
+        assert fast.status_code == 204 and fast.get_data() == b""
+        assert fast.headers["X-Content-Type-Options"] == "nosniff"
+        assert fast.headers["Referrer-Policy"] == "no-referrer"
+        assert fast.headers["X-Frame-Options"] == "DENY"
+        assert fast.headers["Cache-Control"] == "no-store"
+        # A 204 has no document for a CSP to govern; if one is sent it must still be strict.
+        if "Content-Security-Policy" in fast.headers:
+            assert not check_headers(fast, "204 fast path")
+        # The same route when the table did change goes through Flask (and its headers).
+        changed = client.get(f"/t/{world.token}/live?rev={rev - 1}")
+        assert changed.status_code == 200 and flask_requests
+        assert not check_headers(changed, "live, changed")
