@@ -12,11 +12,13 @@ import hashlib
 import json
 import secrets
 import sqlite3
+import threading
+from collections import OrderedDict
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from datetime import datetime, timezone
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from .games import GAMES, Game, InvalidDeal, Match, MatchSetup, Progress
 from .games.base import FieldError
@@ -67,11 +69,47 @@ class Table:
 
     @cached_property
     def _replayed(self) -> Progress:
-        # A page asks for the standings several times; the table is immutable, so replay once.
-        return self.progress(upto=len(self.deals))
+        # A page asks for the standings several times; the table is immutable, so replay once,
+        # and remember it per revision: every phone's next request asks about the same state.
+        key = (self.token, self.revision, len(self.deals))
+        progress = REPLAYS.get(key)
+        if progress is None:
+            progress = self.progress(upto=len(self.deals))
+            REPLAYS.put(key, progress)
+        return progress
 
     def match(self) -> Match:
         return self.game.conclude(self.progress(), self.finished)
+
+
+class ReplayCache:
+    """The replayed match per (token, revision, deals), for the most recently used tables.
+
+    Every change bumps the revision, so a stored entry can never go stale; it only saves
+    replaying the same facts again. ``Progress`` is immutable, so threads may share it.
+    """
+
+    def __init__(self, size: int = 512):
+        self.size = size
+        self.entries: OrderedDict[tuple, Progress] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key: tuple) -> Progress | None:
+        with self.lock:
+            progress = self.entries.get(key)
+            if progress is not None:
+                self.entries.move_to_end(key)
+            return progress
+
+    def put(self, key: tuple, progress: Progress) -> None:
+        with self.lock:
+            self.entries[key] = progress
+            self.entries.move_to_end(key)
+            while len(self.entries) > self.size:
+                self.entries.popitem(last=False)
+
+
+REPLAYS = ReplayCache()
 
 
 class Conflict(Exception):
@@ -98,7 +136,8 @@ def write(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     try:
         yield conn
     except BaseException:
-        conn.execute("ROLLBACK")
+        if conn.in_transaction:  # SQLite may have rolled back already (disk full)
+            conn.execute("ROLLBACK")
         raise
     else:
         conn.execute("COMMIT")
@@ -179,8 +218,8 @@ def changes(conn: sqlite3.Connection, table_id: int) -> list[dict[str, Any]]:
 
 
 def _touch(conn: sqlite3.Connection, table_id: int, action: str, number: int | None,
-           before: dict | None, after: dict | None) -> None:
-    stamp = now()
+           before: dict | None, after: dict | None, stamp: str | None = None) -> None:
+    stamp = stamp or now()
     conn.execute("UPDATE tables SET revision = revision + 1, updated_at = ? WHERE id = ?", (stamp, table_id))
     conn.execute("INSERT INTO changes (table_id, at, action, number, before, after) VALUES (?, ?, ?, ?, ?, ?)",
                  (table_id, stamp, action, number,
@@ -196,8 +235,14 @@ def _load_locked(conn: sqlite3.Connection, token: str) -> Table:
     return table
 
 
-def add_deal(conn: sqlite3.Connection, token: str, number: int, facts: dict[str, Any]) -> None:
-    """Record deal ``number``; refuses if that deal exists already (another phone was first)."""
+def add_deal(conn: sqlite3.Connection, token: str, number: int,
+             deal: dict[str, Any] | Callable[[Progress], tuple[dict[str, Any], list[FieldError]]]) -> Table:
+    """Record deal ``number``; refuses if that deal exists already (another phone was first).
+
+    ``deal`` is the facts, or a function reading them from a form given the match so far:
+    then the table is read and replayed once, inside the lock, for both reading and
+    checking (an entry is the request players wait on). Returns the table as stored.
+    """
     with write(conn):
         table = _load_locked(conn, token)
         recorded = len(table.deals)
@@ -209,15 +254,23 @@ def add_deal(conn: sqlite3.Connection, token: str, number: int, facts: dict[str,
                              count=recorded))
         # Validate against the stored state, not whatever the phone saw.
         progress = table.progress()
+        facts, errors = deal(progress) if callable(deal) else (deal, [])
+        if errors:
+            raise Refused(errors)
         state = table.game.conclude(progress, table.finished)
         if state.next is None:
             raise Refused([FieldError("deal", state.outcome.message or T("The match is over."))])
-        errors = table.game.validate(progress, facts)
-        if errors:
-            raise Refused(errors)
+        try:
+            after = table.game.add_deal(progress, facts)  # checks, then scores
+        except InvalidDeal as exc:
+            raise Refused(exc.errors) from exc
+        stamp = now()
         conn.execute("INSERT INTO deals (table_id, number, facts, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
-                     (table.id, number, facts_json(facts), now(), now()))
-        _touch(conn, table.id, "add", number, None, facts)
+                     (table.id, number, facts_json(facts), stamp, stamp))
+        _touch(conn, table.id, "add", number, None, facts, stamp)
+    stored = replace(table, deals=table.deals + (facts,), revision=table.revision + 1, updated_at=stamp)
+    REPLAYS.put((stored.token, stored.revision, len(stored.deals)), after)
+    return stored
 
 
 def edit_deal(conn: sqlite3.Connection, token: str, number: int, facts: dict[str, Any], was: str) -> Table:
@@ -263,6 +316,12 @@ def undo_last(conn: sqlite3.Connection, token: str, number: int) -> Table:
 def set_finished(conn: sqlite3.Connection, token: str, finished: bool) -> Table:
     with write(conn):
         table = _load_locked(conn, token)
+        if finished and not table.finished and not table.deals:
+            raise Refused([FieldError("finished", T("Enter a deal first: there is no match to finish yet."))])
+        if finished and not table.finished and not table.game.outcome(table.progress(), True).over:
+            # Only where the rules give "finish" a meaning (open-ended Pair & Quad, accepting a tie).
+            raise Refused([FieldError("finished", T("This match ends by itself under its rules; "
+                                                     "there is nothing to finish by hand."))])
         if table.finished != finished:
             conn.execute("UPDATE tables SET finished = ? WHERE id = ?", (int(finished), table.id))
             _touch(conn, table.id, "finish" if finished else "reopen", None, None, None)

@@ -185,6 +185,22 @@ def test_text_responses_are_gzipped_when_asked(client):
     assert "Accept-Encoding" in zipped.headers.get("Vary", "")
 
 
+@pytest.mark.parametrize("path", ["/static/vendor/htmx-4.0.1.min.js", "/static/app.css", "/static/app.js"])
+def test_static_files_are_gzipped_too_but_never_a_range(client, path):
+    """A phone's first visit is mostly htmx and CSS: they must travel compressed."""
+    import gzip
+    plain = client.get(path)
+    for _ in range(2):  # the second answer comes from the compressed copy kept in memory
+        zipped = client.get(path, headers={"Accept-Encoding": "gzip"})
+        assert zipped.status_code == 200
+        assert zipped.headers.get("Content-Encoding") == "gzip"
+        assert gzip.decompress(zipped.data) == plain.data
+        assert int(zipped.headers["Content-Length"]) == len(zipped.data) < len(plain.data) / 2
+    partial = client.get(path, headers={"Accept-Encoding": "gzip", "Range": "bytes=0-99"})
+    assert partial.status_code == 206 and "Content-Encoding" not in partial.headers
+    assert partial.data == plain.data[:100]
+
+
 # --- the join QR -----------------------------------------------------------------------------
 
 def test_home_qr_svg_decodes_to_the_printed_url(client, qr_decode):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import sqlite3
 
 from flask import Flask, Response, render_template, request
 from flask_babel import Babel, get_locale, gettext
@@ -55,18 +56,34 @@ def secure_headers(response: Response) -> Response:
     return response
 
 
+_STATIC_GZ: dict[tuple, bytes] = {}  # static files compressed once each (htmx alone is 37 KB raw)
+
+
 def compress(response: Response) -> Response:
     """gzip text responses for phones on slow Wi-Fi (waitress does not compress)."""
-    if (response.status_code < 200 or response.status_code >= 300 or response.direct_passthrough
+    if (response.status_code < 200 or response.status_code >= 300
             or "gzip" not in request.headers.get("Accept-Encoding", "")
             or "Content-Encoding" in response.headers
             or not (response.mimetype.startswith("text/") or response.mimetype in
-                    ("application/javascript", "application/json", "image/svg+xml"))):
+                    ("application/javascript", "text/javascript", "application/json", "image/svg+xml"))):
         return response
-    body = response.get_data()
-    if len(body) < 600:
-        return response
-    response.set_data(gzip.compress(body, compresslevel=6))
+    if response.direct_passthrough:
+        # Flask streams static files; ours are small, so read, compress once and remember.
+        if request.endpoint != "static" or response.status_code != 200:  # never a 206 range
+            return response
+        key = (request.path, response.headers.get("ETag"), response.content_length)
+        packed = _STATIC_GZ.get(key)
+        response.direct_passthrough = False
+        if packed is None:
+            packed = _STATIC_GZ[key] = gzip.compress(response.get_data(), compresslevel=9)
+        else:
+            response.close()  # the file Flask opened for streaming
+        response.set_data(packed)
+    else:
+        body = response.get_data()
+        if len(body) < 600:
+            return response
+        response.set_data(gzip.compress(body, compresslevel=6))
     response.headers["Content-Encoding"] = "gzip"
     response.headers["Content-Length"] = str(len(response.get_data()))
     vary = response.headers.get("Vary", "")
@@ -95,6 +112,9 @@ def init_app(app: Flask) -> None:
 
     from .live import UnchangedShortcut
     app.wsgi_app = UnchangedShortcut(app.wsgi_app, lambda: app.config["DATABASE"], list(FIXED_HEADERS.items()))
+    from .guard import LinkGuessGuard
+    guard_headers = [("Content-Security-Policy", CSP)] + list(FIXED_HEADERS.items())
+    app.wsgi_app = app.extensions["link_guard"] = LinkGuessGuard(app.wsgi_app, guard_headers)
 
     @app.errorhandler(CSRFError)
     def csrf_refused(error: CSRFError):
@@ -108,6 +128,12 @@ def init_app(app: Flask) -> None:
     @app.errorhandler(413)
     def too_large(_error):
         return render_template("error.html", message=gettext("That was far more data than any form here sends.")), 413
+
+    @app.errorhandler(sqlite3.OperationalError)
+    def not_saved(_error):
+        # Disk full, read-only or locked: say so plainly; nothing half-done was stored.
+        from .tables import NOT_SAVED
+        return render_template("error.html", message=NOT_SAVED()), 503
 
     @app.errorhandler(500)
     def server_error(_error):

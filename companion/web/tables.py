@@ -32,6 +32,12 @@ TOKEN_SHAPE = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
 POLL_MS = 700  # phones ask this often; with request time it keeps propagation under 1 s
 
 
+def NOT_SAVED() -> str:
+    """Said when SQLite can't write (disk full, read-only file, locked too long): nothing was saved."""
+    return gettext("The host laptop could not save this: its disk may be full or its database read-only. "
+                   "Nothing was changed; try again.")
+
+
 def is_htmx() -> bool:
     return request.headers.get("HX-Request") == "true"
 
@@ -116,9 +122,11 @@ def create():
     try:
         token = store.create(get_db(), game.id, names, options)
     except store.Refused as refused:
-        values = form_values()
-        return render_template("tables/new.html", game=game, n=n, counts=counts, values=values,
+        return render_template("tables/new.html", game=game, n=n, counts=counts, values=form_values(),
                                errors=group_errors(refused.errors)), 422
+    except sqlite3.OperationalError:
+        return render_template("tables/new.html", game=game, n=n, counts=counts, values=form_values(),
+                               errors={"table": [NOT_SAVED()]}), 503
     return redirect(url_for("tables.show", token=token), code=303)
 
 
@@ -195,29 +203,27 @@ def render_entry(table: store.Table, status: int = 200, **kw):
 
 @bp.post("/t/<token>/deals")
 def add_deal(token: str):
-    table = table_or_404(token)
+    if not TOKEN_SHAPE.match(token):
+        abort(404)
     values = form_values()
     number = request.form.get("number", type=int)
     if number is None:
-        return render_entry(table, 422, values=values,
+        return render_entry(table_or_404(token), 422, values=values,
                             errors={"deal": [gettext("This form is missing its deal number. Reload the page.")]})
-    facts, errors = table.game.parse_deal(values, table.progress())
-    if not errors:
-        try:
-            store.add_deal(get_db(), token, number, facts)
-        except store.Conflict as conflict:
-            table = table_or_404(token)
-            return render_entry(table, 409, values=values, notice=conflict.message)
-        except store.Refused as refused:
-            errors = refused.errors
-        except sqlite3.OperationalError:
-            return render_entry(table, 503, values=values, errors={"deal": [gettext(
-                "The host laptop could not save this deal (its disk may be full or read-only). "
-                "Nothing was saved; your entry is still here — try again.")]})
-    if errors:
-        return render_entry(table, 422, values=values, errors=group_errors(errors))
+    try:
+        # The store reads the form against the match as stored, in one read and one replay.
+        table = store.add_deal(get_db(), token, number,
+                               lambda progress: GAMES[progress.setup.game].parse_deal(values, progress))
+    except LookupError:
+        abort(404)
+    except store.Conflict as conflict:
+        return render_entry(table_or_404(token), 409, values=values, notice=conflict.message)
+    except store.Refused as refused:
+        return render_entry(table_or_404(token), 422, values=values, errors=group_errors(refused.errors))
+    except sqlite3.OperationalError:
+        return render_entry(table_or_404(token), 503, values=values, errors={"deal": [NOT_SAVED()]})
     if is_htmx():
-        return render_entry(table_or_404(token), 200, notice=None)
+        return render_entry(table, 200, notice=None)
     return redirect(table_url(table, saved=number) + "#sheet", code=303)
 
 
@@ -273,6 +279,8 @@ def update(token: str, number: int):
             return render_edit(table, number, values, {}, conflict.message, store.fingerprint(recorded), 409)
         except store.Refused as refused:
             errors = refused.errors
+        except sqlite3.OperationalError:
+            return render_edit(table, number, values, {"deal": [NOT_SAVED()]}, None, was, 503)
     if errors:
         return render_edit(table, number, values, group_errors(errors), None, was, 422)
     return redirect(table_url(table, edited=number) + f"#deal-{number}", code=303)
@@ -292,7 +300,10 @@ def undo(token: str):
 @bp.post("/t/<token>/finish")
 def finish(token: str):
     table = table_or_404(token)
-    store.set_finished(get_db(), token, request.form.get("finished", "1") == "1")
+    try:
+        store.set_finished(get_db(), token, request.form.get("finished", "1") == "1")
+    except store.Refused as refused:
+        return render_template("error.html", message=render_text(refused.errors[0].message)), 409
     return redirect(table_url(table) + "#sheet", code=303)
 
 
