@@ -4,7 +4,13 @@ waitress server on loopback, and a QR decoder."""
 from __future__ import annotations
 
 import io
+import os
+import signal
+import socket
+import subprocess
+import sys
 import threading
+import time
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
@@ -166,3 +172,72 @@ def qr_decode() -> Callable[[Any], list[str]]:
 
     zxing-cpp and Pillow are test requirements: a missing one fails, never skips."""
     return decode_qr
+
+
+# --- `companion serve` as a separate process, to kill -9 ----------------------------------------
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class ServerProcess:
+    """`python -m companion.cli serve` on loopback with its own database file.
+
+    ``kill()`` is SIGKILL (no clean-up at all), ``start()`` starts it again on a fresh
+    port (``port`` changes), ``stop()`` ends it politely. Output goes to ``log``.
+    """
+
+    def __init__(self, db: Path, log: Path):
+        self.db, self.log = db, log
+        self.proc: subprocess.Popen | None = None
+        self.port = 0
+        self.starts = 0
+
+    def start(self, timeout: float = 15) -> None:
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO_ROOT), env.get("PYTHONPATH")) if p)
+        env["PYTHONUNBUFFERED"] = "1"
+        port = free_port()
+        with open(self.log, "ab") as out:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "companion.cli", "serve", "--host", "127.0.0.1", "--port", str(port),
+                 "--db", str(self.db), "--no-qr"],
+                cwd=self.db.parent, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise AssertionError(f"server exited: {self.log.read_text(errors='replace')[-2000:]}")
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                    self.port = port
+                    self.starts += 1
+                    return
+            except OSError:
+                time.sleep(0.02)
+        self.proc.kill()
+        raise AssertionError(f"server did not start within {timeout} s")
+
+    def kill(self) -> None:
+        os.kill(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(5)
+
+
+@pytest.fixture
+def server_process(tmp_path: Path) -> Iterator[ServerProcess]:
+    """A started `companion serve` process (see ServerProcess); always stopped afterwards."""
+    server = ServerProcess(tmp_path / "served.sqlite", tmp_path / "serve.log")
+    server.start()
+    yield server
+    server.stop()

@@ -5,21 +5,16 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
+import random
 import re
-import signal
-import socket
-import subprocess
 import sys
 import threading
 import time
 import urllib.parse
 from html import unescape
-from pathlib import Path
 
 import pytest
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
 
 
@@ -106,68 +101,138 @@ def test_two_phones_enter_the_same_deal_at_once(live_server):
 
 # --- the crash -------------------------------------------------------------------------------
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_server(db: Path, port: int, log: Path) -> subprocess.Popen:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO_ROOT), env.get("PYTHONPATH")) if p)
-    env["PYTHONUNBUFFERED"] = "1"
-    with open(log, "ab") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "companion.cli", "serve", "--host", "127.0.0.1",
-                                 "--port", str(port), "--db", str(db), "--no-qr"],
-                                cwd=db.parent, env=env, stdout=out, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL)
-    deadline = time.monotonic() + 15
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise AssertionError(f"server exited: {log.read_text(errors='replace')[-2000:]}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return proc
-        except OSError:
-            time.sleep(0.05)
-    proc.kill()
-    raise AssertionError("server did not start within 15 s")
-
-
 @posix_only
-def test_acknowledged_deals_survive_sigkill(tmp_path):
+def test_acknowledged_deals_survive_sigkill(server_process):
     started = time.monotonic()
-    db, log = tmp_path / "crash.sqlite", tmp_path / "serve.log"
-    port = free_port()
-    proc = start_server(db, port, log)
     # Each player wins two deals: the match (first to 3) never ends.
     deals = [([0, 8, 9], [5, 6, 6]), ([9, 8, 0], [6, 6, 5]), ([8, 0, 9], [6, 5, 6])] * 2
     acknowledged: list[tuple] = []
-    token = None
-    try:
-        phone = Phone(port)
-        token = phone.create_table("rwd", ["山田", "🎲", "Cy"])
-        for number, (chips, tricks) in enumerate(deals, start=1):
-            form = rwd_form(phone.csrf(f"/t/{token}"), number, chips, tricks)
-            status, _headers, body = phone.request("POST", f"/t/{token}/deals", form)
-            assert status == 303, (number, re.findall(r'role="alert">([^<]*)<', body))
-            acknowledged.append((chips, tricks))
-            os.kill(proc.pid, signal.SIGKILL)  # right after the acknowledgement
-            proc.wait(10)
-            port = free_port()
-            proc = start_server(db, port, log)
-            phone = Phone(port)  # a new server means a new session (the secret key may differ)
-            status, _h, body = phone.request("GET", f"/t/{token}/export.json")
-            assert status == 200
-            stored = [(d["facts"]["chips"], d["facts"]["tricks"]) for d in json.loads(body)["deals"]]
-            assert stored == [(list(c), list(t)) for c, t in acknowledged]
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(5)
+    phone = Phone(server_process.port)
+    token = phone.create_table("rwd", ["山田", "🎲", "Cy"])
+    for number, (chips, tricks) in enumerate(deals, start=1):
+        form = rwd_form(phone.csrf(f"/t/{token}"), number, chips, tricks)
+        status, _headers, body = phone.request("POST", f"/t/{token}/deals", form)
+        assert status == 303, (number, re.findall(r'role="alert">([^<]*)<', body))
+        acknowledged.append((chips, tricks))
+        server_process.kill()  # right after the acknowledgement
+        server_process.start()
+        phone = Phone(server_process.port)  # a new server means a new session (the secret key may differ)
+        status, _h, body = phone.request("GET", f"/t/{token}/export.json")
+        assert status == 200
+        stored = [(d["facts"]["chips"], d["facts"]["tricks"]) for d in json.loads(body)["deals"]]
+        assert stored == [(list(c), list(t)) for c, t in acknowledged]
     assert len(acknowledged) == len(deals)
     assert time.monotonic() - started < 60
+
+
+# --- twenty phones, a thousand deals, the laptop killed at random ---------------------------
+
+CLIENTS, DEALS_EACH, DEALS_PER_TABLE = 20, 50, 8  # 20 x 50 = 1,000 deals
+
+
+def planned_deal(table_index: int, number: int) -> tuple[list[int], list[int]]:
+    """Deal ``number`` of a client's table: the winner rotates (no one reaches the 3 wins that end
+    an RWD match within 8 deals) and consecutive deals differ, so a doubled deal would show."""
+    winner = (number + table_index) % 4
+    chips = [4, 3, 3, 3]
+    tricks = [4, 3, 3, 3]
+    tricks[winner] += 2
+    tricks[(winner + 1) % 4] -= 2
+    return chips, tricks
+
+
+@posix_only
+def test_thousand_deals_from_twenty_phones_survive_random_kills(server_process):
+    started = time.monotonic()
+    rng = random.Random(20261122)
+    done = threading.Event()
+    failures: list[str] = []
+    acknowledged: list[tuple[str, int, list, list]] = []  # (token, number, chips, tricks) that got a 303
+    tables: dict[str, int] = {}  # token -> the client's table index (for its plan)
+    lock = threading.Lock()
+    kills = 0
+
+    def with_retries(action):
+        """Run ``action(phone)`` until the server answers (it may be down or restarting)."""
+        for _ in range(600):
+            try:
+                return action(Phone(server_process.port))
+            except (OSError, http.client.HTTPException):
+                time.sleep(0.02)
+        raise AssertionError("server unreachable for 12 s")
+
+    def client(index: int) -> None:
+        stored = 0
+        table_index = 0
+        try:
+            while stored < DEALS_EACH:
+                # A new table (creation may be cut off by a kill: then just create another).
+                token = with_retries(lambda p: p.create_table("rwd", [f"P{index}", "B", "C", "D"]))
+                with lock:
+                    tables[token] = table_index
+                number, phone, csrf = 1, Phone(server_process.port), None
+                while number <= DEALS_PER_TABLE and stored < DEALS_EACH:
+                    chips, tricks = planned_deal(table_index, number)
+                    phone.port = server_process.port  # it moves to a new port after each restart
+                    try:
+                        csrf = csrf or phone.csrf(f"/t/{token}")
+                        status, _h, body = phone.request("POST", f"/t/{token}/deals",
+                                                         rwd_form(csrf, number, chips, tricks))
+                    except (OSError, http.client.HTTPException, AssertionError):
+                        status = None  # killed mid-request: did it land? Ask the table.
+                    if status == 400:  # the security check failed: fetch a fresh form, as a phone would
+                        csrf = None
+                        continue
+                    if status == 303:
+                        with lock:
+                            acknowledged.append((token, number, chips, tricks))
+                    elif status not in (None, 409):  # 409: our own earlier, cut-off attempt landed
+                        raise AssertionError(f"deal {number}: {status} {re.findall(r'role=.alert.>([^<]*)<', body)}")
+                    if status != 303:
+                        _s, _h, body = with_retries(lambda p: p.request("GET", f"/t/{token}/export.json"))
+                        if len(json.loads(body)["deals"]) < number:
+                            continue  # not stored: enter it again
+                    number += 1
+                    stored += 1
+                table_index += 1
+        except BaseException as exc:  # report from the thread
+            failures.append(f"client {index}: {exc!r}")
+
+    def killer() -> None:
+        nonlocal kills
+        while not done.wait(rng.uniform(0.3, 1.2)):
+            server_process.kill()
+            kills += 1
+            server_process.start()
+
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(CLIENTS)]
+    chaos = threading.Thread(target=killer)
+    for t in threads:
+        t.start()
+    chaos.start()
+    for t in threads:
+        t.join(240)
+    done.set()
+    chaos.join(30)
+    assert not failures, failures[:5]
+    assert kills >= 3, "the server was hardly killed: the test proves little"
+
+    # Every table holds exactly its client's plan, in order, with nothing doubled or lost.
+    phone = Phone(server_process.port)
+    total = 0
+    stored_by_table = {}
+    for token, table_index in tables.items():
+        status, _h, body = phone.request("GET", f"/t/{token}/export.json")
+        assert status == 200
+        deals = json.loads(body)["deals"]
+        assert len(deals) <= DEALS_PER_TABLE
+        for record in deals:
+            chips, tricks = planned_deal(table_index, record["number"])
+            assert (record["facts"]["chips"], record["facts"]["tricks"]) == (chips, tricks), (token, record["number"])
+        stored_by_table[token] = deals
+        total += len(deals)
+    for token, number, chips, tricks in acknowledged:
+        assert number <= len(stored_by_table[token]), f"acknowledged deal {number} of {token} was lost"
+    assert total == CLIENTS * DEALS_EACH
+    assert len(acknowledged) >= total * 0.8  # most entries were acknowledged, not found afterwards
+    assert time.monotonic() - started < 300

@@ -111,10 +111,11 @@ def init_app(app: Flask) -> None:
     app.after_request(compress)
 
     from .live import UnchangedShortcut
-    app.wsgi_app = UnchangedShortcut(app.wsgi_app, lambda: app.config["DATABASE"], list(FIXED_HEADERS.items()))
     from .guard import LinkGuessGuard
-    guard_headers = [("Content-Security-Policy", CSP)] + list(FIXED_HEADERS.items())
-    app.wsgi_app = app.extensions["link_guard"] = LinkGuessGuard(app.wsgi_app, guard_headers)
+    # Answers made outside Flask carry the same security headers as Flask's.
+    headers = [("Content-Security-Policy", CSP)] + list(FIXED_HEADERS.items())
+    app.wsgi_app = UnchangedShortcut(app.wsgi_app, lambda: app.config["DATABASE"], headers)
+    app.wsgi_app = app.extensions["link_guard"] = LinkGuessGuard(app.wsgi_app, headers)
 
     @app.errorhandler(CSRFError)
     def csrf_refused(error: CSRFError):
