@@ -323,7 +323,8 @@ class LuckyCube(Game):
         winners = []
         for k in range(1, TRICKS + 1):
             raw = str(form.get(f"trick-{k}", "")).strip()
-            if not (raw.isascii() and raw.isdigit()) or int(raw) >= n:
+            # Length first: int() refuses strings of more than 4300 digits with a ValueError.
+            if not (raw.isascii() and raw.isdigit()) or len(raw) > 6 or int(raw) >= n:
                 break
             winners.append(int(raw))
         if not winners:
