@@ -6,6 +6,7 @@ import gzip
 import sqlite3
 
 from flask import Flask, Response, render_template, request
+from werkzeug.routing import IntegerConverter
 from flask_babel import Babel, get_locale, gettext
 from flask_wtf.csrf import CSRFError, CSRFProtect
 
@@ -92,7 +93,15 @@ def compress(response: Response) -> Response:
     return response
 
 
+class DealNumber(IntegerConverter):
+    """<int:...> in our URLs: at most 6 digits, so an absurd number is a plain 404
+    (werkzeug's own converter calls int() first, which refuses over 4,300 digits)."""
+
+    regex = r"\d{1,6}"
+
+
 def init_app(app: Flask) -> None:
+    app.url_map.converters["int"] = DealNumber
     Babel(app, locale_selector=select_locale)
     csrf.init_app(app)
     app.jinja_env.filters["t"] = render_text
@@ -125,6 +134,10 @@ def init_app(app: Flask) -> None:
     @app.errorhandler(404)
     def not_found(_error):
         return render_template("error.html", message=gettext("There is nothing here. Check the link or scan the table's QR code again.")), 404
+
+    @app.errorhandler(405)
+    def wrong_method(_error):
+        return render_template("error.html", message=gettext("This address is not meant to be opened like that. Go back and use the page's buttons.")), 405
 
     @app.errorhandler(413)
     def too_large(_error):

@@ -56,7 +56,8 @@ def index():
 
 def safe_next(target: str | None) -> str:
     """Only same-site paths, so the switch can't be used to bounce people elsewhere."""
-    if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:
+    if (not target or not target.startswith("/") or target.startswith("//") or "\\" in target
+            or not target.isprintable()):  # a CR/LF would split the Location header
         return "/"
     return target
 

@@ -106,7 +106,8 @@ def new():
 def create():
     game = GAMES.get(request.form.get("game", ""))
     if game is None:
-        return render_template("tables/choose_game.html"), 422
+        return render_template("tables/choose_game.html", errors={"game": [gettext(
+            "There is no such game here: choose one of these.")]}), 422
     counts = sorted(set(game.players) | set(game.variant_players))
     raw_n = request.form.get("players", "").strip()
     asked = int(raw_n) if raw_n.isascii() and raw_n.isdigit() and len(raw_n) < 4 else None
