@@ -39,6 +39,36 @@
       try { localStorage.removeItem(box.dataset.tick); } catch (e) { /* private mode */ }
     });
   });
-  document.addEventListener("DOMContentLoaded", function () { restoreTicks(document); });
-  document.addEventListener("htmx:after:swap", function (event) { restoreTicks(document); });
+  // Card keypads: tap a rank, then a suit, and the card is added to the codes box beside it.
+  function showKeypads(root) {
+    root.querySelectorAll(".keypad[hidden]").forEach(function (pad) { pad.hidden = false; });
+  }
+  document.addEventListener("click", function (event) {
+    var key = event.target.closest(".keypad .key");
+    if (!key) return;
+    var pad = key.closest(".keypad");
+    var input = document.getElementById(pad.dataset.for);
+    if (!input) return;
+    var cards = input.value.trim().split(/\s+/).filter(Boolean);
+    var chosen = pad.querySelector(".key[aria-pressed=true]");
+    if (key.dataset.rank) {
+      if (chosen) chosen.setAttribute("aria-pressed", "false");
+      if (chosen !== key) key.setAttribute("aria-pressed", "true");
+      return;
+    }
+    if (key.dataset.suit) {
+      if (!chosen) { pad.classList.add("want-rank"); return; }  // a suit needs a rank first
+      chosen.setAttribute("aria-pressed", "false");
+      cards.push(chosen.dataset.rank + key.dataset.suit);
+    } else if (key.dataset.key === "back") {
+      cards.pop();
+    }
+    pad.classList.remove("want-rank");
+    input.value = cards.join(" ");
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+    input.dispatchEvent(new Event("change", { bubbles: true }));
+  });
+
+  document.addEventListener("DOMContentLoaded", function () { restoreTicks(document); showKeypads(document); });
+  document.addEventListener("htmx:after:swap", function (event) { restoreTicks(document); showKeypads(document); });
 })();

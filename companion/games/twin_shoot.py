@@ -189,7 +189,7 @@ def resolve_trick(leader_seat: int, plays: Sequence[Card | str], n_players: int,
                                last=n_players - 1, seat=leader_seat))
     cards = [_card(c, n_players) for c in plays]
     if len(cards) != n_players:
-        raise TwinShootError(T("A trick has one card from each of the {n} players; {count} were entered.",
+        raise TwinShootError(T("A trick has one card from each of the {n} players; cards entered: {count}.",
                                n=n_players, count=len(cards)))
     if len(set(cards)) != len(cards):
         raise TwinShootError(T("Each card is unique in Twin Shoot; a card was entered twice."))
@@ -281,6 +281,7 @@ def _is_count(value: Any) -> bool:
 class TwinShoot(Game):
     suit_order = SUITS  # strongest first; the suit pickers read these two
     bid_values = BID_VALUES
+    lowest_rank = LOWEST_RANK  # per player count: the card keypad offers only the deck's ranks
     id = "twin_shoot"
     order = 5
     name_en = "Twin Shoot"

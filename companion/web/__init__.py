@@ -11,6 +11,7 @@ from flask_babel import Babel, get_locale, gettext
 from flask_wtf.csrf import CSRFError, CSRFProtect
 
 from ..games import GAMES
+from ..games.cards import SUIT_NAMES, SUIT_SYMBOLS
 from ..games.text import Text
 
 LANGUAGES = ("en", "ja")
@@ -106,6 +107,7 @@ def init_app(app: Flask) -> None:
     csrf.init_app(app)
     app.jinja_env.filters["t"] = render_text
     app.jinja_env.filters["names_of"] = lambda indexes, names: ", ".join(names[i] for i in indexes)
+    app.jinja_env.globals.update(SUIT_NAMES=SUIT_NAMES, SUIT_SYMBOLS=SUIT_SYMBOLS)
     app.jinja_env.globals.update(GAMES=GAMES, game_name=game_name, LANGUAGES=LANGUAGES,
                                  get_locale=get_locale)
     app.jinja_env.add_extension("jinja2.ext.i18n")

@@ -57,7 +57,19 @@ def test_twin_shoot(phone, live_server, artifacts_dir):
     expect_result(phone, "ts", "The team scores 67.")
     tap_step(phone, "ts-tricks2", 1, "-1")
     expect_result(phone, "ts", "every other team scores +30")
-    phone.locator("#f-tt-cards").fill("QL 9L QC 8X")
+    # The card keypad: a rank, then a suit, per card; only the 4-player deck's ranks (A–7).
+    pad = phone.locator('.keypad[data-for="f-tt-cards"]')
+    assert pad.is_visible()
+    assert pad.locator("[data-rank]").all_inner_texts() == ["A", "K", "Q", "J", "10", "9", "8", "7"]
+    phone.locator("#f-tt-cards").fill("")
+    for card in ("QL", "9L", "QC", "8X", "AH"):
+        pad.locator(f'[data-rank="{card[:-1]}"]').tap()
+        pad.locator(f'[data-suit="{card[-1]}"]').tap()
+    assert phone.locator("#f-tt-cards").input_value() == "QL 9L QC 8X AH"
+    pad.locator('[data-key="back"]').tap()  # one card too many: take it back
+    assert phone.locator("#f-tt-cards").input_value() == "QL 9L QC 8X"
+    pad.locator('[data-suit="S"]').tap()  # a suit without a rank adds nothing
+    assert phone.locator("#f-tt-cards").input_value() == "QL 9L QC 8X"
     expect_result(phone, "tt", "Player 1 wins the trick with QL.")
     tap_step(phone, "tl-deal", 3)
     expect_result(phone, "tl", "Deal 3: Player 2")
