@@ -23,29 +23,19 @@ import argparse
 import asyncio
 import gzip
 import json
-import os
 import random
 import sqlite3
 import re
-import socket
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 import urllib.parse
 from pathlib import Path
 
-HOST = "127.0.0.1"
-ROOT = Path(__file__).resolve().parent.parent
+from serving import HOST, start_server, stop_server
+
 PHONES_PER_TABLE = 6
 POLL_S = 0.7  # the page's polling interval (companion.web.tables.POLL_MS)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
 
 
 def rss_mb(pid: int) -> float:
@@ -177,18 +167,10 @@ async def quiet_ratio(port: int, entries: int) -> dict:
 
 
 async def run(args) -> dict:
-    db = Path(tempfile.mkdtemp()) / "bench.sqlite"
-    port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "companion.cli", "serve", "--host", HOST, "--port", str(port),
-                               "--db", str(db), "--no-qr"], cwd=ROOT, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE)
+    tmp = Path(tempfile.mkdtemp())
+    db = tmp / "x.sqlite"
+    server, port = start_server(tmp)
     try:
-        for _ in range(100):
-            try:
-                with socket.create_connection((HOST, port), timeout=0.2):
-                    break
-            except OSError:
-                await asyncio.sleep(0.1)
         # Create the tables through the real forms (with CSRF), remembering each link.
         tables = []
         setup = Conn(port)
@@ -288,11 +270,7 @@ async def run(args) -> dict:
         for t in tables:
             t["conn"].close()
     finally:
-        server.terminate()
-        try:
-            server.wait(10)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        stop_server(server)
     entry_p50, trivial_p50 = pct(stats["entry"], 50), pct(stats["trivial"], 50)
     return {
         "tables": args.tables, "phones": args.tables * PHONES_PER_TABLE, "seconds": args.seconds,
@@ -340,7 +318,7 @@ def main() -> None:
     if args.knee:
         args.quiet_entries = 0
         below = None
-        for tables in (50, 100, 150, 200, 250, 300, 400, 500):
+        for tables in (50, 100, 125, 150, 175, 200, 250, 300, 400, 500):
             args.tables = tables
             result = median_of([asyncio.run(run(args)) for _ in range(args.runs)])
             print(json.dumps({k: result[k] for k in ("phones", "live_p99_ms", "entry_p99_ms", "errors",

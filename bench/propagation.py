@@ -34,17 +34,15 @@ import argparse
 import os
 import random
 import re
-import signal
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from serving import start_server, stop_server
+
 HOST = "127.0.0.1"
-ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
@@ -59,45 +57,6 @@ TIMEOUT_MS = 10_000
 
 # --------------------------------------------------------------------------------------------
 # Server
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
-
-
-def start_server(tmp: Path) -> tuple[subprocess.Popen, int]:
-    port = free_port()
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
-    env["PYTHONUNBUFFERED"] = "1"
-    with open(tmp / "serve.log", "wb") as log:
-        proc = subprocess.Popen([sys.executable, "-m", "companion.cli", "serve", "--host", HOST,
-                                 "--port", str(port), "--db", str(tmp / "x.sqlite"), "--no-qr"],
-                                cwd=tmp, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL)
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError("server exited: " + (tmp / "serve.log").read_text(errors="replace")[-2000:])
-        try:
-            with socket.create_connection((HOST, port), timeout=0.5):
-                return proc, port
-        except OSError:
-            time.sleep(0.05)
-    stop_server(proc)
-    raise RuntimeError("server did not start within 20 s")
-
-
-def stop_server(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
 
 
 # --------------------------------------------------------------------------------------------

@@ -22,9 +22,7 @@ Exit status is 0 whatever the figures (a report, not a test); 1 only if somethin
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
-import signal
 import socket
 import statistics
 import subprocess
@@ -33,25 +31,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from serving import free_port, serve_command, server_env, stop_server
+
 HOST = "127.0.0.1"
-ROOT = Path(__file__).resolve().parent.parent
 TARGET_S = 1.5
 POLL_S = 0.010
 CONNECT_TIMEOUT_S = 0.05
 GIVE_UP_S = 20.0
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
-
-
-def server_env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
-    env["PYTHONUNBUFFERED"] = "1"
-    return env
 
 
 def healthz(port: int) -> int | None:
@@ -74,26 +60,14 @@ def healthz(port: int) -> int | None:
         return None
 
 
-def stop(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
-
-
 def launch(db: Path, log: Path) -> float:
     """Seconds from Popen to the first 200 from /healthz."""
     port = free_port()
     env = server_env()
     with open(log, "wb") as out:
         start = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, "-m", "companion.cli", "serve", "--host", HOST,
-                                 "--port", str(port), "--db", str(db), "--no-qr"],
-                                cwd=db.parent, env=env, stdout=out, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL)
+        proc = subprocess.Popen(serve_command(port, db), cwd=db.parent, env=env, stdout=out,
+                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     try:
         while True:
             status = healthz(port)
@@ -109,7 +83,7 @@ def launch(db: Path, log: Path) -> float:
                 raise RuntimeError(f"no 200 from /healthz within {GIVE_UP_S:.0f} s")
             time.sleep(POLL_S)
     finally:
-        stop(proc)
+        stop_server(proc)
     return elapsed
 
 

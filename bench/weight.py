@@ -35,15 +35,11 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import os
 import re
-import signal
 import socket
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 import urllib.parse
 import zlib
 from dataclasses import dataclass, field
@@ -51,8 +47,9 @@ from html import unescape
 from html.parser import HTMLParser
 from pathlib import Path
 
+from serving import start_server, stop_server
+
 HOST = "127.0.0.1"
-ROOT = Path(__file__).resolve().parent.parent
 KB = 1000
 PAGE_BUDGET = 50 * KB
 ENTRY_BUDGET = 8 * KB
@@ -375,46 +372,6 @@ def deal_form(csrf: str, number: int, winner: int | None, page: bytes) -> dict:
 
 # --------------------------------------------------------------------------------------------
 # Server
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
-
-
-def start_server(tmp: Path) -> tuple[subprocess.Popen, int]:
-    port = free_port()
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
-    env["PYTHONUNBUFFERED"] = "1"
-    log = open(tmp / "serve.log", "wb")
-    proc = subprocess.Popen([sys.executable, "-m", "companion.cli", "serve", "--host", HOST,
-                             "--port", str(port), "--db", str(tmp / "x.sqlite"), "--no-qr"],
-                            cwd=tmp, env=env, stdout=log, stderr=subprocess.STDOUT,
-                            stdin=subprocess.DEVNULL)
-    log.close()
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError("server exited: " + (tmp / "serve.log").read_text(errors="replace")[-2000:])
-        try:
-            with socket.create_connection((HOST, port), timeout=0.5):
-                return proc, port
-        except OSError:
-            time.sleep(0.05)
-    stop_server(proc)
-    raise RuntimeError("server did not start within 20 s")
-
-
-def stop_server(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
 
 
 # --------------------------------------------------------------------------------------------
