@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from functools import cached_property
 from datetime import datetime, timezone
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 from .games import GAMES, Game, InvalidDeal, Match, MatchSetup, Progress
 from .games.base import FieldError
@@ -79,7 +79,16 @@ class Table:
         return progress
 
     def match(self) -> Match:
+        return self._concluded
+
+    @cached_property
+    def _concluded(self) -> Match:
         return self.game.conclude(self.progress(), self.finished)
+
+    def can_finish(self) -> bool:
+        """Whether ending the match by hand means something: only after a deal, and where the
+        rules let a match end by agreement (open-ended Pair & Quad, accepting a tie)."""
+        return bool(self.deals) and self.game.outcome(self.progress(), True).over
 
 
 class ReplayCache:
@@ -227,21 +236,25 @@ def _touch(conn: sqlite3.Connection, table_id: int, action: str, number: int | N
                   None if after is None else facts_json(after)))
 
 
+class NoSuchTable(LookupError):
+    """No table has this token."""
+
+
 def _load_locked(conn: sqlite3.Connection, token: str) -> Table:
     """The table as stored, read inside the caller's write transaction."""
     table = load(conn, token)
     if table is None:
-        raise LookupError(token)
+        raise NoSuchTable(token)
     return table
 
 
-def add_deal(conn: sqlite3.Connection, token: str, number: int,
-             deal: dict[str, Any] | Callable[[Progress], tuple[dict[str, Any], list[FieldError]]]) -> Table:
+def add_deal(conn: sqlite3.Connection, token: str, number: int, facts: dict[str, Any] | None = None, *,
+             form: Mapping[str, str] | None = None) -> Table:
     """Record deal ``number``; refuses if that deal exists already (another phone was first).
 
-    ``deal`` is the facts, or a function reading them from a form given the match so far:
-    then the table is read and replayed once, inside the lock, for both reading and
-    checking (an entry is the request players wait on). Returns the table as stored.
+    Give the ``facts``, or the ``form`` fields a phone sent: then the game reads them
+    against the match as stored, so an entry (the request players wait on) reads and
+    replays the table once, inside the lock. Returns the table as stored.
     """
     with write(conn):
         table = _load_locked(conn, token)
@@ -254,10 +267,11 @@ def add_deal(conn: sqlite3.Connection, token: str, number: int,
                              count=recorded))
         # Validate against the stored state, not whatever the phone saw.
         progress = table.progress()
-        facts, errors = deal(progress) if callable(deal) else (deal, [])
-        if errors:
-            raise Refused(errors)
-        state = table.game.conclude(progress, table.finished)
+        if form is not None:
+            facts, errors = table.game.parse_deal(form, progress)
+            if errors:
+                raise Refused(errors)
+        state = table.match()
         if state.next is None:
             raise Refused([FieldError("deal", state.outcome.message or T("The match is over."))])
         try:
@@ -316,12 +330,10 @@ def undo_last(conn: sqlite3.Connection, token: str, number: int) -> Table:
 def set_finished(conn: sqlite3.Connection, token: str, finished: bool) -> Table:
     with write(conn):
         table = _load_locked(conn, token)
-        if finished and not table.finished and not table.deals:
-            raise Refused([FieldError("finished", T("Enter a deal first: there is no match to finish yet."))])
-        if finished and not table.finished and not table.game.outcome(table.progress(), True).over:
-            # Only where the rules give "finish" a meaning (open-ended Pair & Quad, accepting a tie).
-            raise Refused([FieldError("finished", T("This match ends by itself under its rules; "
-                                                     "there is nothing to finish by hand."))])
+        if finished and not table.finished and not table.can_finish():
+            reason = (T("This match ends by itself under its rules; there is nothing to finish by hand.")
+                      if table.deals else T("Enter a deal first: there is no match to finish yet."))
+            raise Refused([FieldError("finished", reason)])
         if table.finished != finished:
             conn.execute("UPDATE tables SET finished = ? WHERE id = ?", (int(finished), table.id))
             _touch(conn, table.id, "finish" if finished else "reopen", None, None, None)

@@ -11,7 +11,7 @@ from flask_babel import Babel, get_locale, gettext
 from flask_wtf.csrf import CSRFError, CSRFProtect
 
 from ..games import GAMES
-from ..games.cards import SUIT_NAMES, SUIT_SYMBOLS
+from ..games.cards import RANK_NAMES, SUIT_NAMES, SUIT_SYMBOLS
 from ..games.text import Text
 
 LANGUAGES = ("en", "ja")
@@ -107,7 +107,7 @@ def init_app(app: Flask) -> None:
     csrf.init_app(app)
     app.jinja_env.filters["t"] = render_text
     app.jinja_env.filters["names_of"] = lambda indexes, names: ", ".join(names[i] for i in indexes)
-    app.jinja_env.globals.update(SUIT_NAMES=SUIT_NAMES, SUIT_SYMBOLS=SUIT_SYMBOLS)
+    app.jinja_env.globals.update(RANK_NAMES=RANK_NAMES, SUIT_NAMES=SUIT_NAMES, SUIT_SYMBOLS=SUIT_SYMBOLS)
     app.jinja_env.globals.update(GAMES=GAMES, game_name=game_name, LANGUAGES=LANGUAGES,
                                  get_locale=get_locale)
     app.jinja_env.add_extension("jinja2.ext.i18n")
@@ -148,8 +148,8 @@ def init_app(app: Flask) -> None:
     @app.errorhandler(sqlite3.OperationalError)
     def not_saved(_error):
         # Disk full, read-only or locked: say so plainly; nothing half-done was stored.
-        from .tables import NOT_SAVED
-        return render_template("error.html", message=NOT_SAVED()), 503
+        from .tables import not_saved_message
+        return render_template("error.html", message=not_saved_message()), 503
 
     @app.errorhandler(500)
     def server_error(_error):

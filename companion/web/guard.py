@@ -14,8 +14,9 @@ import time
 from collections import deque
 from typing import Callable, Iterable
 
+from ..lan import is_loopback
+
 TABLE_PATH_PREFIX = "/t/"
-LOOPBACK = {"127.0.0.1", "::1"}
 
 # Outside Flask (no locale yet), so both languages; the page keeps the app's look-free minimum.
 TOO_MANY = ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -61,7 +62,7 @@ class LinkGuessGuard:
 
     def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
         address = environ.get("REMOTE_ADDR", "")
-        if not environ.get("PATH_INFO", "").startswith(TABLE_PATH_PREFIX) or address in LOOPBACK:
+        if not environ.get("PATH_INFO", "").startswith(TABLE_PATH_PREFIX) or is_loopback(address):
             return self.app(environ, start_response)
         if self.blocked(address):
             start_response("429 Too Many Requests", self.headers)

@@ -32,7 +32,7 @@ TOKEN_SHAPE = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
 POLL_MS = 700  # phones ask this often; with request time it keeps propagation under 1 s
 
 
-def NOT_SAVED() -> str:
+def not_saved_message() -> str:
     """Said when SQLite can't write (disk full, read-only file, locked too long): nothing was saved."""
     return gettext("The host laptop could not save this: its disk may be full or its database read-only. "
                    "Nothing was changed; try again.")
@@ -127,7 +127,7 @@ def create():
                                errors=group_errors(refused.errors)), 422
     except sqlite3.OperationalError:
         return render_template("tables/new.html", game=game, n=n, counts=counts, values=form_values(),
-                               errors={"table": [NOT_SAVED()]}), 503
+                               errors={"table": [not_saved_message()]}), 503
     return redirect(url_for("tables.show", token=token), code=303)
 
 
@@ -136,18 +136,17 @@ def create():
 
 
 def sheet_context(table: store.Table, form_number: int | None = None) -> dict:
-    progress = table.progress()
-    match = table.game.conclude(progress, table.finished)
-    # "Finish match" only where the rules give it meaning (open-ended Pair & Quad, accepting a tie).
-    can_finish = not match.over and bool(match.deals) and table.game.outcome(progress, True).over
+    match = table.match()
     return dict(table=table, game=table.game, match=match, chart=progression_chart(match),
-                form_number=form_number, poll_ms=POLL_MS, can_finish=can_finish)
+                form_number=form_number, poll_ms=POLL_MS,
+                # "Finish match" while it runs; a tie at the end has its own "accept the tie".
+                can_finish=table.can_finish() and not match.over)
 
 
 def entry_context(table: store.Table, values: dict | None = None, errors: dict | None = None,
                   notice: Text | None = None, preview=None) -> dict:
     progress = table.progress()
-    match = table.game.conclude(progress, table.finished)
+    match = table.match()
     upcoming = match.next
     return dict(table=table, game=table.game, match=match, progress=progress, upcoming=upcoming,
                 values=values or {}, errors=errors or {}, notice=notice, preview=preview,
@@ -213,16 +212,15 @@ def add_deal(token: str):
                             errors={"deal": [gettext("This form is missing its deal number. Reload the page.")]})
     try:
         # The store reads the form against the match as stored, in one read and one replay.
-        table = store.add_deal(get_db(), token, number,
-                               lambda progress: GAMES[progress.setup.game].parse_deal(values, progress))
-    except LookupError:
+        table = store.add_deal(get_db(), token, number, form=values)
+    except store.NoSuchTable:
         abort(404)
     except store.Conflict as conflict:
         return render_entry(table_or_404(token), 409, values=values, notice=conflict.message)
     except store.Refused as refused:
         return render_entry(table_or_404(token), 422, values=values, errors=group_errors(refused.errors))
     except sqlite3.OperationalError:
-        return render_entry(table_or_404(token), 503, values=values, errors={"deal": [NOT_SAVED()]})
+        return render_entry(table_or_404(token), 503, values=values, errors={"deal": [not_saved_message()]})
     if is_htmx():
         return render_entry(table, 200, notice=None)
     return redirect(table_url(table, saved=number) + "#sheet", code=303)
@@ -281,7 +279,7 @@ def update(token: str, number: int):
         except store.Refused as refused:
             errors = refused.errors
         except sqlite3.OperationalError:
-            return render_edit(table, number, values, {"deal": [NOT_SAVED()]}, None, was, 503)
+            return render_edit(table, number, values, {"deal": [not_saved_message()]}, None, was, 503)
     if errors:
         return render_edit(table, number, values, group_errors(errors), None, was, 422)
     return redirect(table_url(table, edited=number) + f"#deal-{number}", code=303)
