@@ -12,7 +12,7 @@ import pkgutil
 
 from .base import (Choice, DealRecord, DealScore, FieldError, Figure, Game, InvalidDeal,
                    InvalidOptions, Line, Match, MatchSetup, NextDeal, Option, Outcome,
-                   Progress, Ruling)
+                   Progress, Ruling, Stakes, Tally)
 from .text import T, Text
 
 
@@ -31,4 +31,4 @@ GAMES: dict[str, Game] = _discover()
 
 __all__ = ["GAMES", "Game", "MatchSetup", "Match", "Progress", "DealRecord", "DealScore",
            "Line", "NextDeal", "Choice", "Outcome", "Ruling", "Option", "Figure", "FieldError",
-           "InvalidDeal", "InvalidOptions", "T", "Text"]
+           "InvalidDeal", "InvalidOptions", "Stakes", "Tally", "T", "Text"]

@@ -161,6 +161,28 @@ class Outcome:
 
 
 @dataclass(frozen=True)
+class Tally:
+    """A per-entrant count, beside the points, that decides the match (RWD's deal wins)."""
+
+    label: Text  # column heading, e.g. "Deal wins"
+    values: tuple[int, ...]  # one per entrant
+    goal: int | None = None  # e.g. 3 for "first to 3"
+
+
+@dataclass(frozen=True)
+class Stakes:
+    """What decides the match and how close its end is, in the game's own words.
+
+    The table page shows ``headline`` above the standings, each tally as a column
+    before the total, and ``lines`` below (e.g. who may open-bid in Twin Shoot).
+    """
+
+    headline: Text | None = None  # e.g. "Deal 6 of at most 12 · ends at 0 or 30 chips"
+    tallies: tuple[Tally, ...] = ()
+    lines: tuple[Text, ...] = ()
+
+
+@dataclass(frozen=True)
 class Match:
     setup: MatchSetup
     entrants: tuple[str, ...]
@@ -168,6 +190,7 @@ class Match:
     totals: tuple[int, ...]
     outcome: Outcome
     next: NextDeal | None  # None when no further deal may be entered
+    stakes: Stakes = Stakes()
 
     @property
     def over(self) -> bool:
@@ -343,6 +366,10 @@ class Game:
         """Whether the match is over (``finished``: the table pressed "finish match")."""
         raise NotImplementedError
 
+    def stakes(self, progress: Progress, outcome: Outcome) -> Stakes:
+        """What decides this match and how near its end is; games override it."""
+        return Stakes()
+
     # ---- generic machinery
     def start(self, setup: MatchSetup) -> Progress:
         errors = self.check_options(setup)
@@ -386,7 +413,7 @@ class Game:
         if not outcome.over or outcome.more_deals_allowed:
             upcoming = self.next_deal(progress)
         return Match(progress.setup, self.entrants(progress.setup.players), progress.deals,
-                     progress.totals, outcome, upcoming)
+                     progress.totals, outcome, upcoming, self.stakes(progress, outcome))
 
 
 def best(values: Sequence[int], among: Sequence[int] | None = None) -> tuple[int, ...]:
