@@ -46,6 +46,16 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX changes_by_table ON changes(table_id, id);
     """,
+    # 2: meetup nights. A table prepared on the laptop before anyone sits down has a label
+    # ("Table 3") and waits for its first phone to give the players (seated = 0).
+    """
+    ALTER TABLE tables ADD COLUMN label TEXT;
+    ALTER TABLE tables ADD COLUMN seated INTEGER NOT NULL DEFAULT 1;
+    CREATE TABLE nights (
+        id INTEGER PRIMARY KEY,
+        started_at TEXT NOT NULL          -- the hall view shows tables opened since the latest night began
+    );
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

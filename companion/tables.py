@@ -57,6 +57,8 @@ class Table:
     created_at: str
     updated_at: str
     deals: tuple[dict[str, Any], ...]
+    label: str | None = None  # "Table 3" on a meetup night (companion.night)
+    seated: bool = True  # False while a prepared table waits for its players' names
 
     def progress(self, upto: int | None = None) -> Progress:
         """The match state after the first ``upto`` stored deals (all by default)."""
@@ -206,7 +208,8 @@ def load(conn: sqlite3.Connection, token: str) -> Table | None:
         "SELECT facts FROM deals WHERE table_id = ? ORDER BY number", (row["id"],)))
     return Table(row["id"], row["token"], GAMES[row["game"]],
                  MatchSetup(row["game"], tuple(json.loads(row["players"])), json.loads(row["options"])),
-                 bool(row["finished"]), row["revision"], row["created_at"], row["updated_at"], deals)
+                 bool(row["finished"]), row["revision"], row["created_at"], row["updated_at"], deals,
+                 row["label"], bool(row["seated"]))
 
 
 def revision(conn: sqlite3.Connection, token: str) -> int | None:
