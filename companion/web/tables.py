@@ -387,8 +387,16 @@ def export_csv(token: str):
 @bp.get("/t/<token>/export.json")
 def export_json(token: str):
     table = table_or_404(token)
+    doc = table_document(table)
+    return Response(json.dumps(doc, ensure_ascii=False, indent=2), mimetype="application/json", headers={
+        "Content-Disposition": f"attachment; filename={download_name(table, 'json')}"})
+
+
+def table_document(table: store.Table) -> dict:
+    """One table as JSON-able data: its facts, every deal's points, totals and winners
+    (the table's own export and the meetup night's export share it)."""
     match = table.match()
-    doc = {
+    return {
         "game": table.game.id,
         "players": list(table.setup.players),
         "entrants": list(match.entrants),
@@ -410,5 +418,3 @@ def export_json(token: str):
         "winners": [match.entrants[i] for i in match.winners],
         "rulings": list(match.outcome.rulings),
     }
-    return Response(json.dumps(doc, ensure_ascii=False, indent=2), mimetype="application/json", headers={
-        "Content-Disposition": f"attachment; filename={download_name(table, 'json')}"})
