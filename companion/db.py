@@ -53,12 +53,28 @@ MIGRATIONS: list[str] = [
     ALTER TABLE tables ADD COLUMN seated INTEGER NOT NULL DEFAULT 1;
     CREATE TABLE nights (
         id INTEGER PRIMARY KEY,
-        started_at TEXT NOT NULL          -- the hall view shows tables opened since the latest night began
+        started_at TEXT NOT NULL,
+        after_table INTEGER NOT NULL      -- the night holds tables with a larger id (opened since it began)
     );
+    """,
+    # 3: every table page asks whether a rematch exists (Table.rematch_token).
+    """
+    CREATE INDEX tables_by_rematch ON tables(rematch_of);
     """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
+
+
+# SQLite's header field for "which program's file is this" ("TCmp"): set when we create a
+# database, so another program's SQLite file given with --db is recognised and left alone.
+APPLICATION_ID = 0x54436D70
+
+# What schema 1 and later always have: a database written by a version from before
+# APPLICATION_ID is recognised by these (and then stamped), never converted blindly.
+OUR_TABLES = {"tables": {"id", "token", "game", "players", "options", "revision", "rematch_of"},
+              "deals": {"table_id", "number", "facts"},
+              "changes": {"table_id", "at", "action", "before", "after"}}
 
 
 class DatabaseError(RuntimeError):
@@ -94,7 +110,13 @@ def migrate(path: str) -> int:
             if check != "ok":
                 raise DatabaseError(f"{path} is damaged ({check}). It was left untouched; "
                                     "move it aside or start with another --db file.")
+            if not is_ours(conn):
+                raise DatabaseError(
+                    f"{path} is another program's SQLite database, not Table Companion's. It was left "
+                    "untouched; give --db a new file name (or a database Table Companion made).")
             conn.execute("PRAGMA journal_mode = WAL")
+            if conn.execute("PRAGMA application_id").fetchone()[0] != APPLICATION_ID:
+                conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             for number in range(version, SCHEMA_VERSION):
                 conn.execute("BEGIN IMMEDIATE")
                 for statement in _statements(MIGRATIONS[number]):
@@ -107,6 +129,26 @@ def migrate(path: str) -> int:
     except sqlite3.DatabaseError as exc:
         raise DatabaseError(f"{path} is not a usable Table Companion database ({exc}). "
                             "It was left untouched; move it aside or use another --db file.") from exc
+
+
+def is_ours(conn: sqlite3.Connection) -> bool:
+    """Whether this database is Table Companion's: stamped with APPLICATION_ID, or an earlier
+    version's (unstamped) with our schema, or a new empty file. Reads only."""
+    stamp = conn.execute("PRAGMA application_id").fetchone()[0]
+    if stamp == APPLICATION_ID:
+        return True
+    if stamp != 0:
+        return False
+    names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
+    if not names:
+        return conn.execute("PRAGMA user_version").fetchone()[0] == 0  # a new, empty file
+    if conn.execute("PRAGMA user_version").fetchone()[0] < 1 or not set(OUR_TABLES) <= names:
+        return False
+    for table, columns in OUR_TABLES.items():
+        have = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+        if not columns <= have:
+            return False
+    return True
 
 
 def _statements(script: str) -> list[str]:

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import gzip
+import os
 import sqlite3
+import threading
+from collections import OrderedDict
 
-from flask import Flask, Response, render_template, request
+from flask import Flask, Response, current_app, render_template, request
+from werkzeug.security import safe_join
 from werkzeug.routing import IntegerConverter
 from flask_babel import Babel, get_locale, gettext
 from flask_wtf.csrf import CSRFError, CSRFProtect
@@ -51,14 +55,65 @@ def game_name(game) -> str:
     return game.name_ja if str(get_locale()) == "ja" else game.name_en
 
 
+# Pages that show a table (its secret link, names, scores), exports included: never kept by
+# a browser or proxy cache, so a shared phone's back button or history can't show them later.
+PRIVATE_BLUEPRINTS = ("tables", "hall")
+
+
 def secure_headers(response: Response) -> Response:
     response.headers.setdefault("Content-Security-Policy", CSP)
     response.headers.update(FIXED_HEADERS)
     response.headers.setdefault("Vary", "Accept-Language, Cookie")
+    if request.blueprint in PRIVATE_BLUEPRINTS or request.path.startswith("/t/") or request.path == "/":
+        response.headers["Cache-Control"] = "no-store"
     return response
 
 
-_STATIC_GZ: dict[tuple, bytes] = {}  # static files compressed once each (htmx alone is 37 KB raw)
+class BytesLRU:
+    """Least-recently-used values, bounded by their total size in bytes (not their number)."""
+
+    def __init__(self, max_bytes: int):
+        self.max_bytes = max_bytes
+        self.bytes = 0
+        self.entries: OrderedDict[tuple, bytes] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key: tuple) -> bytes | None:
+        with self.lock:
+            value = self.entries.get(key)
+            if value is not None:
+                self.entries.move_to_end(key)
+            return value
+
+    def put(self, key: tuple, value: bytes) -> None:
+        if len(value) > self.max_bytes:
+            return
+        with self.lock:
+            old = self.entries.pop(key, None)
+            self.bytes += len(value) - (len(old) if old is not None else 0)
+            self.entries[key] = value
+            while self.bytes > self.max_bytes:
+                _key, dropped = self.entries.popitem(last=False)
+                self.bytes -= len(dropped)
+
+
+# Static files compressed once each (htmx alone is 37 KB raw). Keyed by the file itself and
+# its version, never by the URL: /static/x1/../app.css and /static/app.css are one entry.
+_STATIC_GZ = BytesLRU(8 * 1024 * 1024)
+
+
+def static_file_key() -> tuple | None:
+    """(real path, mtime, size) of the static file this request was answered with."""
+    filename = (request.view_args or {}).get("filename")
+    path = safe_join(current_app.static_folder, filename) if filename and current_app.static_folder else None
+    if path is None:
+        return None
+    try:
+        real = os.path.realpath(path)
+        info = os.stat(real)
+    except OSError:
+        return None
+    return (real, info.st_mtime_ns, info.st_size)
 
 
 def compress(response: Response) -> Response:
@@ -73,11 +128,14 @@ def compress(response: Response) -> Response:
         # Flask streams static files; ours are small, so read, compress once and remember.
         if request.endpoint != "static" or response.status_code != 200:  # never a 206 range
             return response
-        key = (request.path, response.headers.get("ETag"), response.content_length)
+        key = static_file_key()
+        if key is None or key[2] != response.content_length:  # changed while being sent: don't cache
+            return response
         packed = _STATIC_GZ.get(key)
         response.direct_passthrough = False
         if packed is None:
-            packed = _STATIC_GZ[key] = gzip.compress(response.get_data(), compresslevel=9)
+            packed = gzip.compress(response.get_data(), compresslevel=9)
+            _STATIC_GZ.put(key, packed)
         else:
             response.close()  # the file Flask opened for streaming
         response.set_data(packed)
@@ -103,6 +161,9 @@ class DealNumber(IntegerConverter):
 
 def init_app(app: Flask) -> None:
     app.url_map.converters["int"] = DealNumber
+    if app.config.get("SESSION_COOKIE_SAMESITE") is None:
+        # The CSRF token's cookie: never sent along with a form posted from another site.
+        app.config["SESSION_COOKIE_SAMESITE"] = "Lax"
     Babel(app, locale_selector=select_locale)
     csrf.init_app(app)
     app.jinja_env.filters["t"] = render_text
@@ -113,10 +174,11 @@ def init_app(app: Flask) -> None:
     app.jinja_env.add_extension("jinja2.ext.i18n")
     app.jinja_env.policies["ext.i18n.trimmed"] = True
 
-    from . import games, home, tables
+    from . import games, hall, home, tables
     app.register_blueprint(home.bp)
     app.register_blueprint(games.bp)
     app.register_blueprint(tables.bp)
+    app.register_blueprint(hall.bp)
 
     app.after_request(secure_headers)
     app.after_request(compress)
@@ -145,11 +207,17 @@ def init_app(app: Flask) -> None:
     def too_large(_error):
         return render_template("error.html", message=gettext("That was far more data than any form here sends.")), 413
 
-    @app.errorhandler(sqlite3.OperationalError)
-    def not_saved(_error):
-        # Disk full, read-only or locked: say so plainly; nothing half-done was stored.
-        from .tables import not_saved_message
-        return render_template("error.html", message=not_saved_message()), 503
+    @app.errorhandler(sqlite3.DatabaseError)
+    def not_saved(error):
+        # Disk full, read-only or locked, or the file damaged while running: say so plainly
+        # (nothing half-done was stored) and give back what was typed, ready to send again.
+        from .tables import damaged_message, not_saved_message
+        damaged = not isinstance(error, sqlite3.OperationalError)
+        current_app.logger.error("database error on %s %s: %s", request.method, request.path, error)
+        typed = {k: v for k, v in request.form.items(multi=False) if k != "csrf_token"} \
+            if request.method == "POST" else {}
+        return render_template("not_saved.html", message=damaged_message() if damaged else not_saved_message(),
+                               typed=typed, action=request.path), 503
 
     @app.errorhandler(500)
     def server_error(_error):
