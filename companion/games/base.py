@@ -245,6 +245,42 @@ def read_int(form: Form, name: str, lo: int, hi: int, label: Text, errors: list[
     return value
 
 
+def is_blank(form: Form, name: str) -> bool:
+    """True when a field was left empty or not sent at all."""
+    raw = form.get(name)
+    return raw is None or (isinstance(raw, str) and raw.strip() == "")
+
+
+def work_out_last(known: Sequence[int | None], total: int, hi: int, name: str, label: Text,
+                  errors: list[FieldError]) -> int | None:
+    """The last value of a column the rules fix (it adds up to ``total``), from the others.
+
+    None while one of the others is missing (its own message says so); a clear message when the
+    others leave no possible value (they add up to more than ``total``, or too little)."""
+    if any(value is None for value in known):
+        return None
+    value = total - sum(known)  # type: ignore[arg-type]
+    if not 0 <= value <= hi:
+        errors.append(FieldError(name, T(
+            "{field} can't be worked out: the others add up to {sum} of {total}. Check their "
+            "numbers or enter this one.", field=label, sum=sum(known), total=total)))  # type: ignore[arg-type]
+        return None
+    return value
+
+
+def read_column(form: Form, names: Sequence[str], lo: int, hi: int, labels: Sequence[Text],
+                errors: list[FieldError], total: int) -> list[int | None]:
+    """One number per player where the column adds up to ``total``: a blank last value is
+    worked out from the others (as the rules fix it), a typed one is read as typed."""
+    values = [read_int(form, name, lo, hi, label, errors)
+              for name, label in zip(names[:-1], labels[:-1])]
+    if is_blank(form, names[-1]):
+        values.append(work_out_last(values, total, hi, names[-1], labels[-1], errors))
+    else:
+        values.append(read_int(form, names[-1], lo, hi, labels[-1], errors))
+    return values
+
+
 def read_seat(form: Form, name: str, n: int, label: Text, errors: list[FieldError],
               required: bool = True, allow_none: bool = False) -> int | None:
     """Read a seat index 0..n-1 (``"none"`` allowed when ``allow_none``)."""

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from .base import (DealScore, Facts, FieldError, Figure, Form, Game, Line, NextDeal, Option,
-                   Outcome, Progress, Ruling, read_int, read_seat)
+                   Outcome, Progress, Ruling, read_column, read_seat)
 from .cards import Card, CardError
 from .text import T, Text
 
@@ -149,23 +149,15 @@ class Miraiscope(Game):
         players = progress.setup.players
         errors: list[FieldError] = []
 
-        def read(seat: int) -> tuple[int | None, int | None]:
-            return (read_int(form, f"queens-{seat}", 0, QUEENS,
-                             T("Qs captured by {player}", player=players[seat]), errors),
-                    read_int(form, f"points-{seat}", 0, ONE_POINTERS,
-                             T("One-pointers captured by {player}", player=players[seat]),
-                             errors))
-
-        queens0, points0 = read(0)
-        if _blank(form, "queens-1") and _blank(form, "points-1") \
-                and queens0 is not None and points0 is not None:
-            # The deal hands out every card, so seat 1 holds the rest.
-            queens1, points1 = QUEENS - queens0, ONE_POINTERS - points0
-        else:
-            queens1, points1 = read(1)
+        # The deal hands out every card, so a blank second player holds the rest.
+        queens = read_column(form, ["queens-0", "queens-1"], 0, QUEENS,
+                             [T("Qs captured by {player}", player=p) for p in players], errors,
+                             total=QUEENS)
+        points = read_column(form, ["points-0", "points-1"], 0, ONE_POINTERS,
+                             [T("One-pointers captured by {player}", player=p) for p in players],
+                             errors, total=ONE_POINTERS)
         last = read_seat(form, "last_trick", 2, T("Winner of the last trick"), errors)
-        return ({"queens": [queens0, queens1], "points": [points0, points1], "last_trick": last},
-                errors)
+        return {"queens": queens, "points": points, "last_trick": last}, errors
 
     def check_deal(self, progress: Progress, facts: Facts) -> list[FieldError]:
         if not isinstance(facts, dict):
@@ -247,11 +239,6 @@ class Miraiscope(Game):
         return Outcome(True, (winner,), T("{winner} wins the match, {high} to {low}.",
                                           winner=players[winner], high=totals[winner],
                                           low=totals[1 - winner]), rulings)
-
-
-def _blank(form: Form, name: str) -> bool:
-    raw = form.get(name)
-    return raw is None or (isinstance(raw, str) and raw.strip() == "")
 
 
 def _tied_end(totals: Sequence[int]) -> bool:

@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from .base import (Choice, DealScore, Facts, FieldError, Figure, Form, Game, Line, NextDeal,
-                   Option, Outcome, Progress, Ruling, best, names, read_int, read_seat)
+                   Option, Outcome, Progress, Ruling, best, is_blank, names, read_int, read_seat,
+                   work_out_last)
 from .text import T, Text
 
 DECK_SIZE = 52
@@ -183,13 +184,26 @@ class PairQuad(Game):
     def parse_deal(self, form: Form, progress: Progress) -> tuple[Facts, list[FieldError]]:
         players = progress.setup.players
         errors: list[FieldError] = []
-        captured = []
+        n, last = len(players), len(players) - 1
+        captured: list[dict[str, int | None]] = []
         for seat, player in enumerate(players):
-            row = {}
+            row: dict[str, int | None] = {}
             for key in KEYS:
                 hi = OTHER_CARDS if key == OTHER else PER_RANK
                 label = T("{player}: {cards}", player=player, cards=_cards(key))
-                row[key] = read_int(form, f"{key}-{seat}", 0, hi, label, errors)
+                name = f"{key}-{seat}"
+                if not is_blank(form, name):
+                    row[key] = read_int(form, name, 0, hi, label, errors)
+                elif seat != last:
+                    row[key] = 0  # most counts are 0: a blank one means none captured
+                elif key == OTHER:  # every card dealt is captured by someone
+                    known = [r[k] for r in captured for k in KEYS] + [row[k] for k in BASE_VALUES]
+                    row[key] = work_out_last(known, dealt(n) * n, hi, name, label, errors)
+                elif DECK_SIZE % n == 0:  # all four of each rank are dealt
+                    row[key] = work_out_last([r[key] for r in captured], PER_RANK, hi, name,
+                                             label, errors)
+                else:  # some cards lie aside unseen, so nothing is fixed: blank means none
+                    row[key] = 0
             captured.append(row)
         facts: Facts = {"captured": captured}
         choice = self.next_deal(progress).choice

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from .base import (Choice, DealScore, Facts, FieldError, Figure, Form, Game, Line, NextDeal,
-                   Option, Outcome, Progress, Ruling, names, read_int, read_seat)
+                   Option, Outcome, Progress, Ruling, names, read_column, read_seat)
 from .cards import Card, CardError, parse_card
 from .text import T, Text
 
@@ -133,14 +133,15 @@ class RWD(Game):
     def parse_deal(self, form: Form, progress: Progress) -> tuple[Facts, list[FieldError]]:
         n, tricks = progress.setup.n, tricks_per_half(progress.setup.n)
         errors: list[FieldError] = []
+        players = progress.setup.players
+        # Each column adds up to the trick count, so a blank last player is worked out.
         facts: Facts = {
-            "chips": [read_int(form, f"chips-{seat}", 0, tricks,
-                               T("Chips of {player}", player=progress.setup.players[seat]), errors)
-                      for seat in range(n)],
-            "tricks": [read_int(form, f"tricks-{seat}", 0, tricks,
-                                T("Second-half tricks of {player}",
-                                  player=progress.setup.players[seat]), errors)
-                       for seat in range(n)],
+            "chips": read_column(form, [f"chips-{seat}" for seat in range(n)], 0, tricks,
+                                 [T("Chips of {player}", player=p) for p in players], errors,
+                                 total=tricks),
+            "tricks": read_column(form, [f"tricks-{seat}" for seat in range(n)], 0, tricks,
+                                  [T("Second-half tricks of {player}", player=p) for p in players],
+                                  errors, total=tricks),
         }
         choice = self.next_deal(progress).choice
         if choice is not None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
 from .base import (DealScore, Facts, FieldError, Figure, Form, Game, Line, NextDeal, Option,
-                   Outcome, Progress, Ruling, best, read_int)
+                   Outcome, Progress, Ruling, best, read_column, read_int)
 from .cards import SUIT_CODES, Card, CardError, parse_card
 from .text import T, Text
 
@@ -348,7 +348,6 @@ class TwinShoot(Game):
         setup = progress.setup
         errors: list[FieldError] = []
         bids: list[list[str | None]] = []
-        tricks: list[int | None] = []
         for seat, player in enumerate(setup.players):
             pair: list[str | None] = []
             for which in (1, 2):
@@ -365,8 +364,10 @@ class TwinShoot(Game):
                                                          player=player, which=which, value=str(raw)[:12])))
                 pair.append(code)
             bids.append(pair)
-            tricks.append(read_int(form, f"tricks-{seat}", 0, TRICKS,
-                                   T("Tricks taken by {player}", player=player), errors))
+        # The ten tricks all have a winner, so a blank last player's tricks are worked out.
+        tricks = read_column(form, [f"tricks-{seat}" for seat in range(setup.n)], 0, TRICKS,
+                             [T("Tricks taken by {player}", player=p) for p in setup.players],
+                             errors, total=TRICKS)
         raw_open = form.get("open_bid")
         open_bid = None
         if not (raw_open is None or (isinstance(raw_open, str) and raw_open.strip().lower() in ("", "none"))):

@@ -128,8 +128,36 @@ def test_parse_deal_reads_fields():
 def test_parse_deal_reports_bad_fields():
     facts, errors = GAME.parse_deal({"chips-0": "x", "chips-1": "99"}, progress())
     fields = {e.field for e in errors}
-    assert {"chips-0", "chips-1", "chips-2", "tricks-3"} <= fields
+    assert {"chips-0", "chips-1", "chips-2", "tricks-0"} <= fields
+    # The blank last player is worked out once the others are right: no message of its own.
+    assert "chips-3" not in fields and "tricks-3" not in fields
     assert "start_player" not in facts
+
+
+def test_parse_deal_works_out_the_last_player():
+    # Each column adds up to the 13 tricks of a half (4 players).
+    form = {"chips-0": "4", "chips-1": "4", "chips-2": "3", "chips-3": "",
+            "tricks-0": "6", "tricks-1": "3", "tricks-2": "2"}
+    facts, errors = GAME.parse_deal(form, progress())
+    assert errors == []
+    assert facts == {"chips": [4, 4, 3, 2], "tricks": [6, 3, 2, 2]}
+    assert GAME.check_deal(progress(), facts) == []
+
+
+def test_parse_deal_typed_last_player_wins_over_derivation():
+    form = {"chips-0": "4", "chips-1": "4", "chips-2": "3", "chips-3": "1",
+            "tricks-0": "6", "tricks-1": "3", "tricks-2": "2", "tricks-3": "2"}
+    facts, errors = GAME.parse_deal(form, progress())
+    assert errors == [] and facts["chips"] == [4, 4, 3, 1]
+    assert [e.field for e in GAME.check_deal(progress(), facts)] == ["chips"]
+
+
+def test_parse_deal_refuses_a_last_player_that_cannot_be_worked_out():
+    form = {"chips-0": "8", "chips-1": "4", "chips-2": "3",
+            "tricks-0": "6", "tricks-1": "3", "tricks-2": "2"}
+    facts, errors = GAME.parse_deal(form, progress())
+    assert [e.field for e in errors] == ["chips-3"]
+    assert "15 of 13" in errors[0].message.render()
 
 
 @settings(max_examples=200, deadline=None)

@@ -450,3 +450,16 @@ def test_trick_points_sum_to_ten(deal):
         expected = f["tricks"][2 * team] + f["tricks"][2 * team + 1] + 10 * sum(hits[2 * team:2 * team + 2]) + 10 * both
         assert score.points[team] == expected
         assert sum(line.points or 0 for line in score.breakdown[team]) == score.points[team]
+
+
+def test_parse_works_out_the_last_players_tricks():
+    # The ten tricks all have a winner: a blank last player takes the rest.
+    from companion.games.base import MatchSetup
+    progress = GAME.start(MatchSetup("twin_shoot", ("A", "B", "C", "D"), {}))
+    form = {f"bid{w}-{s}": "C" for w in (1, 2) for s in range(4)}
+    form |= {"tricks-0": "3", "tricks-1": "2", "tricks-2": "4", "tricks-3": ""}
+    facts, errors = GAME.parse_deal(form, progress)
+    assert errors == [] and facts["tricks"] == [3, 2, 4, 1]
+    form |= {"tricks-0": "8"}
+    _, errors = GAME.parse_deal(form, progress)
+    assert [e.field for e in errors] == ["tricks-3"]
