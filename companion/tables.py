@@ -13,6 +13,7 @@ import json
 import secrets
 import sqlite3
 import threading
+import unicodedata
 from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -59,6 +60,7 @@ class Table:
     deals: tuple[dict[str, Any], ...]
     label: str | None = None  # "Table 3" on a meetup night (companion.night)
     seated: bool = True  # False while a prepared table waits for its players' names
+    rematch_token: str | None = None  # the table its rematch started, once someone pressed Rematch
 
     def progress(self, upto: int | None = None) -> Progress:
         """The match state after the first ``upto`` stored deals (all by default)."""
@@ -98,26 +100,54 @@ class ReplayCache:
 
     Every change bumps the revision, so a stored entry can never go stale; it only saves
     replaying the same facts again. ``Progress`` is immutable, so threads may share it.
+    Bounded by an estimate of the bytes it holds, not by entries: one 500-deal table weighs
+    as much as hundreds of fresh ones.
     """
 
-    def __init__(self, size: int = 512):
-        self.size = size
-        self.entries: OrderedDict[tuple, Progress] = OrderedDict()
+    def __init__(self, max_bytes: int = 64 * 1024 * 1024):
+        self.max_bytes = max_bytes
+        self.bytes = 0
+        self.entries: OrderedDict[tuple, tuple[Progress, int]] = OrderedDict()
         self.lock = threading.Lock()
 
     def get(self, key: tuple) -> Progress | None:
         with self.lock:
-            progress = self.entries.get(key)
-            if progress is not None:
-                self.entries.move_to_end(key)
-            return progress
+            entry = self.entries.get(key)
+            if entry is None:
+                return None
+            self.entries.move_to_end(key)
+            return entry[0]
 
     def put(self, key: tuple, progress: Progress) -> None:
+        size = progress_bytes(progress)
+        if size > self.max_bytes:
+            return  # would evict everything else and still not fit
         with self.lock:
-            self.entries[key] = progress
-            self.entries.move_to_end(key)
-            while len(self.entries) > self.size:
-                self.entries.popitem(last=False)
+            old = self.entries.pop(key, None)
+            if old is not None:
+                self.bytes -= old[1]
+            self.entries[key] = (progress, size)
+            self.bytes += size
+            while self.bytes > self.max_bytes:
+                _key, (_progress, dropped) = self.entries.popitem(last=False)
+                self.bytes -= dropped
+
+
+# Measured with a deep sizeof of replayed matches (tests/test_hardening.py checks the estimate
+# stays above the real size): an RWD deal record for 4 players holds about 5 KB, its facts'
+# JSON about 60 bytes; score lines and totals grow with the players.
+PROGRESS_BASE_BYTES = 4_000
+DEAL_BYTES_PER_FACT_BYTE = 24
+DEAL_BYTES_PER_PLAYER = 1_100
+
+
+def progress_bytes(progress: Progress) -> int:
+    """An upper estimate of the memory a replayed match holds (cheap: no deep walk)."""
+    players = len(progress.setup.players)
+    total = PROGRESS_BASE_BYTES
+    for record in progress.deals:
+        total += DEAL_BYTES_PER_FACT_BYTE * len(facts_json(record.facts)) + DEAL_BYTES_PER_PLAYER * players
+    return total
 
 
 REPLAYS = ReplayCache()
@@ -158,50 +188,121 @@ def write(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
 # Creating and reading
 
 
-def check_names(raw_names: Sequence[str]) -> tuple[list[str], list[FieldError]]:
+# Characters that must never reach a stored name: controls (NUL, BEL…), format characters
+# (zero-width spaces and joiners, the bidi overrides and isolates that reorder a page) and
+# lone surrogates. Whitespace is collapsed to one space before this.
+_INVISIBLE = ("Cc", "Cf", "Cs")
+
+
+def clean_name(raw: str | None) -> str:
+    """The name as stored: NFC, invisible characters removed, spaces collapsed."""
+    text = " ".join(unicodedata.normalize("NFC", raw or "").split())
+    text = "".join(ch for ch in text if unicodedata.category(ch) not in _INVISIBLE)
+    return " ".join(text.split())  # removing a character may have left two spaces side by side
+
+
+def name_key(name: str) -> str:
+    """What makes two names the same to the people at the table: NFKC, case-folded, cleaned
+    ("Ann" and "ＡＮＮ", NFC and NFD "René" are one name)."""
+    return " ".join(clean_name(unicodedata.normalize("NFKC", name)).casefold().split())
+
+
+def check_names(raw_names: Sequence[str], game: Game | None = None) -> tuple[list[str], list[FieldError]]:
+    """Cleaned names and the errors (by seat field); with ``game``, its entrants (Twin Shoot's
+    teams "A & B") must also differ, so standings and exports never merge two of them."""
     names, errors, seen = [], [], {}
     for seat, raw in enumerate(raw_names):
-        name = " ".join((raw or "").split())  # collapse stray spaces from phone keyboards
+        name = clean_name(raw)
         field = f"name-{seat}"
         if not name:
-            errors.append(FieldError(field, T("Seat {seat}: enter a name.", seat=seat + 1)))
+            message = (T("Seat {seat}: this name has only invisible characters; enter letters someone can read.",
+                         seat=seat + 1) if (raw or "").strip() else T("Seat {seat}: enter a name.", seat=seat + 1))
+            errors.append(FieldError(field, message))
         elif len(name) > MAX_NAME:
             errors.append(FieldError(field, T("Seat {seat}: names can be at most {max} characters.",
                                               seat=seat + 1, max=MAX_NAME)))
-        elif name.casefold() in seen:
+        elif name_key(name) in seen:
             errors.append(FieldError(field, T("“{name}” is already at seat {other}; give each player a different name.",
-                                              name=name, other=seen[name.casefold()] + 1)))
+                                              name=name, other=seen[name_key(name)] + 1)))
         else:
-            seen[name.casefold()] = seat
+            seen[name_key(name)] = seat
         names.append(name)
+    if game is not None and game.teams and not errors:
+        teams: dict[str, int] = {}
+        for team, entrant in enumerate(game.entrants(names)):
+            key = name_key(entrant)
+            if key in teams:
+                # Twin Shoot: "A & B" + "C" and "A" + "B & C" would both be "A & B & C".
+                seat = 2 * team  # the team's first seat (teams are two seats in a row)
+                errors.append(FieldError(f"name-{seat}", T(
+                    "Team “{name}” would have the same name as team {other}; change a name so the teams "
+                    "can be told apart (for example, don't use “&” in names).",
+                    name=entrant, other=teams[key] + 1)))
+            else:
+                teams[key] = team
+    return names, errors
+
+
+def _insert_table(conn: sqlite3.Connection, game_id: str, names: Sequence[str], options: Mapping[str, int],
+                  rematch_of: int | None, stamp: str) -> str:
+    """Store a new table; the caller holds the write transaction."""
+    token = new_token()
+    cur = conn.execute(
+        "INSERT INTO tables (token, game, players, options, rematch_of, created_at, updated_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (token, game_id, json.dumps(list(names), ensure_ascii=False), json.dumps(dict(options)), rematch_of,
+         stamp, stamp))
+    conn.execute("INSERT INTO changes (table_id, at, action) VALUES (?, ?, 'create')", (cur.lastrowid, stamp))
+    return token
+
+
+def _check_setup(game: Game, names: Sequence[str], options: Mapping[str, int]) -> tuple[list[str], list[FieldError]]:
+    names, errors = check_names(names, game)
+    if not errors:
+        try:
+            game.start(MatchSetup(game.id, tuple(names), dict(options)))
+        except Exception as exc:  # InvalidOptions carries field errors
+            errors.extend(getattr(exc, "errors", [FieldError("players", T("These settings can't start a match."))]))
     return names, errors
 
 
 def create(conn: sqlite3.Connection, game_id: str, names: Sequence[str], options: dict[str, int],
            rematch_of: int | None = None) -> str:
     game = GAMES[game_id]
-    names, errors = check_names(names)
-    setup = MatchSetup(game_id, tuple(names), dict(options))
-    if not errors:
-        try:
-            game.start(setup)
-        except Exception as exc:  # InvalidOptions carries field errors
-            errors.extend(getattr(exc, "errors", [FieldError("players", T("These settings can't start a match."))]))
+    names, errors = _check_setup(game, names, options)
     if errors:
         raise Refused(errors)
-    token = new_token()
-    stamp = now()
     with write(conn):
-        cur = conn.execute(
-            "INSERT INTO tables (token, game, players, options, rematch_of, created_at, updated_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (token, game_id, json.dumps(names, ensure_ascii=False), json.dumps(options), rematch_of, stamp, stamp))
-        conn.execute("INSERT INTO changes (table_id, at, action) VALUES (?, ?, 'create')", (cur.lastrowid, stamp))
-    return token
+        return _insert_table(conn, game_id, names, options, rematch_of, now())
+
+
+def rematch(conn: sqlite3.Connection, token: str) -> str:
+    """The token of this table's rematch, started now unless someone pressed Rematch first.
+
+    The check and the insert share one write transaction, so sixteen phones pressing at once
+    make one table. Starting it bumps the old table's revision: phones still on it learn of
+    the rematch with their next live update (``Table.rematch_token``).
+    """
+    with write(conn):
+        table = _load_locked(conn, token)
+        if table.rematch_token:
+            return table.rematch_token
+        options = dict(table.setup.options)
+        follow = getattr(table.game, "rematch_options", None)
+        if follow is not None:  # e.g. continue the dealing rotation where the match ended
+            options = dict(follow(table.match()))
+        names, errors = _check_setup(table.game, table.setup.players, options)
+        if errors:
+            raise Refused(errors)
+        stamp = now()
+        new = _insert_table(conn, table.game.id, names, options, table.id, stamp)
+        _touch(conn, table.id, "rematch", None, None, None, stamp)
+    return new
 
 
 def load(conn: sqlite3.Connection, token: str) -> Table | None:
-    row = conn.execute("SELECT * FROM tables WHERE token = ?", (token,)).fetchone()
+    row = conn.execute("SELECT *, (SELECT r.token FROM tables AS r WHERE r.rematch_of = tables.id"
+                       " ORDER BY r.id LIMIT 1) AS rematch_token FROM tables WHERE token = ?", (token,)).fetchone()
     if row is None or row["game"] not in GAMES:
         return None
     deals = tuple(json.loads(r["facts"]) for r in conn.execute(
@@ -209,7 +310,7 @@ def load(conn: sqlite3.Connection, token: str) -> Table | None:
     return Table(row["id"], row["token"], GAMES[row["game"]],
                  MatchSetup(row["game"], tuple(json.loads(row["players"])), json.loads(row["options"])),
                  bool(row["finished"]), row["revision"], row["created_at"], row["updated_at"], deals,
-                 row["label"], bool(row["seated"]))
+                 row["label"], bool(row["seated"]), row["rematch_token"])
 
 
 def revision(conn: sqlite3.Connection, token: str) -> int | None:
@@ -261,6 +362,8 @@ def add_deal(conn: sqlite3.Connection, token: str, number: int, facts: dict[str,
     """
     with write(conn):
         table = _load_locked(conn, token)
+        if not table.seated:  # a prepared table: its players are not known yet
+            raise Conflict(T("This table is waiting for its players: open its link to enter them first."))
         recorded = len(table.deals)
         if number <= recorded:
             raise Conflict(T("Deal {number} was already entered from another phone. Here is the recorded one; "

@@ -287,7 +287,7 @@ def test_miraiscope_tie_then_one_more_deal_or_accept(client):
     enter(client, token, mirai(2, 10, 1, 2, 10))
     enter(client, token, mirai(2, 10, 0))
     after = enter(client, token, mirai(2, 10, 1))
-    assert list(after["totals"].values()) == [70, 70]
+    assert [t["total"] for t in after["totals"]] == [70, 70]
     assert after["over"] is True and "tie_at_end" in after["rulings"]
     html = page(client, token)
     assert "Accept the tie" in html
@@ -295,7 +295,7 @@ def test_miraiscope_tie_then_one_more_deal_or_accept(client):
     assert 'id="entry"' in html and "Enter deal 5" in html  # one more deal may be entered
     # One more deal breaks the tie.
     after = enter(client, token, mirai(3, 10, 0))
-    assert after["winners"] == ["山田"] and after["totals"]["山田"] == 70 + 22
+    assert after["winners"] == ["山田"] and after["totals"][0] == {"name": "山田", "total": 70 + 22}
     assert "山田 wins the match!" in text_of(page(client, token))
     assert 'id="entry"' not in page(client, token)
     # Undo it, and accept the tie instead.
@@ -324,12 +324,12 @@ def test_lucky_cube_payment_cap_ends_the_match(client):
     token = create(client, "lucky_cube", names, first_dealer=0)
     # Deal 1: 🎲 (seat 2) wins the last trick and pays 6 to 山田 who holds the die.
     after = enter(client, token, cube(0, 6, 2))
-    assert list(after["totals"].values()) == [21, 15, 9]
+    assert [t["total"] for t in after["totals"]] == [21, 15, 9]
     after = enter(client, token, cube(0, 6, 2))
-    assert list(after["totals"].values()) == [27, 15, 3]
+    assert [t["total"] for t in after["totals"]] == [27, 15, 3]
     # Deal 3: 🎲 owes 5 but has only 3: hands over 3 and is out of chips.
     after = enter(client, token, cube(1, 5, 2))
-    assert list(after["totals"].values()) == [27, 18, 0]
+    assert [t["total"] for t in after["totals"]] == [27, 18, 0]
     assert "payment_cap" in after["deals"][2]["rulings"]
     assert after["over"] is True and after["winners"] == ["山田"]
     assert "payment_cap" in after["rulings"]
@@ -353,7 +353,7 @@ def test_lucky_cube_thirty_and_tracker_and_refusals(client):
     assert after["deals"][0]["points"] == [6, 0, 0, -6]
     enter(client, token, cube(0, 6, 1))
     after = enter(client, token, cube(0, 3, 3))
-    assert list(after["totals"].values()) == [30, 9, 15, 6]
+    assert [t["total"] for t in after["totals"]] == [30, 9, 15, 6]
     assert after["over"] and after["winners"] == ["山田"]
     assert "thirty_held" in after["rulings"]
 
@@ -385,7 +385,7 @@ def test_pair_quad_fixed_deals_with_tied_top(client):
     assert input_value(html, "other-3") == "32"
     after = enter(client, token, pq(CLEAR, dealer=3))
     assert after["over"] is True
-    assert list(after["totals"].values()) == [44, 36, 48, 56]
+    assert [t["total"] for t in after["totals"]] == [44, 36, 48, 56]
     assert after["winners"] == [names[3]]
     assert 'id="entry"' not in page(client, token)
 
@@ -435,7 +435,7 @@ def test_twin_shoot_match_with_open_bids(client):
     assert "only a team alone in last place" in field_errors(html)["open_bid"]
     after = enter(client, token, ts(["DD", "DD", "LD", "LD"], [0, 0, 5, 5], open_bid=1))
     assert after["deals"][1]["points"] == [30, 70]  # Overhead Twin Shoot +30
-    assert list(after["totals"].values()) == [66, 74]
+    assert [t["total"] for t in after["totals"]] == [66, 74]
     # Deal 3: now team 1 is last; its open bid fails: team 2 scores 30 more and passes 100.
     html = page(client, token)
     assert 'name="open_bid" value="0"' in html and 'name="open_bid" value="1"' not in html
@@ -468,7 +468,7 @@ def test_edit_recomputes_later_totals_and_log(client):
     token = create(client, "miraiscope", ["山田", "Bo"], first_dealer=0)
     enter(client, token, mirai(2, 10, 0))
     enter(client, token, mirai(1, 5, 0))
-    assert list(state(client, token)["totals"].values()) == [19 + 11, 16 + 24]
+    assert [t["total"] for t in state(client, token)["totals"]] == [19 + 11, 16 + 24]
     html, was = edit_form(client, token, 1)
     assert input_value(html, "queens-0") == "2" and checked(html, "last_trick") == "0"
     response = client.post(f"/t/{token}/deals/1", data={**{k: str(v) for k, v in
@@ -477,7 +477,7 @@ def test_edit_recomputes_later_totals_and_log(client):
     after = state(client, token)
     assert after["deals"][0]["points"] == [35, 0]
     assert after["deals"][1]["totals"] == [35 + 11, 24]
-    assert list(after["totals"].values()) == [46, 24]
+    assert [t["total"] for t in after["totals"]] == [46, 24]
     # A second edit from a stale form (the old fingerprint) is refused, not applied.
     response = client.post(f"/t/{token}/deals/1", data={**{k: str(v) for k, v in
                                                            mirai(0, 0, 1, 4, 20).items()}, "was": was})
@@ -541,15 +541,15 @@ def test_exports(client):
     assert raw.startswith(b"\xef\xbb\xbf")
     rows = list(csv.DictReader(io.StringIO(raw.decode("utf-8-sig"))))
     assert len(rows) == 1
-    assert rows[0]["deal"] == "1"
-    assert rows[0]["total: 山田"] == "5" and rows[0][f"total: {XSS}"] == "-2"
-    assert rows[0]["chips: 🎲 Dice"] == "9"
+    assert rows[0]["Deal"] == "1"
+    assert rows[0]["Total: 山田"] == "5" and rows[0][f"Total: {XSS}"] == "-2"
+    assert rows[0]["Chips: 🎲 Dice"] == "9"
     doc = json.loads(client.get(f"/t/{token}/export.json").get_data(as_text=True))
     assert doc["game"] == "rwd" and doc["players"] == names
     assert doc["deals"][0]["facts"] == {"chips": [0, 8, 9], "tricks": [5, 6, 6]}
     assert doc["deals"][0]["points"] == [5, -2, -3]
     assert doc["deals"][0]["winners"] == ["山田"]
-    assert doc["totals"] == {"山田": 5, XSS: -2, "🎲 Dice": -3}
+    assert doc["totals"] == [{"name": "山田", "total": 5}, {"name": XSS, "total": -2}, {"name": "🎲 Dice", "total": -3}]
 
 
 def test_host_page_and_live_poll(client):

@@ -11,10 +11,12 @@ import io
 import json
 import re
 import sqlite3
+from datetime import datetime
+from typing import Sequence
 
 from flask import (Blueprint, Response, abort, make_response, redirect, render_template,
                    request, url_for)
-from flask_babel import gettext
+from flask_babel import gettext, lazy_gettext
 
 from .. import tables as store
 from ..db import get_db
@@ -36,6 +38,17 @@ def not_saved_message() -> str:
     """Said when SQLite can't write (disk full, read-only file, locked too long): nothing was saved."""
     return gettext("The host laptop could not save this: its disk may be full or its database read-only. "
                    "Nothing was changed; try again.")
+
+
+def damaged_message() -> str:
+    """Said when the database file was damaged while the app ran (sqlite3.DatabaseError)."""
+    return gettext("The host laptop's database file is damaged, so this was not saved. What you entered "
+                   "is kept here; the host should restart Table Companion (it checks the file at start).")
+
+
+def storage_message(error: sqlite3.DatabaseError) -> str:
+    """Why SQLite refused: a full or read-only disk, or a damaged file."""
+    return not_saved_message() if isinstance(error, sqlite3.OperationalError) else damaged_message()
 
 
 def is_htmx() -> bool:
@@ -125,9 +138,9 @@ def create():
     except store.Refused as refused:
         return render_template("tables/new.html", game=game, n=n, counts=counts, values=form_values(),
                                errors=group_errors(refused.errors)), 422
-    except sqlite3.OperationalError:
+    except sqlite3.DatabaseError as error:
         return render_template("tables/new.html", game=game, n=n, counts=counts, values=form_values(),
-                               errors={"table": [not_saved_message()]}), 503
+                               errors={"table": [storage_message(error)]}), 503
     return redirect(url_for("tables.show", token=token), code=303)
 
 
@@ -156,6 +169,8 @@ def entry_context(table: store.Table, values: dict | None = None, errors: dict |
 @bp.get("/t/<token>")
 def show(token: str):
     table = table_or_404(token)
+    if not table.seated:  # prepared for a meetup night: the first phone gives the players
+        return redirect(url_for("hall.seat", token=token), code=303)
     context = sheet_context(table, form_number=len(table.deals) + 1)
     context.update(entry_context(table))
     context["join_link"] = join_link(table)
@@ -219,8 +234,8 @@ def add_deal(token: str):
         return render_entry(table_or_404(token), 409, values=values, notice=conflict.message)
     except store.Refused as refused:
         return render_entry(table_or_404(token), 422, values=values, errors=group_errors(refused.errors))
-    except sqlite3.OperationalError:
-        return render_entry(table_or_404(token), 503, values=values, errors={"deal": [not_saved_message()]})
+    except sqlite3.DatabaseError as error:
+        return render_entry(table_or_404(token), 503, values=values, errors={"deal": [storage_message(error)]})
     if is_htmx():
         return render_entry(table, 200, notice=None)
     return redirect(table_url(table, saved=number) + "#sheet", code=303)
@@ -278,8 +293,8 @@ def update(token: str, number: int):
             return render_edit(table, number, values, {}, conflict.message, store.fingerprint(recorded), 409)
         except store.Refused as refused:
             errors = refused.errors
-        except sqlite3.OperationalError:
-            return render_edit(table, number, values, {"deal": [not_saved_message()]}, None, was, 503)
+        except sqlite3.DatabaseError as error:
+            return render_edit(table, number, values, {"deal": [storage_message(error)]}, None, was, 503)
     if errors:
         return render_edit(table, number, values, group_errors(errors), None, was, 422)
     return redirect(table_url(table, edited=number) + f"#deal-{number}", code=303)
@@ -309,12 +324,10 @@ def finish(token: str):
 @bp.post("/t/<token>/rematch")
 def rematch(token: str):
     table = table_or_404(token)
-    conn = get_db()
-    existing = conn.execute("SELECT token FROM tables WHERE rematch_of = ?", (table.id,)).fetchone()
-    if existing:  # another phone pressed it first: everyone lands on the same new table
-        return redirect(url_for("tables.show", token=existing["token"]), code=303)
-    new_token = store.create(conn, table.game.id, table.setup.players, dict(table.setup.options),
-                             rematch_of=table.id)
+    try:  # exactly once: a phone pressing after another lands on the same new table
+        new_token = store.rematch(get_db(), table.token)
+    except store.Refused as refused:
+        return render_template("error.html", message=render_text(refused.errors[0].message)), 409
     return redirect(url_for("tables.show", token=new_token), code=303)
 
 
@@ -322,45 +335,104 @@ def rematch(token: str):
 def log(token: str):
     table = table_or_404(token)
     return render_template("tables/log.html", table=table, game=table.game,
-                           changes=store.changes(get_db(), table.id), match=table.match())
+                           changes=store.changes(get_db(), table.id), match=table.match(),
+                           fact_items=fact_items, local_time=local_time)
 
 
 # --------------------------------------------------------------------------
 # Export
 
 
-def flatten(facts: dict, players: tuple[str, ...], prefix: str = "") -> dict[str, str]:
-    """Raw facts as spreadsheet columns: per-player lists get the player's name."""
-    out: dict[str, str] = {}
+# Readable facts: what the log and the CSV say about a deal, in the players' words.
+# Labels for the fact keys the five games store; a new game's keys read as their own words.
+FACT_LABELS = {
+    "chips": lazy_gettext("Chips"), "tricks": lazy_gettext("Tricks"), "queens": lazy_gettext("Qs captured"),
+    "points": lazy_gettext("One-pointers captured"), "last_trick": lazy_gettext("Last trick"),
+    "die_holder": lazy_gettext("Die holder"), "die_number": lazy_gettext("Die number"),
+    "trick_winners": lazy_gettext("Trick winners"), "captured": lazy_gettext("Cards captured"),
+    "dealer": lazy_gettext("Dealer"), "start_player": lazy_gettext("Start player"),
+    "bids": lazy_gettext("Bid cards"), "open_bid": lazy_gettext("Open bid"),
+}
+# Facts that name a seat (a player) or a team: shown as the name, never as a 0-based number.
+SEAT_FACTS = {"last_trick", "die_holder", "dealer", "start_player", "trick_winners"}
+TEAM_FACTS = {"open_bid"}
+
+
+def fact_label(key: str) -> str:
+    return str(FACT_LABELS.get(key) or key.replace("_", " ").capitalize())
+
+
+def _plain(value) -> str:
+    if value is None:
+        return gettext("none")
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {_plain(v)}" for k, v in value.items())
+    if isinstance(value, list):
+        return " ".join(_plain(v) for v in value)
+    return str(value)
+
+
+def _who(value, names: Sequence[str]):
+    """A seat (or team) index as its name; lists of them name each; None stays 'none'."""
+    if isinstance(value, list):
+        return " ".join(_who(v, names) for v in value)
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(names):
+        return names[value]
+    return _plain(value)
+
+
+def fact_items(facts: dict, players: Sequence[str], entrants: Sequence[str]) -> list[tuple[str, str, str]]:
+    """(label, name or "", value) per fact: per-player lists get the player's name, seats
+    become names ("Start player: Ann"), the rest reads as plain words and numbers."""
+    items = []
     for key, value in facts.items():
-        label = f"{prefix}{key}"
-        if isinstance(value, list) and len(value) == len(players):
-            for seat, item in enumerate(value):
-                if isinstance(item, dict):
-                    for sub, v in item.items():
-                        out[f"{label} {sub}: {players[seat]}"] = "" if v is None else str(v)
-                elif isinstance(item, list):
-                    out[f"{label}: {players[seat]}"] = "+".join(str(x) for x in item)
-                else:
-                    out[f"{label}: {players[seat]}"] = "" if item is None else str(item)
-        elif isinstance(value, list):
-            out[label] = " ".join(str(x) for x in value)
+        label = fact_label(key)
+        if key in SEAT_FACTS:
+            items.append((label, "", _who(value, players)))
+        elif key in TEAM_FACTS:
+            items.append((label, "", _who(value, entrants)))
+        elif isinstance(value, list) and len(value) in (len(players), len(entrants)):
+            owners = players if len(value) == len(players) else entrants
+            items.extend((label, owners[i], _plain(item)) for i, item in enumerate(value))
         else:
-            out[label] = "" if value is None else str(value)
+            items.append((label, "", _plain(value)))
+    return items
+
+
+def local_time(stamp: str | None) -> str:
+    """A stored UTC time as the laptop's local time (the clock on the players' wall)."""
+    if not stamp:
+        return ""
+    try:
+        return datetime.fromisoformat(stamp).astimezone().strftime("%Y-%m-%d %H:%M:%S")
+    except ValueError:
+        return stamp
+
+
+def distinct(labels: Sequence[str]) -> list[str]:
+    """The labels made unique (" (2)", " (3)"…), so no two columns or keys ever merge."""
+    seen: dict[str, int] = {}
+    out = []
+    for label in labels:
+        seen[label] = seen.get(label, 0) + 1
+        out.append(label if seen[label] == 1 else f"{label} ({seen[label]})")
     return out
 
 
 def export_rows(table: store.Table):
+    """One row per deal, as (column, value) pairs in order; every entrant has its own columns
+    even if two share a name (seat-ordered, made distinct)."""
     match = table.match()
+    players, entrants = table.setup.players, match.entrants
     rows = []
     for record in match.deals:
-        row = {"deal": str(record.number)}
-        row.update(flatten(record.facts, table.setup.players))
-        for i, name in enumerate(match.entrants):
-            row[f"deal score: {name}"] = str(record.score.points[i])
-        for i, name in enumerate(match.entrants):
-            row[f"total: {name}"] = str(record.totals[i])
-        rows.append(row)
+        pairs = [(gettext("Deal"), str(record.number))]
+        pairs += [(f"{label}: {name}" if name else label, value)
+                  for label, name, value in fact_items(record.facts, players, entrants)]
+        pairs += [(gettext("Points: %(name)s", name=name), str(record.score.points[i]))
+                  for i, name in enumerate(entrants)]
+        pairs += [(gettext("Total: %(name)s", name=name), str(record.totals[i])) for i, name in enumerate(entrants)]
+        rows.append(list(zip(distinct([c for c, _v in pairs]), [v for _c, v in pairs])))
     return match, rows
 
 
@@ -374,12 +446,12 @@ def export_csv(token: str):
     _match, rows = export_rows(table)
     columns: list[str] = []
     for row in rows:
-        columns.extend(c for c in row if c not in columns)
+        columns.extend(c for c, _v in row if c not in columns)
     out = io.StringIO()
     out.write("\ufeff")  # BOM: spreadsheet software then reads the names as UTF-8
-    writer = csv.DictWriter(out, fieldnames=columns or ["deal"], extrasaction="ignore")
+    writer = csv.DictWriter(out, fieldnames=columns or [gettext("Deal")], extrasaction="ignore")
     writer.writeheader()
-    writer.writerows(rows)
+    writer.writerows(dict(row) for row in rows)
     return Response(out.getvalue(), mimetype="text/csv", headers={
         "Content-Disposition": f"attachment; filename={download_name(table, 'csv')}"})
 
@@ -401,7 +473,8 @@ def table_document(table: store.Table) -> dict:
         "players": list(table.setup.players),
         "entrants": list(match.entrants),
         "options": dict(table.setup.options),
-        "created_at": table.created_at,
+        "created_at": table.created_at,  # UTC, ISO 8601
+        "created_at_local": local_time(table.created_at),  # the laptop's clock
         "finished": table.finished,
         "deals": [{
             "number": r.number,
@@ -409,11 +482,13 @@ def table_document(table: store.Table) -> dict:
             "points": list(r.score.points),
             "totals": list(r.totals),
             "winners": [match.entrants[i] for i in r.score.winners],
-            "breakdown": {match.entrants[i]: [{"label": str(line.label), "points": line.points} for line in lines]
-                          for i, lines in enumerate(r.score.breakdown)},
+            # Lists by seat (or team) order, never keyed by name: two equal names can't merge.
+            "breakdown": [{"name": match.entrants[i],
+                           "lines": [{"label": str(line.label), "points": line.points} for line in lines]}
+                          for i, lines in enumerate(r.score.breakdown)],
             "rulings": list(r.score.rulings),
         } for r in match.deals],
-        "totals": dict(zip(match.entrants, match.totals)),
+        "totals": [{"name": name, "total": total} for name, total in zip(match.entrants, match.totals)],
         "over": match.over,
         "winners": [match.entrants[i] for i in match.winners],
         "rulings": list(match.outcome.rulings),

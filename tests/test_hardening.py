@@ -1,0 +1,326 @@
+"""Issue 13: one device on a crowded or hostile Wi-Fi can't take the scoresheet away from
+everyone. Bounded caches, rematch exactly once, loopback trust needs a loopback Host, names
+that can't collide or reorder the page, our own database only, private pages not cached,
+a damaged database answered with the app's message and what was typed kept."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from companion import db, tables as store
+from companion.games import GAMES, MatchSetup
+
+from test_tables import create as create_via_form, enter
+
+
+def rwd_draw_facts(progress) -> dict:
+    """One valid RWD deal that ends in a draw, so the match never ends: a table of any length."""
+    game = GAMES["rwd"]
+    form = {f"chips-{i}": c for i, c in enumerate(["4", "3", "3", "3"])}
+    form.update({f"tricks-{i}": c for i, c in enumerate(["4", "3", "3", "3"])})
+    upcoming = game.next_deal(progress)
+    if upcoming.choice:
+        form[upcoming.choice.key] = str(upcoming.choice.options[0])
+    facts, errors = game.parse_deal(form, progress)
+    assert not errors
+    return facts
+
+
+def fresh_db(tmp_path: Path) -> str:
+    path = str(tmp_path / "h.sqlite")
+    db.migrate(path)
+    return path
+
+
+# --- 3. caches bounded in bytes, keyed by what they store ------------------------------------
+
+def deep_size(obj, seen=None) -> int:
+    """Bytes reachable from ``obj``, each object counted once (classes and functions skipped)."""
+    seen = set() if seen is None else seen
+    if id(obj) in seen or isinstance(obj, type) or callable(obj):
+        return 0
+    seen.add(id(obj))
+    size = sys.getsizeof(obj)
+    if isinstance(obj, dict):
+        size += sum(deep_size(k, seen) + deep_size(v, seen) for k, v in obj.items())
+    elif isinstance(obj, (list, tuple, set, frozenset)):
+        size += sum(deep_size(x, seen) for x in obj)
+    elif hasattr(obj, "__dict__"):
+        size += deep_size(vars(obj), seen)
+    return size
+
+
+def test_replay_estimate_is_not_below_the_real_size():
+    game = GAMES["rwd"]
+    progress = game.start(MatchSetup("rwd", ("A", "B", "C", "D"), {}))
+    for _ in range(60):
+        progress = game.add_deal(progress, rwd_draw_facts(progress))
+    assert store.progress_bytes(progress) >= deep_size(progress) * 0.9
+
+
+def test_replay_cache_is_bounded_by_bytes_not_entries():
+    game = GAMES["rwd"]
+    progress = game.start(MatchSetup("rwd", ("A", "B", "C", "D"), {}))
+    for _ in range(100):
+        progress = game.add_deal(progress, rwd_draw_facts(progress))
+    one = store.progress_bytes(progress)
+    cache = store.ReplayCache(max_bytes=10 * one)
+    for i in range(50):
+        cache.put(("table", i, 100), progress)
+    assert cache.bytes <= 10 * one
+    assert len(cache.entries) == 10
+    assert cache.get(("table", 49, 100)) is progress and cache.get(("table", 0, 100)) is None
+    small = game.start(MatchSetup("rwd", ("A", "B", "C", "D"), {}))
+    for i in range(200):  # small entries: many more of them fit
+        cache.put(("small", i, 0), small)
+    assert len(cache.entries) > 100 and cache.bytes <= 10 * one
+
+
+def test_static_gzip_cache_keyed_by_the_file_not_the_url(client):
+    from companion.web import _STATIC_GZ
+    _STATIC_GZ.entries.clear()
+    _STATIC_GZ.bytes = 0
+    vendor = next(p.name for p in (Path(client.application.static_folder) / "vendor").glob("htmx-*.min.js"))
+    plain = client.get(f"/static/vendor/{vendor}", headers={"Accept-Encoding": "gzip"})
+    assert plain.status_code == 200 and plain.headers["Content-Encoding"] == "gzip"
+    for i in range(40):
+        odd = client.get(f"/static/x{i}/../vendor/{vendor}", headers={"Accept-Encoding": "gzip"})
+        assert odd.status_code == 200 and odd.get_data() == plain.get_data()
+    assert len(_STATIC_GZ.entries) == 1
+    assert _STATIC_GZ.bytes == len(plain.get_data())
+
+
+def test_bytes_lru_evicts_the_least_recently_used():
+    from companion.web import BytesLRU
+    cache = BytesLRU(100)
+    cache.put(("a",), b"x" * 40)
+    cache.put(("b",), b"x" * 40)
+    cache.get(("a",))
+    cache.put(("c",), b"x" * 40)
+    assert cache.get(("b",)) is None and cache.get(("a",)) and cache.get(("c",))
+    cache.put(("huge",), b"x" * 101)  # larger than the whole budget: not kept, nothing evicted
+    assert cache.get(("huge",)) is None and cache.bytes == 80
+
+
+# --- 5. rematch exactly once ------------------------------------------------------------------
+
+def test_sixteen_simultaneous_rematches_make_one_table(tmp_path):
+    path = fresh_db(tmp_path)
+    conn = db.connect(path)
+    token = store.create(conn, "rwd", ["Ann", "Bo", "Cy", "Di"], {})
+    before = store.revision(conn, token)
+    for _round in range(3):
+        barrier = threading.Barrier(16)
+        results: list[str] = []
+        errors: list[BaseException] = []
+
+        def press():
+            own = db.connect(path)
+            try:
+                barrier.wait()
+                results.append(store.rematch(own, token))
+            except BaseException as exc:  # pragma: no cover - reported below
+                errors.append(exc)
+            finally:
+                own.close()
+
+        threads = [threading.Thread(target=press) for _ in range(16)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not errors
+        assert len(set(results)) == 1
+    table = store.load(conn, token)
+    assert conn.execute("SELECT COUNT(*) FROM tables WHERE rematch_of = ?", (table.id,)).fetchone()[0] == 1
+    assert table.rematch_token == results[0]
+    assert store.revision(conn, token) == before + 1  # phones on the old table learn of it once
+    new = store.load(conn, results[0])
+    assert new.setup.players == table.setup.players and new.rematch_token is None
+
+
+def test_rematch_uses_the_games_rematch_options(tmp_path, monkeypatch):
+    conn = db.connect(fresh_db(tmp_path))
+    token = store.create(conn, "miraiscope", ["Ann", "Bo"], {})
+    game = store.load(conn, token).game
+    option = game.options[0]
+    monkeypatch.setattr(type(game), "rematch_options", lambda self, match: {option.key: 1}, raising=False)
+    new = store.load(conn, store.rematch(conn, token))
+    assert new.setup.options[option.key] == 1
+
+
+def test_rematch_route_leads_every_phone_to_the_same_table(client):
+    token = create_via_form(client, "rwd", ["Ann", "Bo", "Cy", "Di"])
+    first = client.post(f"/t/{token}/rematch")
+    second = client.post(f"/t/{token}/rematch")
+    assert first.status_code == second.status_code == 303
+    assert first.headers["Location"] == second.headers["Location"]
+
+
+# --- 7/8. names --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("raw, stored", [
+    ("Ann\x00", "Ann"), ("\x07Bo", "Bo"), ("Ann\u200b", "Ann"), ("Rene\u0301", "René"),
+    ("  Ann   Bo ", "Ann Bo"), ("\u202eevil", "evil"), ("a\u2066b\u2069", "ab"), ("山田\u3000花子", "山田 花子"),
+])
+def test_names_are_stored_clean(raw, stored):
+    names, errors = store.check_names([raw, "Zed"])
+    assert not errors and names[0] == stored
+
+
+@pytest.mark.parametrize("first, second", [
+    ("Ann", "Ann\u200b"), ("René", "Rene\u0301"), ("Ann", "ＡＮＮ"), ("ann", "ANN"), ("Ann", "An\u00adn"),
+])
+def test_names_that_look_the_same_are_refused(first, second):
+    _names, errors = store.check_names([first, second])
+    assert [e.field for e in errors] == ["name-1"]
+
+
+@pytest.mark.parametrize("raw", ["\u200b", "\x00\x07", "\u202e", "\u200d\u200c"])
+def test_a_name_of_only_invisible_characters_is_refused_with_its_own_message(client, raw):
+    response = client.post("/tables", data={"game": "rwd", "players": "4", "name-0": raw, "name-1": "Bo",
+                                            "name-2": "Cy", "name-3": "Di"})
+    assert response.status_code == 422
+    html = response.get_data(as_text=True)
+    assert "only invisible characters" in html
+    assert 'value="Bo"' in html  # what was typed is kept
+
+
+def test_twin_shoot_teams_with_the_same_name_are_refused(client):
+    data = {"game": "twin_shoot", "players": "4", "name-0": "A & B", "name-1": "C", "name-2": "A",
+            "name-3": "B & C"}
+    response = client.post("/tables", data=data)
+    assert response.status_code == 422
+    assert "same name as team 1" in response.get_data(as_text=True)
+    _names, errors = store.check_names(["A & B", "C", "A", "B & C"], GAMES["twin_shoot"])
+    assert [e.field for e in errors] == ["name-2"]
+    assert not store.check_names(["A & B", "C", "A", "D"], GAMES["twin_shoot"])[1]
+
+
+def test_exports_keep_every_entrant_even_with_equal_names(client, app):
+    """A table stored before names were checked may hold two teams of one name: none drops out."""
+    token = create_via_form(client, "twin_shoot", ["A & B", "C", "A", "D"])
+    with app.app_context():
+        conn = db.connect(app.config["DATABASE"])
+        conn.execute("UPDATE tables SET players = ? WHERE token = ?",
+                     (json.dumps(["A & B", "C", "A", "B & C"]), token))
+        conn.close()
+    doc = json.loads(client.get(f"/t/{token}/export.json").get_data(as_text=True))
+    assert [t["name"] for t in doc["totals"]] == ["A & B & C", "A & B & C"]
+    csv_text = client.get(f"/t/{token}/export.csv").get_data(as_text=True)
+    header = csv_text.lstrip("\ufeff").splitlines()[0].split(",")
+    assert len(header) == len(set(header))
+
+
+# --- 9. our own database only ------------------------------------------------------------------
+
+def test_a_new_database_is_stamped(tmp_path):
+    path = fresh_db(tmp_path)
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA application_id").fetchone()[0] == db.APPLICATION_ID
+
+
+def test_another_programs_database_is_refused_and_left_byte_identical(tmp_path):
+    path = tmp_path / "other.sqlite"
+    other = sqlite3.connect(path)
+    other.executescript("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT);"
+                        "INSERT INTO notes (body) VALUES ('keep me');")
+    other.close()
+    before = path.read_bytes()
+    with pytest.raises(db.DatabaseError, match="another program"):
+        db.migrate(str(path))
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["other.sqlite"]  # no -wal / -shm left
+
+
+def test_a_stamped_foreign_database_is_refused_even_with_our_table_names(tmp_path):
+    path = tmp_path / "x.sqlite"
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA application_id = 12345")
+    conn.close()
+    before = path.read_bytes()
+    with pytest.raises(db.DatabaseError):
+        db.migrate(str(path))
+    assert path.read_bytes() == before
+
+
+def test_an_earlier_versions_database_is_recognised_stamped_and_kept(tmp_path):
+    path = str(tmp_path / "old.sqlite")
+    conn = sqlite3.connect(path)
+    for statement in db._statements(db.MIGRATIONS[0]):
+        conn.execute(statement)
+    conn.execute("PRAGMA user_version = 1")
+    conn.execute("INSERT INTO tables (token, game, players, options, created_at, updated_at)"
+                 " VALUES ('tok_tok_tok_tok_tok', 'rwd', '[\"A\",\"B\",\"C\",\"D\"]', '{}', 'x', 'x')")
+    conn.commit()
+    conn.close()
+    assert db.migrate(path) == db.SCHEMA_VERSION
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA application_id").fetchone()[0] == db.APPLICATION_ID
+    assert conn.execute("SELECT token FROM tables").fetchall() == [("tok_tok_tok_tok_tok",)]
+
+
+def test_serve_refuses_another_programs_database(tmp_path):
+    import subprocess
+    path = tmp_path / "other.sqlite"
+    sqlite3.connect(path).executescript("CREATE TABLE t (x); INSERT INTO t VALUES (1);")
+    before = path.read_bytes()
+    result = subprocess.run([sys.executable, "-m", "companion.cli", "serve", "--db", str(path), "--host", "127.0.0.1",
+                             "--port", "1"], capture_output=True, text=True, timeout=60)
+    assert result.returncode != 0 and "another program" in result.stderr
+    assert path.read_bytes() == before
+
+
+# --- 10. cookies, caching, a damaged database ------------------------------------------------------
+
+def test_session_cookie_is_samesite_lax(csrf_client):
+    response = csrf_client.get("/tables/new?game=rwd")
+    cookies = [v for k, v in response.headers.items() if k == "Set-Cookie" and v.startswith("session=")]
+    assert cookies and "SameSite=Lax" in cookies[0] and "HttpOnly" in cookies[0]
+
+
+def test_table_pages_log_edit_and_exports_are_not_stored(client):
+
+    token = create_via_form(client, "rwd", ["Ann", "Bo", "Cy", "Di"])
+    enter(client, token, {"chips-0": 1, "chips-1": 4, "chips-2": 4, "chips-3": 4,
+                          "tricks-0": 7, "tricks-1": 2, "tricks-2": 2, "tricks-3": 2})
+    for path in ("", "/host", "/log", "/deals/1/edit", "/export.csv", "/export.json", "/live"):
+        response = client.get(f"/t/{token}{path}")
+        assert response.status_code == 200, path
+        assert response.headers.get("Cache-Control") == "no-store", path
+    assert client.get("/").headers.get("Cache-Control") == "no-store"  # lists tables on the laptop
+    assert "no-store" not in client.get("/static/app.css").headers.get("Cache-Control", "")
+
+
+def test_a_database_damaged_while_running_keeps_what_was_typed(client, monkeypatch):
+    token = create_via_form(client, "rwd", ["Ann", "Bo", "Cy", "Di"])
+
+    def damaged(*_args, **_kw):
+        raise sqlite3.DatabaseError("database disk image is malformed")
+
+    monkeypatch.setattr(store, "add_deal", damaged)
+    typed = {"number": "1", "chips-0": "1", "chips-1": "4", "chips-2": "4", "chips-3": "4",
+             "tricks-0": "7", "tricks-1": "2", "tricks-2": "2", "tricks-3": "2"}
+    response = client.post(f"/t/{token}/deals", data=typed)
+    assert response.status_code == 503
+    html = response.get_data(as_text=True)
+    assert "damaged" in html and 'value="7"' in html
+
+
+def test_a_database_error_outside_a_form_route_gives_the_form_back(client, monkeypatch):
+    token = create_via_form(client, "rwd", ["Ann", "Bo", "Cy", "Di"])
+
+    def damaged(*_args, **_kw):
+        raise sqlite3.DatabaseError("file is not a database")
+
+    monkeypatch.setattr(store, "set_finished", damaged)
+    response = client.post(f"/t/{token}/finish", data={"finished": "1"})
+    assert response.status_code == 503
+    html = response.get_data(as_text=True)
+    assert "damaged" in html and 'name="finished" value="1"' in html and f"/t/{token}/finish" in html
