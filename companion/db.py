@@ -49,7 +49,8 @@ MIGRATIONS: list[str] = [
     # 2: meetup nights. A table prepared on the laptop before anyone sits down has a label
     # ("Table 3") and waits for its first phone to give the players (seated = 0).
     """
-    ALTER TABLE tables ADD COLUMN label TEXT;
+    ALTER TABLE tables ADD COLUMN label TEXT;        -- the organiser's own label, if any
+    ALTER TABLE tables ADD COLUMN seq INTEGER;       -- its number in the night ("Table 3")
     ALTER TABLE tables ADD COLUMN seated INTEGER NOT NULL DEFAULT 1;
     CREATE TABLE nights (
         id INTEGER PRIMARY KEY,

@@ -56,8 +56,8 @@ def night_signature(conn: sqlite3.Connection) -> str:
     return f"{row[0]}-{row[1]}-{row[2]}"
 
 
-def next_label_number(conn: sqlite3.Connection) -> int:
-    return 1 + conn.execute("SELECT count(*) FROM tables WHERE label IS NOT NULL AND id > ?",
+def next_table_number(conn: sqlite3.Connection) -> int:
+    return 1 + conn.execute("SELECT coalesce(max(seq), 0) FROM tables WHERE id > ?",
                             (_after_table(conn),)).fetchone()[0]
 
 
@@ -75,9 +75,11 @@ def check_plan(game_id: str, players: int, count: int) -> list[FieldError]:
 
 
 def prepare(conn: sqlite3.Connection, game_id: str, players: int, count: int,
-            label: str) -> list[str]:
-    """Create ``count`` tables waiting for their players; ``label`` is a format such as
-    "Table {n}", numbered on from the night's labelled tables. Returns their tokens."""
+            label: str = "") -> list[str]:
+    """Create ``count`` tables waiting for their players, numbered on from the night's
+    prepared tables. ``label`` is the organiser's own, such as "Cube {n}" ({n} = the
+    number); without one a table is shown as "Table 3" in the reader's language.
+    Returns their tokens."""
     errors = check_plan(game_id, players, count)
     if errors:
         raise store.Refused(errors)
@@ -86,15 +88,16 @@ def prepare(conn: sqlite3.Connection, game_id: str, players: int, count: int,
     placeholders = json.dumps([str(seat + 1) for seat in range(players)])
     tokens = []
     with store.write(conn):
-        first = next_label_number(conn)
+        first = next_table_number(conn)
         stamp = store.now()
         for offset in range(count):
             token = store.new_token()
             cur = conn.execute(
-                "INSERT INTO tables (token, game, players, options, label, seated, created_at, updated_at)"
-                " VALUES (?, ?, ?, ?, ?, 0, ?, ?)",
+                "INSERT INTO tables (token, game, players, options, label, seq, seated, created_at, updated_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?)",
                 (token, game_id, placeholders, json.dumps(options),
-                 label.replace("{n}", str(first + offset))[:store.MAX_NAME], stamp, stamp))
+                 label.replace("{n}", str(first + offset))[:store.MAX_NAME] or None, first + offset,
+                 stamp, stamp))
             conn.execute("INSERT INTO changes (table_id, at, action) VALUES (?, ?, 'prepare')",
                          (cur.lastrowid, stamp))
             tokens.append(token)

@@ -45,13 +45,19 @@ def local_time(stamp: str) -> str:
         return ""
 
 
+def table_label(table: store.Table, position: int) -> str:
+    """What the hall calls a table: the organiser's label, else "Table <number>"."""
+    return table.label or gettext("Table %(n)s", n=table.seq or position)
+
+
 def board_rows(tables: list[store.Table]) -> list[dict]:
     """What the hall shows per table: the table page's stakes, its leaders and its last change."""
     rows = []
     for table in tables:
         match = table.match()
         leaders = () if not (table.seated and match.deals) else tuple(e for place, e in match.ranking() if place == 1)
-        rows.append(dict(table=table, match=match, leaders=leaders, changed=local_time(table.updated_at)))
+        rows.append(dict(table=table, match=match, leaders=leaders, changed=local_time(table.updated_at),
+                         label=table_label(table, len(rows) + 1)))
     return rows
 
 
@@ -98,8 +104,8 @@ def prepare():
     values = form_values()
     raw = {key: values.get(key, "").strip() for key in ("players", "count")}
     numbers = {key: int(v) if v.isascii() and v.isdigit() and len(v) < 4 else 0 for key, v in raw.items()}
-    label = " ".join(values.get("label", "").split()) or gettext("Table %(n)s", n="{n}")
-    if "{n}" not in label:
+    label = " ".join(values.get("label", "").split())
+    if label and "{n}" not in label:
         label += " {n}"
     try:
         night.prepare(get_db(), values.get("game", ""), numbers["players"], numbers["count"], label)
@@ -116,7 +122,8 @@ def prepare():
 def cards():
     """Printable QR cards for the night's tables: four to a page, or one big card per page."""
     tables = night.night_tables(get_db())
-    cards = [dict(table=t, link=join_link(t), qr=qr_svg(join_link(t))) for t in tables]
+    cards = [dict(table=t, link=join_link(t), qr=qr_svg(join_link(t)), label=table_label(t, position))
+             for position, t in enumerate(tables, start=1)]
     return render_template("hall/cards.html", cards=cards, big=request.args.get("big") == "1")
 
 
@@ -141,8 +148,8 @@ def export_json():
     conn = get_db()
     doc = {
         "night_started_at": night.night_started(conn) or None,
-        "tables": [dict(table_document(t), label=t.label, token=t.token, seated=t.seated)
-                   for t in night.night_tables(conn)],
+        "tables": [dict(table_document(t), label=table_label(t, position), token=t.token, seated=t.seated)
+                   for position, t in enumerate(night.night_tables(conn), start=1)],
     }
     return Response(json.dumps(doc, ensure_ascii=False, indent=2), mimetype="application/json", headers={
         "Content-Disposition": f"attachment; filename=night-{night_name()}.json",
@@ -157,7 +164,7 @@ def export_csv():
         if not table.seated:
             continue
         _match, deal_rows = export_rows(table)
-        head = {"table": table.label or str(position), "game": table.game.name_en,
+        head = {"table": table_label(table, position), "game": table.game.name_en,
                 "players": " / ".join(table.setup.players)}
         rows.extend({**head, **row} for row in deal_rows)
     columns: list[str] = ["table", "game", "players"]
@@ -182,7 +189,7 @@ def seat(token: str):
     if table.seated:
         return redirect(url_for("tables.show", token=token), code=303)
     n = table.setup.n
-    context = dict(game=table.game, n=n, counts=[n], table=table,
+    context = dict(game=table.game, n=n, counts=[n], table=table, label=table_label(table, 1),
                    form_action=url_for("hall.seat", token=token), seating=True)
     if request.method == "GET":
         values = {opt.key: str(opt.default) for opt in table.game.options}
