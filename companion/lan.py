@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ipaddress
 from dataclasses import dataclass
-from typing import Iterable, Protocol, Sequence
+from typing import Callable, Iterable, Protocol, Sequence
 
 # Interfaces that phones on the table's Wi-Fi can't reach through (containers, VMs)
 # or that lead somewhere else entirely (VPN tunnels).
@@ -87,6 +87,30 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False
+
+
+def host_name(host_header: str) -> str:
+    """The name in a Host header, without its port: "[::1]:8000" → "::1", "Example:80" → "example"."""
+    host = (host_header or "").strip().lower()
+    if host.startswith("["):
+        return host[1:host.find("]")] if "]" in host else ""
+    if host.count(":") == 1:
+        host = host.split(":", 1)[0]
+    return host.rstrip(".")
+
+
+def is_own_request(remote_addr: str, host_header: str, join_host: Callable[[], str | None] | None = None) -> bool:
+    """A request the laptop made to itself: from a loopback address *and* naming this laptop
+    in its Host header (a loopback name or address, or the join address phones were given).
+    A page on the laptop that rebinds its own DNS name to 127.0.0.1 (DNS rebinding) sends its
+    own name as Host, so it is not trusted."""
+    if not is_loopback(remote_addr or ""):
+        return False
+    name = host_name(host_header)
+    if is_loopback(name):
+        return True
+    own = join_host() if join_host else None  # asked only when needed: it may read the interfaces
+    return bool(own) and name == host_name(own)
 
 
 def is_wildcard(host: str) -> bool:

@@ -16,7 +16,7 @@ import pytest
 from companion import db, tables as store
 from companion.games import GAMES, MatchSetup
 
-from test_tables import create as create_via_form, enter
+from test_tables import create as create_via_form
 
 
 def rwd_draw_facts(progress) -> dict:
@@ -288,8 +288,10 @@ def test_session_cookie_is_samesite_lax(csrf_client):
 def test_table_pages_log_edit_and_exports_are_not_stored(client):
 
     token = create_via_form(client, "rwd", ["Ann", "Bo", "Cy", "Di"])
-    enter(client, token, {"chips-0": 1, "chips-1": 4, "chips-2": 4, "chips-3": 4,
-                          "tricks-0": 7, "tricks-1": 2, "tricks-2": 2, "tricks-3": 2})
+    saved = client.post(f"/t/{token}/deals", data={"number": "1", "chips-0": "1", "chips-1": "4", "chips-2": "4",
+                                                    "chips-3": "4", "tricks-0": "7", "tricks-1": "2",
+                                                    "tricks-2": "2", "tricks-3": "2"})
+    assert saved.status_code == 303
     for path in ("", "/host", "/log", "/deals/1/edit", "/export.csv", "/export.json", "/live"):
         response = client.get(f"/t/{token}{path}")
         assert response.status_code == 200, path
@@ -324,3 +326,52 @@ def test_a_database_error_outside_a_form_route_gives_the_form_back(client, monke
     assert response.status_code == 503
     html = response.get_data(as_text=True)
     assert "damaged" in html and 'name="finished" value="1"' in html and f"/t/{token}/finish" in html
+
+
+# --- 6. loopback trust needs a loopback Host (DNS rebinding) ------------------------------------
+
+@pytest.mark.parametrize("host, trusted", [
+    ("localhost", True), ("localhost:8000", True), ("127.0.0.1:8000", True), ("[::1]:8000", True),
+    ("127.0.0.1", True), ("LOCALHOST.:8000", True), ("192.168.1.5:8000", True),  # the join address
+    ("rebind.attacker.example", False), ("rebind.attacker.example:8000", False), ("localhost.attacker.example", False),
+    ("192.168.1.6:8000", False), ("", False), ("[::1", False),
+])
+def test_only_a_host_naming_the_laptop_is_trusted(host, trusted):
+    from companion import lan
+    assert lan.is_own_request("127.0.0.1", host, lambda: "192.168.1.5") is trusted
+    assert lan.is_own_request("192.168.1.23", host, lambda: "192.168.1.5") is False  # never from the LAN
+
+
+def test_dns_rebinding_gets_no_table_list(client):
+    token = create_via_form(client, "rwd", ["Ann", "Bo", "Cy", "Di"])
+    assert token in client.get("/", headers={"Host": "127.0.0.1:8000"}).get_data(as_text=True)
+    assert token in client.get("/", headers={"Host": "[::1]:8000"}).get_data(as_text=True)
+    rebound = client.get("/", headers={"Host": "rebind.attacker.example:8000"})
+    assert rebound.status_code == 200 and token not in rebound.get_data(as_text=True)
+
+
+def test_dns_rebinding_is_not_trusted_by_the_link_guard(app, client):
+    import secrets
+    guard = app.extensions["link_guard"]
+    for _ in range(guard.limit):
+        client.get(f"/t/{secrets.token_urlsafe(16)}", headers={"Host": "rebind.attacker.example"})
+    assert client.get(f"/t/{secrets.token_urlsafe(16)}",
+                      headers={"Host": "rebind.attacker.example"}).status_code == 429
+    assert client.get(f"/t/{secrets.token_urlsafe(16)}").status_code == 404  # the laptop itself: trusted
+
+
+# --- the link guard counts distinct links, not requests (issue 11 item 14) ---------------------------
+
+def test_a_phone_polling_its_removed_table_is_never_locked_out(app, client):
+    import secrets
+    guard = app.extensions["link_guard"]
+    phone = {"REMOTE_ADDR": "192.168.1.23"}
+    gone = secrets.token_urlsafe(16)
+    for _ in range(guard.limit * 5):  # its live poll, every 0.7 s for a minute and more
+        assert client.get(f"/t/{gone}/live?rev=3", environ_base=phone).status_code == 404
+    token = create_via_form(client, "rwd", ["Ann", "Bo", "Cy", "Di"])
+    assert client.get(f"/t/{token}", environ_base=phone).status_code == 200  # a freshly scanned table
+    for _ in range(guard.limit):
+        client.get(f"/t/{secrets.token_urlsafe(16)}", environ_base=phone)
+    assert client.get(f"/t/{token}", environ_base=phone).status_code == 429  # guessing still is cut off
+    assert len(guard.misses["192.168.1.23"]) <= guard.limit  # memory per device stays bounded

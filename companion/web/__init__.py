@@ -188,7 +188,9 @@ def init_app(app: Flask) -> None:
     # Answers made outside Flask carry the same security headers as Flask's.
     headers = [("Content-Security-Policy", CSP)] + list(FIXED_HEADERS.items())
     app.wsgi_app = UnchangedShortcut(app.wsgi_app, lambda: app.config["DATABASE"], headers)
-    app.wsgi_app = app.extensions["link_guard"] = LinkGuessGuard(app.wsgi_app, headers)
+    from .home import own_join_host
+    app.wsgi_app = app.extensions["link_guard"] = LinkGuessGuard(app.wsgi_app, headers,
+                                                                 join_host=lambda: own_join_host(app.config))
 
     @app.errorhandler(CSRFError)
     def csrf_refused(error: CSRFError):

@@ -1,20 +1,22 @@
 """Slow down anyone on the Wi-Fi who tries table links at random.
 
 A table's link carries 128 random bits, so guessing one is already hopeless; this makes
-trying pointless as well. A device that asks for more than ``limit`` unknown table links
-within ``window`` seconds gets "429 Too Many Requests" for every table link, valid or not,
-until its misses age out, so it can't learn which links exist. A phone with a real link
-never misses that often. The laptop itself (loopback) is trusted, as on the home page.
+trying pointless as well. A device that asks for more than ``limit`` *different* unknown
+table links within ``window`` seconds gets "429 Too Many Requests" for every table link,
+valid or not, until its misses age out, so it can't learn which links exist. Distinct links
+count, not requests: a phone whose table was removed keeps asking for that one link (its
+live poll) and must never lock itself out of the next table it scans. The laptop itself
+(loopback, naming itself in the Host header) is trusted, as on the home page.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections import deque
+from collections import OrderedDict
 from typing import Callable, Iterable
 
-from ..lan import is_loopback
+from .. import lan
 
 TABLE_PATH_PREFIX = "/t/"
 
@@ -28,41 +30,65 @@ TOO_MANY = ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
             "テーブルのQRコードをもう一度読み取ってください。</p></body></html>").encode()
 
 
+def table_token(path: str) -> str:
+    """The link token in /t/<token>/…"""
+    return path[len(TABLE_PATH_PREFIX):].split("/", 1)[0]
+
+
 class LinkGuessGuard:
     def __init__(self, app: Callable, headers: list[tuple[str, str]], limit: int = 30,
-                 window: float = 60.0, clock: Callable[[], float] = time.monotonic):
+                 window: float = 60.0, clock: Callable[[], float] = time.monotonic,
+                 join_host: Callable[[], str | None] | None = None):
         self.app = app
         self.limit = limit
         self.window = window
         self.clock = clock
-        self.misses: dict[str, deque[float]] = {}
+        self.join_host = join_host  # the laptop's own address, for its Host header
+        # device -> unknown token -> when it was last asked for (oldest first)
+        self.misses: dict[str, OrderedDict[str, float]] = {}
         self.lock = threading.Lock()
         self.headers = [("Content-Type", "text/html; charset=utf-8"), ("Content-Length", str(len(TOO_MANY))),
                         ("Retry-After", str(int(window))), ("Cache-Control", "no-store")] + headers
 
+    def _recent(self, address: str) -> OrderedDict[str, float] | None:
+        """This device's unknown tokens still inside the window (caller holds the lock)."""
+        recent = self.misses.get(address)
+        if recent is None:
+            return None
+        cutoff = self.clock() - self.window
+        while recent and next(iter(recent.values())) < cutoff:
+            recent.popitem(last=False)
+        if not recent:
+            del self.misses[address]
+            return None
+        return recent
+
     def blocked(self, address: str) -> bool:
         with self.lock:
-            recent = self.misses.get(address)
-            if recent is None:
-                return False
-            cutoff = self.clock() - self.window
-            while recent and recent[0] < cutoff:
-                recent.popleft()
-            if not recent:
-                del self.misses[address]
-                return False
-            return len(recent) >= self.limit
+            recent = self._recent(address)
+            return recent is not None and len(recent) >= self.limit
 
-    def missed(self, address: str) -> None:
+    def missed(self, address: str, token: str = "") -> None:
         with self.lock:
-            if len(self.misses) > 10_000:  # a flood of addresses: forget the oldest-seen half
+            if address not in self.misses and len(self.misses) > 10_000:
+                # a flood of addresses: forget the oldest-seen half
                 for key in list(self.misses)[:5_000]:
                     del self.misses[key]
-            self.misses.setdefault(address, deque()).append(self.clock())
+            recent = self._recent(address)
+            if recent is None:
+                recent = self.misses[address] = OrderedDict()
+            recent.pop(token, None)
+            recent[token] = self.clock()  # the same link again only refreshes its time
+            while len(recent) > self.limit:  # enough to decide; never more memory per device
+                recent.popitem(last=False)
+
+    def trusted(self, environ: dict) -> bool:
+        return lan.is_own_request(environ.get("REMOTE_ADDR", ""), environ.get("HTTP_HOST", ""), self.join_host)
 
     def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
         address = environ.get("REMOTE_ADDR", "")
-        if not environ.get("PATH_INFO", "").startswith(TABLE_PATH_PREFIX) or is_loopback(address):
+        path = environ.get("PATH_INFO", "")
+        if not path.startswith(TABLE_PATH_PREFIX) or self.trusted(environ):
             return self.app(environ, start_response)
         if self.blocked(address):
             start_response("429 Too Many Requests", self.headers)
@@ -70,7 +96,7 @@ class LinkGuessGuard:
 
         def watch(status: str, headers, exc_info=None):
             if status.startswith("404"):
-                self.missed(address)
+                self.missed(address, table_token(path))
             return start_response(status, headers, exc_info) if exc_info else start_response(status, headers)
 
         return self.app(environ, watch)

@@ -37,9 +37,15 @@ def join_url() -> tuple[str, str | None]:
     return url, warning
 
 
+def own_join_host(config) -> str | None:
+    """The laptop's own address as phones were given it (never taken from the request)."""
+    configured = config.get("JOIN_URL")
+    return urlsplit(configured).hostname if configured else lan.lan_address()
+
+
 def is_host_request() -> bool:
-    """Requests from the laptop itself (loopback) may see every table."""
-    return lan.is_loopback(request.remote_addr or "")
+    """Requests from the laptop itself (loopback, naming itself in Host) may see every table."""
+    return lan.is_own_request(request.remote_addr or "", request.host, lambda: own_join_host(current_app.config))
 
 
 @bp.get("/")
