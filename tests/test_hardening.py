@@ -375,3 +375,47 @@ def test_a_phone_polling_its_removed_table_is_never_locked_out(app, client):
         client.get(f"/t/{secrets.token_urlsafe(16)}", environ_base=phone)
     assert client.get(f"/t/{token}", environ_base=phone).status_code == 429  # guessing still is cut off
     assert len(guard.misses["192.168.1.23"]) <= guard.limit  # memory per device stays bounded
+
+
+# --- 4. one heavy table can't starve the others ----------------------------------------------
+
+def test_table_slots_bound_each_table_alone():
+    from companion.web.load import TableSlots
+    slots = TableSlots(per_table=2, max_waiting=1, wait=0.2)
+    assert slots.acquire("heavy") and slots.acquire("heavy")
+    assert slots.acquire("other")  # another table is never held up by the heavy one
+    results = []
+    waiter = threading.Thread(target=lambda: results.append(slots.acquire("heavy")))
+    waiter.start()
+    threading.Event().wait(0.05)
+    assert slots.acquire("heavy") is False  # the one waiting place is taken: refused at once
+    slots.release("heavy")  # a turn frees up: the waiter gets it
+    waiter.join()
+    assert results == [True]
+    assert slots.acquire("heavy") is False  # 2 running again; waits 0.2 s, then refused
+    for key in ("heavy", "heavy", "other"):
+        slots.release(key)
+    assert slots.running == {} and slots.waiting == {}
+
+
+def test_a_busy_table_answers_503_keeping_what_was_typed(app, client):
+    token = create_via_form(client, "rwd", ["Ann", "Bo", "Cy", "Di"])
+    other = create_via_form(client, "rwd", ["Ed", "Flo", "Gus", "Hal"])
+    slots = app.extensions["table_slots"]
+    slots.max_waiting, slots.wait = 0, 0
+    slots.acquire(token), slots.acquire(token)  # two requests of this table are running
+    try:
+        page = client.get(f"/t/{token}")
+        assert page.status_code == 503 and page.headers["Retry-After"] == "2"
+        assert "very busy" in page.get_data(as_text=True)
+        typed = client.post(f"/t/{token}/deals", data={"number": "1", "chips-0": "7"})
+        assert typed.status_code == 503 and 'name="chips-0" value="7"' in typed.get_data(as_text=True)
+        htmx = client.post(f"/t/{token}/deals", data={"number": "1"}, headers={"HX-Request": "true"})
+        assert htmx.status_code == 503 and htmx.headers["HX-Reswap"] == "beforeend"
+        assert "<html" not in htmx.get_data(as_text=True)
+        assert client.get(f"/t/{token}/live?rev=999").status_code == 204  # the poll: ask again later
+        assert client.get(f"/t/{other}").status_code == 200  # every other table is served
+    finally:
+        slots.release(token), slots.release(token)
+    assert client.get(f"/t/{token}").status_code == 200
+    assert slots.running == {}

@@ -182,6 +182,8 @@ def init_app(app: Flask) -> None:
 
     app.after_request(secure_headers)
     app.after_request(compress)
+    from . import load
+    load.init_app(app)  # a few requests per table at a time: one heavy table can't starve the rest
 
     from .live import UnchangedShortcut
     from .guard import LinkGuessGuard
