@@ -1,0 +1,107 @@
+// Table Companion: worked-out values in the deal forms, shown live as the other values are tapped.
+// The rules (parse_deal) work out a value left on "auto" when the deal is saved; this only shows
+// the player what that value will be. Without this file the forms work the same.
+//
+// Markup (templates/macros.html tap_row and number_field):
+//   data-col="chips"         the columns a value adds to (space-separated)
+//   data-derive="13"         this value is worked out: its first column adds up to 13
+//   data-blank="0"           a blank value means none
+(function () {
+  "use strict";
+
+  function isRow(el) { return el.tagName === "FIELDSET"; }
+
+  // The value a field holds now: a number, "" when blank, or its worked-out value when on auto.
+  function valueOf(el, worked) {
+    var raw;
+    if (isRow(el)) {
+      var checked = el.querySelector("input[type=radio]:checked");
+      raw = checked ? checked.value : "";
+    } else {
+      raw = el.value.trim();
+    }
+    if (raw === "") {
+      if (el.hasAttribute("data-derive")) return worked.has(el) ? worked.get(el) : null;
+      return el.dataset.blank === "0" ? 0 : null;
+    }
+    return /^[0-9]+$/.test(raw) ? parseInt(raw, 10) : null;
+  }
+
+  function show(el, value) {
+    if (isRow(el)) {
+      var out = el.querySelector("output.derived-value");
+      if (out) out.textContent = value === null ? "" : "= " + value;
+      el.querySelectorAll("label.tap").forEach(function (label) {
+        var input = label.querySelector("input");
+        label.classList.toggle("derived", value !== null && input.value === String(value));
+      });
+    } else {
+      el.placeholder = value === null ? el.dataset.autoLabel : el.dataset.autoLabel + " = " + value;
+    }
+  }
+
+  function update(form) {
+    var fields = Array.prototype.slice.call(form.querySelectorAll("[data-col]"));
+    var worked = new Map();
+    // In page order, so a worked-out value can count towards a later one (Pair & Quad's last
+    // player's ranks, then their other cards).
+    fields.forEach(function (el) {
+      if (!el.hasAttribute("data-derive")) return;
+      if (!isRow(el) && !el.dataset.autoLabel) el.dataset.autoLabel = el.placeholder;
+      var column = el.dataset.col.split(" ")[0];
+      var sum = 0;
+      var known = fields.every(function (other) {
+        if (other === el || other.dataset.col.split(" ").indexOf(column) < 0) return true;
+        var v = valueOf(other, worked);
+        if (v === null) return false;
+        sum += v;
+        return true;
+      });
+      var value = known ? parseInt(el.dataset.derive, 10) - sum : null;
+      var max = isRow(el) ? el.querySelectorAll("input[type=radio]").length - 2 : 99;
+      if (value !== null && (value < 0 || value > max)) value = null;
+      if (value !== null) worked.set(el, value);
+      show(el, value);
+    });
+  }
+
+  function updateAll(root) {
+    root.querySelectorAll("form").forEach(function (form) {
+      if (form.querySelector("[data-derive]")) update(form);
+    });
+  }
+
+  // Pair & Quad: one tap on a player's tricks won fills in their other cards (tricks × players,
+  // less the ranks counted). The tricks themselves are never sent (form="no-form").
+  function fillOther(box) {
+    var checked = box.querySelector("input:checked");
+    var other = document.getElementById(box.dataset.other);
+    if (!checked || !other) return;
+    var counted = 0;
+    box.closest(".player-box").querySelectorAll("fieldset[data-col] input:checked").forEach(function (r) {
+      counted += parseInt(r.value, 10) || 0;
+    });
+    var value = parseInt(checked.value, 10) * parseInt(box.dataset.perTrick, 10) - counted;
+    other.value = value >= 0 ? String(value) : "";
+    other.dispatchEvent(new Event("input", { bubbles: true }));
+  }
+  function showHelpers(root) {
+    root.querySelectorAll(".tricks-won[hidden]").forEach(function (box) { box.hidden = false; });
+  }
+  document.addEventListener("change", function (event) {
+    var box = event.target.closest && event.target.closest(".player-box");
+    var helper = box && box.querySelector(".tricks-won");
+    if (helper && event.target.closest("fieldset[data-col], .tricks-won")) fillOther(helper);
+  });
+
+  document.addEventListener("change", function (event) {
+    var form = event.target.form;
+    if (form && form.querySelector("[data-derive]")) update(form);
+  });
+  document.addEventListener("input", function (event) {
+    var form = event.target.form;
+    if (form && form.querySelector("[data-derive]")) update(form);
+  });
+  document.addEventListener("DOMContentLoaded", function () { showHelpers(document); updateAll(document); });
+  document.addEventListener("htmx:after:swap", function () { showHelpers(document); updateAll(document); });
+})();
