@@ -38,6 +38,7 @@ LOCALES = ("ja",)
 
 KEYWORDS = {
     "T": None,  # companion.games.text.T("... {name} ...", name=...)
+    "Tn": (1, 2),  # companion.games.text.Tn("{n} chip", "{n} chips", count)
     "_": None,
     "gettext": None,
     "ngettext": (1, 2),

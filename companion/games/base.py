@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
-from .text import T, Text
+from .text import NameList, T, Text, Tn, join_names
 
 Facts = dict[str, Any]
 Form = Mapping[str, Any]
@@ -314,6 +314,7 @@ class Game:
     components: tuple[Text, ...] = ()
     rulings: tuple[Ruling, ...] = ()
     options: tuple[Option, ...] = ()
+    calculators: tuple["Calculator", ...] = ()  # the game page's calculators and helpers
 
     # ---- declaration helpers
     def ruling(self, ruling_id: str) -> Ruling:
@@ -326,8 +327,16 @@ class Game:
         """None when ``n`` players may play, else the reason."""
         if n in self.players or n in self.variant_players:
             return None
-        return T("{game} is for {counts} players, not {n}.", game=self.name_en,
-                 counts=self.player_counts_text(), n=n)
+        # No game name: it would stay English inside a Japanese sentence, and the form names it.
+        return T("This game is for {counts}, not {n}.", counts=self.players_text(), n=n)
+
+    def players_text(self) -> Text:
+        """"3–5 players", "4 or 6 players", "4 players (also 3, 5, 6 players as a variant)"."""
+        usual = counts_text(self.players)
+        if not self.variant_players:
+            return usual
+        return T("{counts} (also {variants} as a variant)", counts=usual,
+                 variants=counts_text(self.variant_players))
 
     def player_counts_text(self) -> str:
         counts = sorted(set(self.players) | set(self.variant_players))
@@ -461,5 +470,126 @@ def best(values: Sequence[int], among: Sequence[int] | None = None) -> tuple[int
     return tuple(i for i in candidates if values[i] == top)
 
 
-def names(setup: MatchSetup, seats: Sequence[int]) -> str:
-    return ", ".join(setup.players[s] for s in seats)
+def counts_text(counts: Sequence[int]) -> Text:
+    """Player counts in words: "4 players", "3–5 players", "4 or 6 players"."""
+    counts = sorted(set(counts))
+    if len(counts) == 1:
+        return Tn("{n} player", "{n} players", counts[0])
+    if len(counts) > 2 and counts == list(range(counts[0], counts[-1] + 1)):
+        return T("{lo}–{hi} players", lo=counts[0], hi=counts[-1])
+    if len(counts) == 2:
+        return T("{first} or {second} players", first=counts[0], second=counts[1])
+    return T("{counts} players", counts=join_names([str(c) for c in counts]))
+
+
+def names(setup: MatchSetup, seats: Sequence[int]) -> NameList:
+    """The players at ``seats``, joined the reader's way (「、」 in Japanese) when rendered."""
+    return join_names([setup.players[s] for s in seats])
+
+
+# ==========================================================================
+# Calculators and helpers (the game page's quick answers), declared by each game
+#
+# A calculator is a pure function over the fields of one small form: it returns a
+# CalcResult (the answer, breakdown lines, notes, rulings, or messages for the fields it
+# refuses) and never stores anything. Its ``name`` is both its address
+# (/games/<game>/calc/<name>) and the prefix of its form fields ("pq" → "pq-7", "pq-other"),
+# so several calculators live side by side on one page. The web layer renders any game's
+# calculators without knowing which game it is.
+
+
+@dataclass
+class CalcResult:
+    """A calculator's answer, shown by templates/games/_calc_result.html."""
+
+    empty: bool = True  # nothing entered yet: show the prompt
+    prompt: Text | None = None
+    errors: list[Text] = field(default_factory=list)  # shown in the result box
+    field_errors: dict[str, list[Text]] = field(default_factory=dict)  # next to the inputs
+    headline: Text | None = None  # the answer in one line
+    groups: list[tuple[Text, tuple[Line, ...]]] = field(default_factory=list)  # (title, lines)
+    items: list[Text] = field(default_factory=list)  # plain sentences, in order
+    notes: list[Text] = field(default_factory=list)
+    rulings: list[str] = field(default_factory=list)
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.errors)
+
+    def refuse(self, errors: Sequence[FieldError]) -> "CalcResult":
+        """Refuse the input: each message in the box and next to its field."""
+        self.empty = False
+        for error in errors:
+            self.errors.append(error.message)
+            self.field_errors.setdefault(error.field, []).append(error.message)
+        return self
+
+    def fail(self, message: Text) -> "CalcResult":
+        """Refuse the input with one message that belongs to no single field."""
+        self.empty = False
+        self.errors.append(message)
+        return self
+
+
+@dataclass(frozen=True)
+class Calculator:
+    """One calculator or helper of a game's page.
+
+    ``compute(form, n)`` gets this calculator's fields without their prefix ("7", "other")
+    and the number of players the page shows; field errors name fields the same way.
+    """
+
+    name: str  # address and field prefix; letters and digits, unique within the game
+    compute: Callable[[Mapping[str, str], int], CalcResult]
+    kind: str = "calculator"  # "calculator" (scores) or "helper" (who leads, who wins a trick)
+
+    @property
+    def prefix(self) -> str:
+        return self.name + "-"
+
+    def fields(self, args: Mapping[str, str], max_length: int = 64) -> dict[str, str]:
+        """This calculator's fields of a request, without the prefix, trimmed to a sane length."""
+        return {key[len(self.prefix):]: (value or "")[:max_length] for key, value in args.items()
+                if key.startswith(self.prefix)}
+
+    def run(self, args: Mapping[str, str], n: int, max_length: int = 64) -> CalcResult:
+        """The answer for a whole query string; field errors come back under their full names."""
+        result = self.compute(self.fields(args, max_length), n)
+        result.field_errors = {self.prefix + key: messages
+                               for key, messages in result.field_errors.items()}
+        return result
+
+
+def entered(form: Mapping[str, Any], *ignored: str) -> bool:
+    """True once something was typed or tapped (fields in ``ignored`` have defaults)."""
+    return any(str(value).strip() for key, value in form.items() if key not in ignored)
+
+
+def seat_names(n: int) -> tuple[Text, ...]:
+    """"Player 1" … "Player n": the calculators know seats, not names."""
+    return tuple(T("Player {n}", n=i + 1) for i in range(n))
+
+
+def team_names(k: int) -> tuple[Text, ...]:
+    return tuple(T("Team {n} (players {a} and {b})", n=t + 1, a=2 * t + 1, b=2 * t + 2)
+                 for t in range(k))
+
+
+def card_codes(raw: str) -> list[str]:
+    """Card codes typed in one field: "QS 10H, 3D" → ["QS", "10H", "3D"]."""
+    return raw.replace(",", " ").split()
+
+
+def score_one_deal(game: Game, players: Sequence[Text | str], form: Mapping[str, Any],
+                   result: CalcResult) -> DealScore | None:
+    """parse_deal, check_deal and score_deal of a one-deal match (seats named ``players``);
+    None after refusing the input in ``result``."""
+    progress = game.start(MatchSetup(game.id, tuple(players)))  # type: ignore[arg-type]
+    facts, errors = game.parse_deal(form, progress)
+    if not errors:
+        errors = game.check_deal(progress, facts)
+    if errors:
+        result.refuse(errors)
+        return None
+    result.empty = False
+    return game.score_deal(progress, facts)

@@ -13,7 +13,8 @@ RANK_CODES = {"J": 11, "Q": 12, "K": 13, "A": 14, "T": 10}
 SUIT_CODES = {"S": "S", "H": "H", "D": "D", "C": "C", "L": "L", "X": "X",
               "♠": "S", "♥": "H", "♦": "D", "♣": "C"}
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣", "L": "Leaf", "X": "Cross"}
-SUIT_NAMES = {"S": T("Spades"), "H": T("Hearts"), "D": T("Diamonds"), "C": T("Clubs"),
+# One name per suit everywhere, singular as on Twin Shoot's card ("Heart", not "Hearts").
+SUIT_NAMES = {"S": T("Spade"), "H": T("Heart"), "D": T("Diamond"), "C": T("Club"),
               "L": T("Leaf"), "X": T("Cross")}
 
 

@@ -13,7 +13,7 @@ from typing import Any, Mapping, Sequence
 
 from .base import (DealScore, Facts, FieldError, Figure, Form, Game, Line, MatchSetup, NextDeal,
                    Option, Outcome, Progress, Ruling, best, names, read_int, read_seat)
-from .text import T, Text
+from .text import T, Text, Tn
 
 TRICKS = 6
 START_CHIPS = 15
@@ -140,7 +140,7 @@ class LuckyCube(Game):
     name_en = "Lucky Cube"
     name_ja = "ラッキー・キューブ"
     players = (3, 4, 5)
-    credit = T("Designer not named in the post.")
+    credit = T("Designer not named in the source.")
     source = "002_2f2cfd8cdd834b07.txt"
     summary = T("Six tricks a deal, no trumps: lead a trick and lose it to take the die, which "
                 "then shows that trick's number. Whoever holds the die at the end collects "
@@ -175,14 +175,15 @@ class LuckyCube(Game):
             T("Put the jokers away and take out the {removed} of every suit: {deck} cards "
               "remain, from A down to {lowest}.", removed=figures["removed"],
               deck=figures["deck"], lowest=DECKS[n][2]),
-            T("First deal only: give every player chips worth {chips} points.",
-              chips=figures["chips"]),
+            T("First deal only: give every player chips worth {start} points.",
+              start=figures["chips"]),
             T("Turn the die to 1 and set it in the middle of the table."),
-            T("The dealer shuffles and gives each player {dealt} cards; the other {aside} "
-              "go face down at the side, out of play.", dealt=figures["dealt"],
-              aside=figures["aside"]),
+            T("Every deal, the dealer gathers all the cards, shuffles them and gives each "
+              "player {dealt} cards; the other {aside} go face down at the side, out of play.",
+              dealt=figures["dealt"], aside=figures["aside"]),
             T("The player on the dealer's left leads the first trick (put the dealer marker "
               "in front of them if you use one)."),
+            T("If you use the dealer marker, move it in front of each new leader during play."),
         )
 
     def start_totals(self, setup: MatchSetup) -> tuple[int, ...]:
@@ -339,8 +340,8 @@ class LuckyCube(Game):
         leader = (dealer + 1) % n
         players = progress.setup.players
         return NextDeal(number, dealer, leader, (
-            T("{dealer} deals. {leader} leads the first trick.", dealer=players[dealer],
-              leader=players[leader]),
+            T("{dealer} gathers all the cards, shuffles and deals. {leader} leads the first "
+              "trick.", dealer=players[dealer], leader=players[leader]),
             T("Set the die to 1 in the middle of the table."),
         ), direction="clockwise")
 
@@ -356,8 +357,8 @@ class LuckyCube(Game):
             if progress.deals and "payment_cap" in progress.deals[-1].score.rulings:
                 rulings.append("payment_cap")
         elif rich:
-            reason = T("{names} reached {chips} points or more.", names=names(setup, rich),
-                       chips=HIGH_WATER)
+            reason = T("{names} reached {target} points or more.", names=names(setup, rich),
+                       target=HIGH_WATER)
             rulings.append("thirty_held")
         elif played >= limit:
             reason = T("All {limit} deals have been played.", limit=limit)
@@ -367,13 +368,117 @@ class LuckyCube(Game):
         winners = best(totals)
         if len(winners) > 1:
             rulings.append("tie_shared")
-            result = T("{names} share the win with {points} points each.",
-                       names=names(setup, winners), points=totals[winners[0]])
+            result = Tn("{names} share the win with {n} point each.",
+                        "{names} share the win with {n} points each.", totals[winners[0]],
+                        names=names(setup, winners))
         else:
-            result = T("{name} wins with {points} points.", name=setup.players[winners[0]],
-                       points=totals[winners[0]])
+            result = Tn("{name} wins with {n} point.", "{name} wins with {n} points.",
+                        totals[winners[0]], name=setup.players[winners[0]])
         return Outcome(True, winners, T("{reason} {result}", reason=reason, result=result),
                        tuple(rulings))
 
 
 GAME = LuckyCube()
+
+
+# ==========================================================================
+# Calculators (the game page): pure functions over form fields, see base.Calculator
+
+from .base import CalcResult, Calculator, entered, seat_names  # noqa: E402
+
+
+def calc_payment(form: Mapping[str, str], n: int) -> CalcResult:
+    """The chips paid at the end of a deal: who holds the die, its number, who won the last trick."""
+    result = CalcResult(prompt=T("Choose who holds the die, its number and who won the last trick."))
+    if not entered(form):
+        return result
+    players = seat_names(n)
+    errors: list[FieldError] = []
+    raw_holder = form.get("holder", "").strip().lower()
+    holder = read_seat(form, "holder", n, T("Die holder"), errors, allow_none=True)
+    number = None
+    if raw_holder != "none":
+        number = read_int(form, "number", 1, TRICKS, T("Number on the die"), errors)
+    last = read_seat(form, "last", n, T("Winner of the last trick"), errors)
+    chips = read_int(form, "chips", 0, 99, T("Chips the last-trick winner has"), errors, required=False)
+    if errors:
+        return result.refuse(errors)
+    facts = {"die_holder": holder, "die_number": number, "last_trick": last}
+    setup = MatchSetup(GAME.id, players)  # type: ignore[arg-type]
+    totals = tuple(99 if chips is None else chips for _ in players)
+    progress = Progress(setup, (), totals)
+    # The opening leader is unknown here, so only the checks that do not need it apply.
+    problems = GAME._check_summary(progress, facts, n, None)
+    if problems:
+        field_of = {"die_holder": "holder", "die_number": "number", "last_trick": "last"}
+        return result.refuse([FieldError(field_of.get(p.field, p.field), p.message)
+                              for p in problems])
+    score = GAME.score_deal(progress, facts)
+    result.empty = False
+    if holder is None:
+        result.headline = T("Nobody took the die: a draw, no chips change hands.")
+        return result
+    amount = score.points[holder]
+    result.headline = T("{payer} pays {amount} chips to {holder}.", payer=players[last],
+                        amount=amount, holder=players[holder])
+    result.items.extend(line.label for line in score.breakdown[last] + score.breakdown[holder])
+    result.rulings.extend(score.rulings)
+    return result
+
+
+def calc_tracker(form: Mapping[str, str], n: int) -> CalcResult:
+    """Where the die goes, trick by trick, and the payment once all six are in."""
+    result = CalcResult(prompt=T("Choose who leads the first trick, then tap the winner of each "
+                                 "trick as it is played."))
+    if not entered(form, "lead"):
+        return result
+    players = seat_names(n)
+    errors: list[FieldError] = []
+    form = {**form, "lead": form.get("lead", "").strip() or "0"}
+    opener = read_seat(form, "lead", n, T("Leader of the first trick"), errors)
+    winners: list[int] = []
+    gap = None
+    for k in range(1, TRICKS + 1):
+        if not form.get(str(k), "").strip():
+            gap = gap or k
+            continue
+        seat = read_seat(form, str(k), n, T("Winner of trick {k}", k=k), errors)
+        if seat is not None:
+            if gap is not None:
+                errors.append(FieldError(str(gap), T("Tap the winner of trick {k} first.", k=gap)))
+                break
+            winners.append(seat)
+    if errors:
+        return result.refuse(errors)
+    tracker = track(winners, opener, n)  # type: ignore[arg-type]
+    result.empty = False
+    for step in tracker.steps:
+        if step.winner != step.leader:
+            line = T("Trick {k}: {leader} led and lost to {winner}, so {leader} takes the die "
+                     "showing {k}.", k=step.number, leader=players[step.leader],
+                     winner=players[step.winner])
+        else:
+            line = T("Trick {k}: {leader} led and won it; the die stays where it is.",
+                     k=step.number, leader=players[step.leader])
+        result.items.append(line)
+    if tracker.die_holder is None:
+        where = T("The die is still in the middle, showing 1.")
+    else:
+        where = T("{holder} has the die, showing {number}.", holder=players[tracker.die_holder],
+                  number=tracker.die_number)
+    if tracker.complete:
+        if tracker.payment is None:
+            result.headline = T("Nobody took the die: a draw, no chips change hands.")
+        else:
+            p = tracker.payment
+            result.headline = T("{payer} won the last trick and pays {amount} chips to {holder}.",
+                                payer=players[p.payer], amount=p.amount, holder=players[p.payee])
+        result.notes.append(where)
+    else:
+        result.headline = where
+        result.notes.append(T("{leader} leads trick {k}.", leader=players[tracker.next_leader],
+                              k=len(winners) + 1))
+    return result
+
+
+GAME.calculators = (Calculator("lp", calc_payment), Calculator("lt", calc_tracker))

@@ -96,9 +96,10 @@ RULINGS = (
              "when the match ends. Table ruling: the tie is shown as a tie, and you may play "
              "one more deal to break it, or accept the shared win."), table_decides=True),
     Ruling("one_led_suit", T("One led suit per trick"),
-           T("Reading of the source: in the second round both players follow the suit of the "
-             "leader's first card, since that is the card the leader played just before. "
-             "So the whole four-card trick has one led suit.")),
+           T("The source says that in the second round both players follow the suit of the "
+             "card the leader played just before. For the leader that can only be their "
+             "first card; the app reads it the same way for the other player (not as the "
+             "leader's second card), so the whole four-card trick has one led suit.")),
 )
 
 
@@ -226,7 +227,8 @@ class Miraiscope(Game):
         rulings = ("tie_at_end",) if earlier_tie else ()
         if max(totals) < TARGET:
             return Outcome(False, message=T("The match ends after a deal in which a player has "
-                                            "{target} or more."), rulings=rulings)
+                                            "{target} points or more.", target=TARGET),
+                           rulings=rulings)
         if _tied_end(totals):
             if finished:
                 return Outcome(True, (0, 1), T("{first} and {second} share the win on {total} "
@@ -246,3 +248,60 @@ def _tied_end(totals: Sequence[int]) -> bool:
 
 
 GAME = Miraiscope()
+
+
+# ==========================================================================
+# Calculators and helpers (the game page): pure functions over form fields, see base.Calculator
+
+from typing import Mapping  # noqa: E402
+
+from .base import CalcResult, Calculator, card_codes, entered, score_one_deal, seat_names  # noqa: E402
+from .cards import SUIT_NAMES, parse_card  # noqa: E402
+
+
+def calc_deal(form: Mapping[str, str], n: int) -> CalcResult:
+    """Both players' points for a deal; player 2 left blank gets the rest of the cards."""
+    result = CalcResult(prompt=T("Enter the Qs and one-pointers each player captured, and who won "
+                                 "the last trick. Leave player 2 blank to work it out."))
+    if not entered(form):
+        return result
+    players = seat_names(2)
+    derived = not any(form.get(k, "").strip() for k in ("queens-1", "points-1"))
+    score = score_one_deal(GAME, players, form, result)
+    if score is None:
+        return result
+    if derived:
+        result.notes.append(T("{player} was left blank and gets the rest of the cards.",
+                              player=players[1]))
+    result.headline = T("{first} {a}, {second} {b}", first=players[0], a=score.points[0],
+                        second=players[1], b=score.points[1])
+    for seat, lines in enumerate(score.breakdown):
+        result.groups.append((T("{player}: {points}", player=players[seat],
+                                points=score.points[seat]), lines))
+    result.items.append(T("Together {total} points: every deal hands out exactly {expected}.",
+                          total=sum(score.points), expected=POINTS_PER_DEAL))
+    return result
+
+
+def helper_trick(form: Mapping[str, str], n: int) -> CalcResult:
+    """Who wins a four-card trick and what it captures."""
+    result = CalcResult(prompt=T("Type the four cards in play order: the leader's first, the other "
+                                 "player's first, then both second cards."))
+    if not entered(form):
+        return result
+    codes = card_codes(form.get("cards", ""))
+    try:
+        cards = [parse_card(code, ranks=DECK_RANKS) for code in codes]
+        outcome = resolve_trick(cards)
+    except CardError as error:
+        return result.fail(error.message)
+    result.empty = False
+    who = T("The leader") if outcome.winner == "leader" else T("The other player")
+    result.headline = T("{who} wins with {card} and captures {points} points.", who=who,
+                        card=cards[outcome.winning_card].code, points=outcome.points)
+    result.items.append(T("Led suit for the whole trick: {suit}.", suit=SUIT_NAMES[outcome.led_suit]))
+    result.rulings.append("one_led_suit")
+    return result
+
+
+GAME.calculators = (Calculator("mi", calc_deal), Calculator("mt", helper_trick, kind="helper"))

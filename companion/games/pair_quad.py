@@ -12,7 +12,7 @@ from typing import Any, Mapping
 from .base import (Choice, DealScore, Facts, FieldError, Figure, Form, Game, Line, NextDeal,
                    Option, Outcome, Progress, Ruling, best, is_blank, names, read_int, read_seat,
                    work_out_last)
-from .text import T, Text
+from .text import T, Text, Tn
 
 DECK_SIZE = 52
 PER_RANK = 4
@@ -262,10 +262,12 @@ class PairQuad(Game):
             cards = sum(row[key] for key in KEYS)
             if cards % n:
                 # Every trick hands all n of its cards to one player.
-                errors.append(FieldError(f"{OTHER}-{seat}", T(
-                    "{player} captured {cards} cards, which is not a multiple of {n} (each "
-                    "trick gives all {n} of its cards to one player).",
-                    player=players[seat], cards=cards, n=n)))
+                errors.append(FieldError(f"{OTHER}-{seat}", Tn(
+                    "{player} captured {n} card, which is not a multiple of {players} (each "
+                    "trick gives all {players} of its cards to one player).",
+                    "{player} captured {n} cards, which is not a multiple of {players} (each "
+                    "trick gives all {players} of its cards to one player).",
+                    cards, player=players[seat], players=n)))
         return errors
 
     def score_deal(self, progress: Progress, facts: Facts) -> DealScore:
@@ -310,8 +312,8 @@ class PairQuad(Game):
         played = len(progress.deals)
         if planned:
             over = played >= planned
-            progress_note = T("{played} of {planned} deals played.", played=played,
-                              planned=planned)
+            progress_note = Tn("{played} of {n} deal played.", "{played} of {n} deals played.",
+                               planned, played=played)
         else:
             over = finished
             progress_note = T("Deals played: {played}. Press “finish match” to end the match.",
@@ -323,13 +325,46 @@ class PairQuad(Game):
                            ("match_length",))
         winners = best(totals)
         if len(winners) > 1:
-            return Outcome(True, winners, T("{names} share the win with {points} points each.",
-                                            names=names(setup, winners),
-                                            points=totals[winners[0]]),
+            return Outcome(True, winners, Tn("{names} share the win with {n} point each.",
+                                             "{names} share the win with {n} points each.",
+                                             totals[winners[0]], names=names(setup, winners)),
                            ("match_length", "tie_shared"))
-        return Outcome(True, winners, T("{name} wins with {points} points.",
-                                        name=setup.players[winners[0]],
-                                        points=totals[winners[0]]), ("match_length",))
+        return Outcome(True, winners, Tn("{name} wins with {n} point.",
+                                         "{name} wins with {n} points.", totals[winners[0]],
+                                         name=setup.players[winners[0]]), ("match_length",))
 
 
 GAME = PairQuad()
+
+
+# ==========================================================================
+# Calculators (the game page): pure functions over form fields, see base.Calculator
+
+from .base import CalcResult, Calculator, entered  # noqa: E402
+
+
+def calc_captured(form: Mapping[str, str], n: int) -> CalcResult:
+    """One player's score from how many cards of each rank they captured."""
+    result = CalcResult(prompt=T("Tap + for each card of a rank you captured; the score appears here."))
+    if not entered(form):
+        return result
+    errors: list[FieldError] = []
+    counts: dict[str, int] = {}
+    for key in KEYS:
+        hi = OTHER_CARDS if key == OTHER else PER_RANK
+        label = T("Other cards") if key == OTHER else T("Cards of rank {rank}", rank=key)
+        value = read_int(form, key, 0, hi, label, errors, required=False)
+        counts[key] = value or 0
+    if not errors and sum(counts.values()) > DECK_SIZE:
+        errors.append(FieldError(OTHER, T("That is more than the {deck} cards of the deck.",
+                                          deck=DECK_SIZE)))
+    if errors:
+        return result.refuse(errors)
+    total, lines = score_captured(counts)
+    result.empty = False
+    result.headline = T("Score: {points}", points=signed(total))
+    result.groups.append((T("Per rank"), lines))
+    return result
+
+
+GAME.calculators = (Calculator("pq", calc_captured),)

@@ -13,7 +13,7 @@ from typing import Sequence
 from .base import (Choice, DealScore, Facts, FieldError, Figure, Form, Game, Line, NextDeal,
                    Option, Outcome, Progress, Ruling, names, read_column, read_seat)
 from .cards import Card, CardError, parse_card
-from .text import T, Text
+from .text import T, Text, Tn, join_names
 
 DECK_SIZE = 52
 WINS_FOR_MATCH = 3
@@ -95,8 +95,9 @@ class RWD(Game):
     players = (3, 4, 5)
     credit = T("Designer not named in the source.")
     source = "000_18c4d0f1ea461cd4.txt"
-    summary = T("Draft your hand backwards from open rows, paying a chip for every trick you "
-                "win, then play the hand forwards and win back more tricks than you paid for.")
+    summary = T("Draft your hand backwards from open rows, taking a chip from the middle for "
+                "every trick you win there, then play the hand forwards and win more tricks "
+                "than you took chips.")
     components = (T("One standard 52-card deck, no jokers"), T("About 20 chips"))
     rulings = RULINGS
     options = (Option("first_start_player", T("Start player of the first deal"), "seat"),)
@@ -125,8 +126,7 @@ class RWD(Game):
               "from row 1 so the rows stay apart.", open=n - 1),
             T("Put the chips ({chips}) where everyone can reach them.", chips=figures["chips"]),
             T("Pick a start player however you like."),
-            T("Each half has {tricks} tricks; {aside} stock cards will be left over and set "
-              "aside unused.", tricks=figures["tricks"], aside=figures["aside"]),
+            _leftover_step(figures["tricks"], figures["aside"]),
         )
 
     # ---- one deal
@@ -222,19 +222,32 @@ class RWD(Game):
         champions = tuple(i for i, w in enumerate(wins) if w >= WINS_FOR_MATCH)
         players = progress.setup.players
         if not champions:
-            standings = ", ".join(f"{name} {w}" for name, w in zip(players, wins))
+            standings = join_names([T("{name} {wins}", name=name, wins=w)
+                                    for name, w in zip(players, wins)])
             return Outcome(False, message=T("First to {target} deal wins takes the match. "
                                             "Deal wins so far: {standings}.",
                                             target=WINS_FOR_MATCH, standings=standings),
                            rulings=rulings)
         if len(champions) == 1:
-            return Outcome(True, champions, T("{winner} wins the match with {wins} deal wins.",
-                                              winner=players[champions[0]],
-                                              wins=wins[champions[0]]), rulings)
+            return Outcome(True, champions, Tn("{winner} wins the match with {n} deal win.",
+                                               "{winner} wins the match with {n} deal wins.",
+                                               wins[champions[0]],
+                                               winner=players[champions[0]]), rulings)
         return Outcome(True, champions,
                        T("{names} reached {target} deal wins on the same deal and share the "
                          "match.", names=names(progress.setup, champions),
                          target=WINS_FOR_MATCH), ("shared_win",))
+
+
+def _leftover_step(tricks: int, aside: int) -> Text:
+    """The last setup step: how many stock cards the first half leaves (0, 1 or 2)."""
+    if not aside:
+        return T("Each half has {tricks} tricks, and the first half uses up the whole stock.",
+                 tricks=tricks)
+    return Tn("Each half has {tricks} tricks; {n} stock card is left over: set it aside face "
+              "down, unused.",
+              "Each half has {tricks} tricks; {n} stock cards are left over: set them aside "
+              "face down, unused.", aside, tricks=tricks)
 
 
 def deal_winners(points: Sequence[int], chips: Sequence[int], players: Sequence[str]
@@ -250,13 +263,13 @@ def deal_winners(points: Sequence[int], chips: Sequence[int], players: Sequence[
     tied = [i for i, p in enumerate(points) if p == top]
     most_chips = max(chips[i] for i in tied)
     winners = tuple(i for i in tied if chips[i] == most_chips)
-    who = ", ".join(players[i] for i in winners)
+    who = join_names([players[i] for i in winners])
     if len(winners) > 1:
         return winners, (T("{names} tie on score and chips and share the deal win.",
                            names=who),), ("shared_win",)
     if len(tied) > 1:
         return winners, (T("{names} tie on {score}; {winner} took more chips and wins the "
-                           "deal.", names=", ".join(players[i] for i in tied), score=top,
+                           "deal.", names=join_names([players[i] for i in tied]), score=top,
                            winner=who),), ()
     return winners, (T("{winner} wins the deal.", winner=who),), ()
 
@@ -271,3 +284,67 @@ def deal_wins(progress: Progress) -> list[int]:
 
 
 GAME = RWD()
+
+
+# ==========================================================================
+# Calculators and helpers (the game page): pure functions over form fields, see base.Calculator
+
+from typing import Mapping  # noqa: E402
+
+from .base import (CalcResult, Calculator, card_codes, entered, read_int,  # noqa: E402
+                   score_one_deal, seat_names)
+from .cards import SUIT_NAMES  # noqa: E402
+from .pair_quad import signed  # noqa: E402
+
+
+def calc_deal(form: Mapping[str, str], n: int) -> CalcResult:
+    """A whole deal's scores and winner from each player's chips and tricks."""
+    result = CalcResult(prompt=T("Enter each player's first-half chips and second-half tricks."))
+    if not entered(form):
+        return result
+    players = seat_names(n)
+    score = score_one_deal(GAME, players, form, result)
+    if score is None:
+        return result
+    if score.winners:
+        result.headline = T("Deal winner: {names}",
+                            names=join_names([players[i] for i in score.winners]))
+    else:
+        result.headline = T("A draw: nobody wins this deal.")
+    for seat, lines in enumerate(score.breakdown):
+        result.groups.append((T("{player}: {points}", player=players[seat],
+                                points=signed(score.points[seat])), lines))
+    result.notes.extend(score.notes)
+    result.rulings.extend(score.rulings)
+    return result
+
+
+def helper_first_half(form: Mapping[str, str], n: int) -> CalcResult:
+    """Which card of a first-half row wins, for a player checking privately."""
+    result = CalcResult(prompt=T("Type the {n} cards of the row (for example QS 10H 3D), then "
+                                 "choose which was taken last.", n=n))
+    if not entered(form):
+        return result
+    codes = card_codes(form.get("cards", ""))
+    if len(codes) != n:
+        return result.fail(T("Enter {n} cards, one for each player; {count} entered.",
+                             n=n, count=len(codes)))
+    errors: list[FieldError] = []
+    last = read_int(form, "last", 1, n, T("Card taken last"), errors)
+    if errors:
+        return result.refuse(errors)
+    outcome = resolve_first_half(codes, last - 1)  # type: ignore[operator]
+    if isinstance(outcome, Text):
+        return result.fail(outcome)
+    result.empty = False
+    cards = [parse_card(code) for code in codes]
+    result.headline = T("Card {k}, {card}, wins the trick.", k=outcome + 1, card=cards[outcome].code)
+    trumps = any(c.suit == TRUMP for c in cards)
+    result.items.append(T("Spades are trumps and there is a spade, so the highest spade wins.")
+                        if trumps else
+                        T("No spade: the highest card of the suit taken last, {suit}, wins.",
+                          suit=SUIT_NAMES[cards[last - 1].suit]))  # type: ignore[operator]
+    return result
+
+
+GAME.calculators = (Calculator("rd", calc_deal), Calculator("rf", helper_first_half, kind="helper"))

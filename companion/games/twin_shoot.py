@@ -21,7 +21,7 @@ from typing import Any, Iterable, Sequence
 from .base import (DealScore, Facts, FieldError, Figure, Form, Game, Line, NextDeal, Option,
                    Outcome, Progress, Ruling, best, read_column, read_int)
 from .cards import SUIT_CODES, Card, CardError, parse_card
-from .text import T, Text
+from .text import T, Text, Tn, join_names
 
 # Strongest first; a suit's bid value equals its strength rank counted from the weakest.
 SUITS = "LXCHSD"
@@ -332,8 +332,8 @@ class TwinShoot(Game):
               "first (Leaf, Cross, Club, Heart, Spade, Diamond), as a reminder."),
             T("The right-side players agree which of them leads first. Someone from another team deals."),
             T("Deal out the whole deck: {dealt} cards to each player.", dealt=fig["dealt"]),
-            T("Each player then bids with {bid} cards face down and plays {tricks} tricks with the rest.",
-              bid=fig["bid_cards"], tricks=fig["tricks"]),
+            T("Each player then bids with {bid_cards} cards face down and plays {tricks} tricks with the "
+              "rest.", bid_cards=fig["bid_cards"], tricks=fig["tricks"]),
         )
 
     def entrants(self, players: Sequence[str]) -> tuple[str, ...]:
@@ -441,13 +441,17 @@ class TwinShoot(Game):
                 lowest = min(progress.totals)
                 points = progress.totals[open_bid]
                 if points == lowest:
-                    errors.append(FieldError("open_bid", T(
+                    errors.append(FieldError("open_bid", Tn(
                         "Open bid: only a team alone in last place may open-bid; {team} shares last place "
-                        "with {points} points.", team=names[open_bid], points=points)))
+                        "with {n} point.",
+                        "Open bid: only a team alone in last place may open-bid; {team} shares last place "
+                        "with {n} points.", points, team=names[open_bid])))
                 else:
-                    errors.append(FieldError("open_bid", T(
-                        "Open bid: only a team alone in last place may open-bid; {team} has {points} points "
-                        "and the lowest total is {lowest}.", team=names[open_bid], points=points,
+                    errors.append(FieldError("open_bid", Tn(
+                        "Open bid: only a team alone in last place may open-bid; {team} has {n} point "
+                        "and the lowest total is {lowest}.",
+                        "Open bid: only a team alone in last place may open-bid; {team} has {n} points "
+                        "and the lowest total is {lowest}.", points, team=names[open_bid],
                         lowest=lowest)))
         return errors
 
@@ -540,11 +544,164 @@ class TwinShoot(Game):
                                             target=TARGET))
         winners = best(totals)
         if len(winners) == 1:
-            message = T("{team} wins with {points} points.", team=names[winners[0]], points=top)
+            message = Tn("{team} wins with {n} point.", "{team} wins with {n} points.", top,
+                         team=names[winners[0]])
         else:
-            message = T("{teams} share the win with {points} points each.",
-                        teams=", ".join(names[w] for w in winners), points=top)
+            message = Tn("{names} share the win with {n} point each.",
+                         "{names} share the win with {n} points each.", top,
+                         names=join_names([names[w] for w in winners]))
         return Outcome(True, winners, message, rulings=("match_end",))
 
 
 GAME = TwinShoot()
+
+
+# ==========================================================================
+# Calculators and helpers (the game page): pure functions over form fields, see base.Calculator
+
+from typing import Mapping  # noqa: E402
+
+from .base import (CalcResult, Calculator, MatchSetup, card_codes, entered, read_seat,  # noqa: E402
+                   seat_names, team_names)
+from .cards import SUIT_NAMES  # noqa: E402
+
+
+def _bid_suits(bid: int) -> list[str]:
+    """Two suits whose values add up to ``bid`` (0..10), for a dummy record."""
+    by_value = {v: s for s, v in BID_VALUES.items()}
+    first = min(bid, 5)
+    return [by_value[first], by_value[bid - first]]
+
+
+def calc_bid(form: Mapping[str, str], n: int) -> CalcResult:
+    """The bid two face-down cards' suits make."""
+    result = CalcResult(prompt=T("Tap the suits of the two bid cards."))
+    first, second = form.get("1", "").strip(), form.get("2", "").strip()
+    if not (first or second):
+        return result
+    if not (first and second):
+        return result.fail(T("Tap the suit of the other bid card too."))
+    try:
+        bid = decode_bid([first, second])
+    except TwinShootError as error:
+        return result.fail(error.message)
+    result.empty = False
+    names = [SUIT_NAMES[_suit_code(code)] for code in (first, second)]
+    values = [BID_VALUES[_suit_code(code)] for code in (first, second)]
+    result.headline = T("Bid: {bid} tricks", bid=bid)
+    result.items.append(T("{first} ({a}) + {second} ({b}) = {bid}", first=names[0], a=values[0],
+                          second=names[1], b=values[1], bid=bid))
+    return result
+
+
+def calc_team_score(form: Mapping[str, str], n: int) -> CalcResult:
+    """A team's score for a deal from both partners' bids and tricks."""
+    result = CalcResult(prompt=T("Enter both partners' bids and tricks to see the team's score."))
+    if not entered(form, "open"):
+        return result
+    errors: list[FieldError] = []
+    bids = [read_int(form, f"bid{i}", 0, TRICKS, T("Bid of partner {i}", i=i), errors)
+            for i in (1, 2)]
+    tricks = [read_int(form, f"tricks{i}", 0, TRICKS, T("Tricks of partner {i}", i=i), errors)
+              for i in (1, 2)]
+    if not errors and sum(tricks) > TRICKS:  # type: ignore[arg-type]
+        errors.append(FieldError("tricks2", T("The partners took {sum} tricks, but a deal has only "
+                                              "{total}.", sum=sum(tricks), total=TRICKS)))  # type: ignore[arg-type]
+    if errors:
+        return result.refuse(errors)
+    open_bid = form.get("open", "") in ("1", "on", "yes")
+    # Score the team against a dummy team that took the remaining tricks.
+    partners = (T("Partner {n}", n=1), T("Partner {n}", n=2))
+    setup = MatchSetup(GAME.id, partners + (T("Opponent"), T("Opponent")))  # type: ignore[arg-type]
+    progress = Progress(setup, (), (0, 0))
+    facts = {"bids": [_bid_suits(bids[0]), _bid_suits(bids[1]), ["D", "D"], ["D", "D"]],  # type: ignore[arg-type]
+             "tricks": [tricks[0], tricks[1], TRICKS - sum(tricks), 0],  # type: ignore[arg-type]
+             "open_bid": 0 if open_bid else None}
+    score = GAME.score_deal(progress, facts)
+    result.empty = False
+    result.headline = T("The team scores {points}.", points=score.points[0])
+    result.groups.append((T("Breakdown"), score.breakdown[0]))
+    if open_bid:
+        result.rulings.append("open_bid")
+        if bids != tricks:
+            result.notes.append(T("The open bid failed: every other team scores +{bonus}.",
+                                  bonus=OVERHEAD))
+    return result
+
+
+def helper_trick(form: Mapping[str, str], n: int) -> CalcResult:
+    """Who wins a trick, and whether it was followed by suit or by rank."""
+    result = CalcResult(prompt=T("Choose the leader and type the cards in play order, the lead "
+                                 "first (for example QL 9L QC 8X)."))
+    if not entered(form, "leader"):
+        return result
+    result.empty = False
+    players = seat_names(n)
+    errors: list[FieldError] = []
+    form = {**form, "leader": form.get("leader", "").strip() or "0"}
+    leader = read_seat(form, "leader", n, T("Leader"), errors)
+    if errors:
+        return result.refuse(errors)
+    cards = card_codes(form.get("cards", ""))
+    try:
+        trick = resolve_trick(leader, cards, n)  # type: ignore[arg-type]
+    except TwinShootError as error:
+        return result.fail(error.message)
+    result.headline = T("{player} wins the trick with {card}.", player=players[trick.winner],
+                        card=cards[trick.winning_index].upper())
+    if trick.direction == "clockwise":
+        result.items.append(T("Play goes clockwise (the leader is a right-side player)."))
+    else:
+        result.items.append(T("Play goes counter-clockwise (the leader is a left-side player)."))
+    for i, (seat, code) in enumerate(zip(trick.seats, cards)):
+        if i == 0:
+            text = T("{player} leads {card}.", player=players[seat], card=code.upper())
+        elif i == trick.follow_index and trick.follow == "suit":
+            text = T("{player} plays {card}: follows by suit, so everyone after must follow the "
+                     "suit if they can.", player=players[seat], card=code.upper())
+        elif i == trick.follow_index and trick.follow == "rank":
+            text = T("{player} plays {card}: follows by rank, so everyone after must follow the "
+                     "rank if they can.", player=players[seat], card=code.upper())
+        else:
+            text = T("{player} plays {card}.", player=players[seat], card=code.upper())
+        result.items.append(text)
+    if trick.follow is None:
+        result.notes.append(T("Nobody matched the lead's suit or rank, so the leader wins. That is "
+                              "legal only if nobody could match it."))
+    elif trick.follow == "suit":
+        result.notes.append(T("Followed by suit: the highest card of the lead's suit wins."))
+    else:
+        result.notes.append(T("Followed by rank: of the cards of the lead's rank, the strongest "
+                              "suit wins (Leaf, Cross, Club, Heart, Spade, Diamond)."))
+    return result
+
+
+def helper_leader(form: Mapping[str, str], n: int) -> CalcResult:
+    """Who leads deal k, from the team that led the first deal."""
+    result = CalcResult(prompt=T("Enter the deal number and the team that led the first deal."))
+    if not form.get("deal", "").strip():
+        return result
+    k = n // 2
+    teams = team_names(k)
+    errors: list[FieldError] = []
+    form = {**form, "first": form.get("first", "").strip() or "0"}
+    deal = read_int(form, "deal", 1, 999, T("Deal number"), errors)
+    first = read_int(form, "first", 0, k - 1, T("Team that led the first deal"), errors)
+    if errors:
+        return result.refuse(errors)
+    team, seat, side, _direction = opening_leader(deal - 1, first, k)  # type: ignore[operator, arg-type]
+    players = seat_names(n)
+    result.empty = False
+    if side == "right":
+        result.headline = T("Deal {d}: {player}, the right-side player of {team}, leads. Play goes "
+                            "clockwise.", d=deal, player=players[seat], team=teams[team])
+    else:
+        result.headline = T("Deal {d}: {player}, the left-side player of {team}, leads. Play goes "
+                            "counter-clockwise.", d=deal, player=players[seat], team=teams[team])
+    result.items.append(T("Anyone outside {team} deals.", team=teams[team]))
+    return result
+
+
+GAME.calculators = (Calculator("tb", calc_bid), Calculator("ts", calc_team_score),
+                    Calculator("tl", helper_leader, kind="helper"),
+                    Calculator("tt", helper_trick, kind="helper"))

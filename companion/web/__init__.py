@@ -11,12 +11,12 @@ from collections import OrderedDict
 from flask import Flask, Response, current_app, render_template, request
 from werkzeug.security import safe_join
 from werkzeug.routing import IntegerConverter
-from flask_babel import Babel, get_locale, gettext
+from flask_babel import Babel, get_locale, get_translations, gettext
 from flask_wtf.csrf import CSRFError, CSRFProtect
 
 from ..games import GAMES
 from ..games.cards import RANK_NAMES, SUIT_NAMES, SUIT_SYMBOLS
-from ..games.text import Text
+from ..games.text import Text, join_names
 
 LANGUAGES = ("en", "ja")
 LANG_COOKIE = "lang"
@@ -47,8 +47,13 @@ def select_locale() -> str:
 def render_text(value) -> str:
     """Template filter: translate rules-engine Text (or pass plain strings through)."""
     if isinstance(value, Text):
-        return value.render(gettext)
+        return value.render(gettext, lambda one, many, n: get_translations().ungettext(one, many, n))
     return "" if value is None else str(value)
+
+
+def names_of(indexes, names) -> str:
+    """Template filter: the names at ``indexes``, joined the reader's way (「、」 in Japanese)."""
+    return render_text(join_names([names[i] for i in indexes]))
 
 
 def game_name(game) -> str:
@@ -167,7 +172,7 @@ def init_app(app: Flask) -> None:
     Babel(app, locale_selector=select_locale)
     csrf.init_app(app)
     app.jinja_env.filters["t"] = render_text
-    app.jinja_env.filters["names_of"] = lambda indexes, names: ", ".join(names[i] for i in indexes)
+    app.jinja_env.filters["names_of"] = names_of
     app.jinja_env.globals.update(RANK_NAMES=RANK_NAMES, SUIT_NAMES=SUIT_NAMES, SUIT_SYMBOLS=SUIT_SYMBOLS)
     app.jinja_env.globals.update(GAMES=GAMES, game_name=game_name, LANGUAGES=LANGUAGES,
                                  get_locale=get_locale)
@@ -182,13 +187,15 @@ def init_app(app: Flask) -> None:
 
     app.after_request(secure_headers)
     app.after_request(compress)
-    from . import load
-    load.init_app(app)  # a few requests per table at a time: one heavy table can't starve the rest
 
     from .live import UnchangedShortcut
     from .guard import LinkGuessGuard
     # Answers made outside Flask carry the same security headers as Flask's.
     headers = [("Content-Security-Policy", CSP)] + list(FIXED_HEADERS.items())
+    from .load import TableTurns
+    # A few requests per table at a time (one heavy table can't starve the rest); the cheap
+    # "unchanged" live answer in front of it is never held up.
+    app.wsgi_app = app.extensions["table_turns"] = TableTurns(app.wsgi_app, headers)
     app.wsgi_app = UnchangedShortcut(app.wsgi_app, lambda: app.config["DATABASE"], headers)
     from .home import own_join_host
     app.wsgi_app = app.extensions["link_guard"] = LinkGuessGuard(app.wsgi_app, headers,

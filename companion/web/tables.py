@@ -14,8 +14,8 @@ import sqlite3
 from datetime import datetime
 from typing import Sequence
 
-from flask import (Blueprint, Response, abort, make_response, redirect, render_template,
-                   request, url_for)
+from flask import (Blueprint, Response, abort, flash, get_flashed_messages, make_response, redirect,
+                   render_template, request, url_for)
 from flask_babel import gettext, lazy_gettext
 
 from .. import tables as store
@@ -69,6 +69,18 @@ def group_errors(errors: list[FieldError]) -> dict[str, list[Text]]:
     return grouped
 
 
+@bp.app_template_filter("error_headline")
+def error_headline(message: str) -> str:
+    """The short form of an error for the summary at the top of a form: what comes before its
+    colon ("Start player: choose who starts." → "Start player"), else its first words."""
+    text = str(message)
+    for colon in (": ", "："):
+        head, found, _rest = text.partition(colon)
+        if found and 0 < len(head) <= 40:
+            return head
+    return text if len(text) <= 40 else text[:38].rsplit(" ", 1)[0] + "…"
+
+
 def form_values() -> dict[str, str]:
     return {k: v for k, v in request.form.items() if k != "csrf_token"}
 
@@ -103,14 +115,15 @@ def new():
     if game is None:
         return render_template("tables/choose_game.html")
     counts = sorted(set(game.players) | set(game.variant_players))
+    usual = min(game.players)  # the game's own count, never a variant (Pair & Quad: 4)
     try:
-        n = int(request.args.get("players", counts[0]))
+        n = int(request.args.get("players", usual))
     except ValueError:
-        n = counts[0]
+        n = usual
     errors: dict = {}
     if n not in counts:
         errors["players"] = [game.check_players(n)]
-        n = counts[0]
+        n = usual
     values = {opt.key: str(opt.default) for opt in game.options}
     return render_template("tables/new.html", game=game, n=n, counts=counts, values=values, errors=errors)
 
@@ -147,23 +160,75 @@ def create():
 # --------------------------------------------------------------------------
 # The table page and its live parts
 
+HISTORY_RECENT = 10  # deals shown on the table page; older ones behind "show all" (?all=1)
+BANNER = "table"  # flash category of the table page's one-sentence banners
+
+
+def tell(table: store.Table, kind: str, number: int | None = None, message: str | None = None) -> None:
+    """A banner for this phone's next view of the table ("Deal 3 saved."), kept in its session,
+    so reload, back and an edited URL can never show it again or show a false one."""
+    flash({"token": table.token, "kind": kind, "number": number, "message": message}, BANNER)
+
+
+def banner_for(table: store.Table) -> dict | None:
+    """The banner this phone was told for this table, if any (consumed by reading)."""
+    found = None
+    for item in get_flashed_messages(category_filter=[BANNER]):
+        if isinstance(item, dict) and item.get("token") == table.token:
+            found = item
+    return found
+
 
 def sheet_context(table: store.Table, form_number: int | None = None) -> dict:
     match = table.match()
+    show_all = request.args.get("all") == "1"
+    deals = match.deals if show_all else match.deals[-HISTORY_RECENT:]
     return dict(table=table, game=table.game, match=match, chart=progression_chart(match),
-                form_number=form_number, poll_ms=POLL_MS,
+                form_number=form_number, poll_ms=POLL_MS, show_all=show_all, history=deals[::-1],
+                max_deals=store.MAX_DEALS, full=len(table.deals) >= store.MAX_DEALS,
                 # "Finish match" while it runs; a tie at the end has its own "accept the tie".
                 can_finish=table.can_finish() and not match.over)
 
 
 def entry_context(table: store.Table, values: dict | None = None, errors: dict | None = None,
-                  notice: Text | None = None, preview=None) -> dict:
+                  notice: Text | None = None, preview=None, banner: dict | None = None,
+                  conflict: dict | None = None) -> dict:
     progress = table.progress()
     match = table.match()
-    upcoming = match.next
+    full = len(table.deals) >= store.MAX_DEALS
+    upcoming = None if full else match.next
     return dict(table=table, game=table.game, match=match, progress=progress, upcoming=upcoming,
                 values=values or {}, errors=errors or {}, notice=notice, preview=preview,
-                number=len(table.deals) + 1, mode="add")
+                number=len(table.deals) + 1, mode="add", banner=banner, conflict=conflict,
+                full=full, max_deals=store.MAX_DEALS)
+
+
+def page_context(table: store.Table, **kw) -> dict:
+    """Everything the whole table page shows."""
+    context = entry_context(table, **kw)
+    context.update(sheet_context(table, form_number=context["number"]))
+    context["join_link"] = join_link(table)
+    context["join_qr"] = qr_svg(context["join_link"])
+    return context
+
+
+def render_page(table: store.Table, status: int = 200, **kw):
+    """The whole table page; never cached, so the back button shows the table as it is now."""
+    response = make_response(render_template("tables/show.html", **page_context(table, **kw)), status)
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def stale(table: store.Table, message) -> Response:
+    """A stale button or form (Undo, Finish, a correction of a deal undone meanwhile): the
+    table as it is now, with one plain sentence."""
+    return render_page(table, 409, banner={"kind": "conflict", "message": render_text(message)})
+
+
+def table_problem(table: store.Table, message: str, status: int):
+    """An error page about a table, with the way back to it."""
+    return render_template("error.html", message=message, back_url=table_url(table),
+                           back_label=gettext("Back to the table")), status
 
 
 @bp.get("/t/<token>")
@@ -171,16 +236,17 @@ def show(token: str):
     table = table_or_404(token)
     if not table.seated:  # prepared for a meetup night: the first phone gives the players
         return redirect(url_for("hall.seat", token=token), code=303)
-    context = sheet_context(table, form_number=len(table.deals) + 1)
-    context.update(entry_context(table))
-    context["join_link"] = join_link(table)
-    context["join_qr"] = qr_svg(context["join_link"])
-    return render_template("tables/show.html", **context)
+    return render_page(table, banner=banner_for(table))
 
 
 @bp.get("/t/<token>/live")
 def live(token: str):
-    """Phones poll this; an unchanged table costs one indexed read and a 204."""
+    """Phones poll this; an unchanged table costs one indexed read and a 204.
+
+    Otherwise the scoresheet, plus out-of-band parts (history, actions) and, when the phone's
+    form is for another deal than the next one, the next deal's form in a <template>: app.js
+    swaps it in if nothing is typed, else keeps what is typed and says which deal it will be.
+    """
     if not TOKEN_SHAPE.match(token):
         abort(404)
     current = store.revision(get_db(), token)
@@ -190,9 +256,14 @@ def live(token: str):
         return Response(status=204, headers={"Cache-Control": "no-store"})
     table = table_or_404(token)
     form_number = request.args.get("form", type=int)
-    view = request.args.get("view", "sheet")
-    template = "tables/_host_board.html" if view == "host" else "tables/_sheet.html"
-    response = make_response(render_template(template, **sheet_context(table, form_number)))
+    if request.args.get("view") == "host":
+        body = render_template("tables/_host_board.html", **sheet_context(table, form_number))
+    else:
+        context = entry_context(table)
+        context.update(sheet_context(table, form_number=context["number"]))
+        context["asked_number"] = form_number
+        body = render_template("tables/_live_response.html", **context)
+    response = make_response(body)
     response.headers["Cache-Control"] = "no-store"
     return response
 
@@ -205,15 +276,25 @@ def host(token: str):
 
 
 def render_entry(table: store.Table, status: int = 200, **kw):
-    context = entry_context(table, **kw)
     if is_htmx():
-        # The form plus the scoresheet, so the phone that entered sees its result at once.
+        # The form plus every part of the page that changed, so the phone that entered is as
+        # current as every other phone (scoresheet, history, actions).
+        context = entry_context(table, **kw)
         context.update(sheet_context(table, form_number=context["number"]))
         return render_template("tables/_entry_response.html", **context), status
-    context.update(sheet_context(table, form_number=context["number"]))
-    context["join_link"] = join_link(table)
-    context["join_qr"] = qr_svg(context["join_link"])
-    return render_template("tables/show.html", **context), status
+    return render_page(table, status, **kw)
+
+
+def typed_score(table: store.Table, number: int, values: dict):
+    """What this phone's entry for deal ``number`` would have scored (shown beside the recorded
+    deal after a conflict); None if it doesn't read as a valid deal."""
+    if not 1 <= number <= len(table.deals):
+        return None
+    progress = table.progress(upto=number - 1)
+    facts, errors = table.game.parse_deal(values, progress)
+    if errors or table.game.validate(progress, facts):
+        return None
+    return facts, table.game.score_deal(progress, facts)
 
 
 @bp.post("/t/<token>/deals")
@@ -231,22 +312,35 @@ def add_deal(token: str):
     except store.NoSuchTable:
         abort(404)
     except store.Conflict as conflict:
-        return render_entry(table_or_404(token), 409, values=values, notice=conflict.message)
+        table = table_or_404(token)
+        if len(table.deals) >= store.MAX_DEALS:
+            return render_entry(table, 409)  # the page says the table is full
+        mine = typed_score(table, number, values) if conflict.number == number else None
+        if mine is not None and mine[0] == table.deals[number - 1]:
+            # The same deal again (a double tap, or two phones typing the same): it is saved.
+            return saved(table, number)
+        if conflict.number == number and number <= len(table.deals):
+            # Another phone was first: show the recorded deal beside this one; the next form starts empty.
+            return render_entry(table, 409, notice=conflict.message,
+                                conflict={"number": number, "mine": mine[1] if mine else None})
+        return render_entry(table, 409, values=values, notice=conflict.message)
     except store.Refused as refused:
         return render_entry(table_or_404(token), 422, values=values, errors=group_errors(refused.errors))
     except sqlite3.DatabaseError as error:
         return render_entry(table_or_404(token), 503, values=values, errors={"deal": [storage_message(error)]})
+    return saved(table, number)
+
+
+def saved(table: store.Table, number: int):
+    """The answer to a saved deal: "Deal N saved" with its points and an Undo right there."""
     if is_htmx():
-        return render_entry(table, 200, notice=None)
-    return redirect(table_url(table, saved=number) + "#sheet", code=303)
+        return render_entry(table, 200, banner={"kind": "saved", "number": number})
+    tell(table, "saved", number)
+    return redirect(table_url(table) + "#entry", code=303)
 
 
-@bp.post("/t/<token>/preview")
-def preview(token: str):
-    """Checks as the player types: the deal's messages and its score, nothing saved."""
-    table = table_or_404(token)
-    values = form_values()
-    progress = table.progress()
+def check_deal(table: store.Table, progress, values: dict):
+    """The as-you-type check: the deal's messages and its score, nothing saved."""
     facts, errors = table.game.parse_deal(values, progress)
     score = None
     if not errors:
@@ -257,21 +351,38 @@ def preview(token: str):
                            match=table.match(), values=values, progress=progress)
 
 
+@bp.post("/t/<token>/preview")
+def preview(token: str):
+    """Checks the next deal as the player types."""
+    table = table_or_404(token)
+    return check_deal(table, table.progress(), form_values())
+
+
+@bp.post("/t/<token>/deals/<int:number>/preview")
+def preview_edit(token: str, number: int):
+    """Checks a correction of deal ``number`` as the player types."""
+    table = table_or_404(token)
+    if not 1 <= number <= len(table.deals):
+        return "", 204  # undone meanwhile: saving will say so
+    return check_deal(table, table.progress(upto=number - 1), form_values())
+
+
 @bp.get("/t/<token>/deals/<int:number>/edit")
 def edit(token: str, number: int):
     table = table_or_404(token)
     if not 1 <= number <= len(table.deals):
-        abort(404)
+        return table_problem(table, gettext("This table has no deal %(number)s (any more).", number=number), 404)
     facts = table.deals[number - 1]
     return render_edit(table, number, table.game.form_values(facts), {}, None, store.fingerprint(facts))
 
 
-def render_edit(table: store.Table, number: int, values: dict, errors: dict, notice, was: str, status: int = 200):
+def render_edit(table: store.Table, number: int, values: dict, errors: dict, notice, was: str, status: int = 200,
+                later_choices=()):
     progress = table.progress(upto=number - 1)
     upcoming = table.game.next_deal(progress)
     return render_template("tables/edit.html", table=table, game=table.game, progress=progress,
                            upcoming=upcoming, values=values, errors=errors, notice=notice, number=number,
-                           was=was, mode="edit", match=table.match()), status
+                           was=was, mode="edit", match=table.match(), later_choices=later_choices), status
 
 
 @bp.post("/t/<token>/deals/<int:number>")
@@ -280,24 +391,42 @@ def update(token: str, number: int):
     values = form_values()
     was = request.form.get("was", "")
     if not 1 <= number <= len(table.deals):
-        return render_template("error.html", message=gettext(
-            "Deal %(number)s no longer exists (it was undone from another phone).", number=number)), 409
+        return stale(table, gettext("Deal %(number)s no longer exists (it was undone from another phone); "
+                                    "nothing was changed.", number=number))
     progress = table.progress(upto=number - 1)
     facts, errors = table.game.parse_deal(values, progress)
+    later_choices = ()
     if not errors:
         try:
-            store.edit_deal(get_db(), token, number, facts, was)
+            store.edit_deal(get_db(), token, number, facts, was, **later_answers(table, values))
         except store.Conflict as conflict:
             table = table_or_404(token)
-            recorded = table.deals[number - 1] if number <= len(table.deals) else {}
+            if number > len(table.deals):
+                return stale(table, conflict.message)
+            recorded = table.deals[number - 1]
             return render_edit(table, number, values, {}, conflict.message, store.fingerprint(recorded), 409)
         except store.Refused as refused:
             errors = refused.errors
+            later_choices = getattr(refused, "choices", ()) or ()
         except sqlite3.DatabaseError as error:
             return render_edit(table, number, values, {"deal": [storage_message(error)]}, None, was, 503)
     if errors:
-        return render_edit(table, number, values, group_errors(errors), None, was, 422)
-    return redirect(table_url(table, edited=number) + f"#deal-{number}", code=303)
+        return render_edit(table, number, values, group_errors(errors), None, was, 422, later_choices)
+    tell(table, "edited", number)
+    return redirect(table_url(table) + f"#deal-{number}", code=303)
+
+
+def later_answers(table: store.Table, values: dict) -> dict:
+    """Answers to later deals' choices that a correction asked for again (fields named
+    ``later-<deal>-<key>``), passed to the store when it takes them."""
+    answers: dict[int, dict[str, str]] = {}
+    for name, value in values.items():
+        parts = name.split("-", 2)
+        if len(parts) == 3 and parts[0] == "later" and parts[1].isdigit() and len(parts[1]) < 4:
+            answers.setdefault(int(parts[1]), {})[parts[2]] = value
+    if not answers or "choices" not in store.edit_deal.__code__.co_varnames:
+        return {}
+    return {"choices": answers}
 
 
 @bp.post("/t/<token>/undo")
@@ -305,10 +434,11 @@ def undo(token: str):
     table = table_or_404(token)
     number = request.form.get("number", type=int) or 0
     try:
-        store.undo_last(get_db(), token, number)
+        table = store.undo_last(get_db(), token, number)
     except store.Conflict as conflict:
-        return render_template("error.html", message=render_text(conflict.message)), 409
-    return redirect(table_url(table, undone=number) + "#sheet", code=303)
+        return stale(table_or_404(token), conflict.message)
+    tell(table, "undone", number)
+    return redirect(table_url(table) + "#entry", code=303)
 
 
 @bp.post("/t/<token>/finish")
@@ -317,7 +447,7 @@ def finish(token: str):
     try:
         store.set_finished(get_db(), token, request.form.get("finished", "1") == "1")
     except store.Refused as refused:
-        return render_template("error.html", message=render_text(refused.errors[0].message)), 409
+        return stale(table_or_404(token), refused.errors[0].message)
     return redirect(table_url(table) + "#sheet", code=303)
 
 
@@ -327,7 +457,7 @@ def rematch(token: str):
     try:  # exactly once: a phone pressing after another lands on the same new table
         new_token = store.rematch(get_db(), table.token)
     except store.Refused as refused:
-        return render_template("error.html", message=render_text(refused.errors[0].message)), 409
+        return stale(table_or_404(token), refused.errors[0].message)
     return redirect(url_for("tables.show", token=new_token), code=303)
 
 

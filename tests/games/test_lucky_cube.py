@@ -64,7 +64,7 @@ def test_dealer_moves_left_and_left_of_dealer_leads():
     progress = GAME.start(setup(3, first_dealer=2))
     first = GAME.next_deal(progress)
     assert (first.number, first.dealer, first.leader) == (1, 2, 0)
-    assert str(first.lines[0]) == "Cat deals. Ann leads the first trick."
+    assert str(first.lines[0]) == "Cat gathers all the cards, shuffles and deals. Ann leads the first trick."
     progress = GAME.add_deal(progress, {"trick_winners": [0] * 6})
     second = GAME.next_deal(progress)
     assert (second.number, second.dealer, second.leader) == (2, 0, 1)
