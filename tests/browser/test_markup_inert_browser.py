@@ -111,10 +111,9 @@ def tap_choice(page, name: str, value) -> None:
     page.locator(f'#entry label:has(input[name="{name}"][value="{value}"])').tap()
 
 
-def tap_step(page, field: str, times: int) -> None:
-    button = page.locator(f'#entry button.step[data-for="f-{field}"][data-step="1"]')
-    for _ in range(times):
-        button.tap()
+def tap_step(page, field: str, value: int) -> None:
+    """One tap on the value in a number's tap row."""
+    page.locator(f'#entry #f-{field} label:has(input[value="{value}"])').tap()
 
 
 def enter_deal(page, game: str) -> None:

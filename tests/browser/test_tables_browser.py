@@ -23,10 +23,9 @@ NAMES = {
 
 # --- tapping like a person ----------------------------------------------------------------------
 
-def tap_step(page, field: str, times: int, step: int = 1) -> None:
-    button = page.locator(f'#entry button.step[data-for="f-{field}"][data-step="{step}"]')
-    for _ in range(times):
-        button.tap()
+def tap_step(page, field: str, value: int) -> None:
+    """One tap on the value in a number's tap row."""
+    page.locator(f'#entry #f-{field} label:has(input[value="{value}"])').tap()
 
 
 def tap_choice(page, name: str, value) -> None:
@@ -34,7 +33,12 @@ def tap_choice(page, name: str, value) -> None:
 
 
 def fill(page, field: str, value) -> None:
-    page.locator(f"#entry #f-{field}").fill(str(value))
+    """Enter a number: a tap in its tap row, or typed where it is a box."""
+    target = page.locator(f"#entry #f-{field}")
+    if target.evaluate("e => e.tagName") == "FIELDSET":
+        tap_step(page, field, value)
+    else:
+        target.fill(str(value))
 
 
 def enter_deal(page, game: str) -> None:
@@ -94,10 +98,11 @@ def enter_bad_deal(page, game: str) -> str:
         tap_choice(page, "die_number", 4)
         tap_choice(page, "last_trick", 2)
         return "last_trick"
-    if game == "pair_quad":
+    if game == "pair_quad":  # five 7s: the last player's can't be worked out
         tap_step(page, "7-0", 3)
+        tap_step(page, "7-1", 2)
         fill(page, "other-1", 32)
-        return "7"
+        return "7-3"
     tap_choice(page, "bid1-0", "L")
     tap_choice(page, "bid2-0", "L")
     for seat in range(4):
