@@ -26,7 +26,7 @@ from .games.base import FieldError
 from .games.text import T, Text
 
 MAX_NAME = 40
-MAX_DEALS = 500  # far beyond any real match; keeps a replay cheap
+MAX_DEALS = 100  # far beyond any real match (the table page says so); keeps a replay cheap
 
 
 def now() -> str:

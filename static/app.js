@@ -72,3 +72,179 @@
   document.addEventListener("DOMContentLoaded", function () { restoreTicks(document); showKeypads(document); });
   document.addEventListener("htmx:after:swap", function (event) { restoreTicks(document); showKeypads(document); });
 })();
+
+// The table page's entry form: drafts that survive a reload, a form that follows the table
+// when another phone saves, and a Save that is safe to double-tap.
+(function () {
+  "use strict";
+
+  var initial = new WeakMap();  // a fresh form's values when it appeared: typed = changed since
+
+  function entryForm() { return document.querySelector("form#entry[data-table]"); }
+
+  function fieldsOf(form) {
+    // Every named input the player can set (text, number, radio, checkbox, hidden trackers).
+    var pairs = [];
+    new FormData(form).forEach(function (value, name) {
+      if (name !== "csrf_token" && name !== "number" && typeof value === "string") pairs.push([name, value]);
+    });
+    return pairs;
+  }
+
+  function draftKey(form, number) {
+    return "draft:" + form.dataset.table + ":" + (number || form.elements.number.value);
+  }
+
+  function isTyped(form) {
+    if (!initial.has(form)) return true;  // rendered with values (a refused entry): typed
+    return JSON.stringify(fieldsOf(form)) !== initial.get(form);
+  }
+
+  function store(key, value) {
+    try { if (value === null) localStorage.removeItem(key); else localStorage.setItem(key, value); }
+    catch (e) { /* private mode or full: drafts are a comfort, not a promise */ }
+  }
+  function read(key) { try { return localStorage.getItem(key); } catch (e) { return null; } }
+
+  function saveDraft(form) {
+    store(draftKey(form), isTyped(form) ? JSON.stringify(fieldsOf(form)) : null);
+  }
+
+  function forgetTakenDrafts(form) {
+    // Deals before this form's number are recorded: their drafts are done with.
+    var prefix = "draft:" + form.dataset.table + ":";
+    var number = parseInt(form.elements.number.value, 10);
+    try {
+      for (var i = localStorage.length - 1; i >= 0; i--) {
+        var key = localStorage.key(i);
+        if (key && key.indexOf(prefix) === 0 && parseInt(key.slice(prefix.length), 10) < number) {
+          localStorage.removeItem(key);
+        }
+      }
+    } catch (e) { /* no storage */ }
+  }
+
+  function restoreDraft(form) {
+    var raw = read(draftKey(form));
+    if (!raw) return;
+    var pairs;
+    try { pairs = JSON.parse(raw); } catch (e) { return; }
+    var changed = [];
+    Array.prototype.forEach.call(form.elements, function (el) {
+      if (!el.name || el.name === "csrf_token" || el.name === "number") return;
+      var values = pairs.filter(function (p) { return p[0] === el.name; }).map(function (p) { return p[1]; });
+      if (el.type === "radio" || el.type === "checkbox") {
+        var want = values.indexOf(el.value) !== -1;
+        if (el.checked !== want) { el.checked = want; changed.push(el); }
+      } else if (values.length && el.value !== values[0]) {
+        el.value = values[0];
+        changed.push(el);
+      }
+    });
+    if (!changed.length) return;
+    changed.forEach(function (el) {
+      el.dispatchEvent(new Event("input", { bubbles: true }));
+      el.dispatchEvent(new Event("change", { bubbles: true }));
+    });
+    var note = document.createElement("p");
+    note.className = "notice restored";
+    note.setAttribute("role", "status");
+    note.textContent = form.dataset.restoredText || "";
+    var clear = document.createElement("button");
+    clear.type = "button";
+    clear.className = "button small";
+    clear.dataset.clearDraft = "";
+    clear.textContent = form.dataset.clearText || "";
+    note.appendChild(document.createTextNode(" "));
+    note.appendChild(clear);
+    form.querySelector("h2").insertAdjacentElement("afterend", note);
+  }
+
+  function coolDown(form, ms) {
+    // A second tap of a double tap lands on the fresh form's Save: ignore it for a moment.
+    var button = form.querySelector("button[type=submit]");
+    if (!button) return;
+    button.disabled = true;
+    setTimeout(function () { button.disabled = false; }, ms);
+  }
+
+  function setUp() {
+    var form = entryForm();
+    if (!form || form.dataset.ready) return;
+    form.dataset.ready = "1";
+    forgetTakenDrafts(form);
+    if (form.hasAttribute("data-fresh")) {
+      initial.set(form, JSON.stringify(fieldsOf(form)));
+      restoreDraft(form);
+    }
+    if (form.hasAttribute("data-just-saved")) coolDown(form, 1000);
+  }
+
+  function showWhatWasTold() {
+    // "Deal N saved" or a conflict: bring it into view (the answer replaced the form at the
+    // spot where Save was tapped, far below it).
+    var told = document.querySelector("#entry-wrap .saved-banner, #entry-wrap .conflict-box");
+    if (told && !told.dataset.seen) {
+      told.dataset.seen = "1";
+      told.scrollIntoView({ block: "start" });
+    }
+  }
+
+  function adoptNextForm() {
+    // The table moved on (another phone saved or undid): the live answer brought the next form.
+    var holder = document.getElementById("entry-next");
+    var template = holder && holder.querySelector("template");
+    if (!template) return;
+    holder.textContent = "";
+    var wrap = document.getElementById("entry-wrap");
+    var form = entryForm();
+    var incoming = template.content.querySelector("form#entry");
+    if (form && incoming && isTyped(form)) {
+      // Keep what is typed; it will be saved as the new deal number, after a fresh tap.
+      var oldKey = draftKey(form);
+      var number = template.dataset.number;
+      form.elements.number.value = number;
+      form.dataset.number = number;
+      form.querySelector("h2").textContent = incoming.querySelector("h2").textContent;
+      form.querySelector("button[type=submit]").textContent =
+        incoming.querySelector("button[type=submit]").textContent;
+      var notice = form.querySelector("p.notice.moved");
+      if (!notice) {
+        notice = document.createElement("p");
+        notice.className = "notice moved";
+        notice.setAttribute("role", "alert");
+        form.querySelector("h2").insertAdjacentElement("afterend", notice);
+      }
+      notice.textContent = template.dataset.moved;
+      store(oldKey, null);
+      saveDraft(form);
+      coolDown(form, 1500);
+      return;
+    }
+    if (!wrap) return;
+    var fresh = template.content.querySelector("#entry-wrap");
+    var clone = document.importNode(fresh, true);
+    wrap.replaceWith(clone);
+    if (window.htmx) htmx.process(clone);
+    setUp();
+  }
+
+  document.addEventListener("input", function (event) {
+    var form = event.target.form;
+    if (form && form.matches("form#entry[data-table]")) saveDraft(form);
+  });
+  document.addEventListener("change", function (event) {
+    var form = event.target.form;
+    if (form && form.matches("form#entry[data-table]")) saveDraft(form);
+  });
+  document.addEventListener("click", function (event) {
+    var clear = event.target.closest("[data-clear-draft]");
+    if (!clear) return;
+    var form = clear.form;
+    store(draftKey(form), null);
+    window.location.reload();
+  });
+
+  document.addEventListener("DOMContentLoaded", function () { setUp(); showWhatWasTold(); });
+  document.addEventListener("htmx:after:swap", function () { setUp(); adoptNextForm(); showWhatWasTold(); });
+})();

@@ -336,7 +336,7 @@ def saved(table: store.Table, number: int):
     if is_htmx():
         return render_entry(table, 200, banner={"kind": "saved", "number": number})
     tell(table, "saved", number)
-    return redirect(table_url(table) + "#entry", code=303)
+    return redirect(table_url(table) + "#entry-wrap", code=303)
 
 
 def check_deal(table: store.Table, progress, values: dict):
@@ -438,7 +438,7 @@ def undo(token: str):
     except store.Conflict as conflict:
         return stale(table_or_404(token), conflict.message)
     tell(table, "undone", number)
-    return redirect(table_url(table) + "#entry", code=303)
+    return redirect(table_url(table) + "#entry-wrap", code=303)
 
 
 @bp.post("/t/<token>/finish")
