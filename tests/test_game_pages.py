@@ -207,7 +207,8 @@ def test_pair_quad_values_stay_in_the_form(client):
 @pytest.mark.parametrize("first,second,bid", [("X", "H", 6), ("L", "L", 10), ("D", "S", 1)])
 def test_twin_shoot_bid(client, first, second, bid):
     for text in both(client, "twin_shoot", "tb", **{"tb-1": first, "tb-2": second}):
-        assert f"Bid: {bid} tricks" in text
+        expected = "Bid: 1 trick" if bid == 1 else f"Bid: {bid} tricks"  # number agreement
+        assert expected in text and "Bid: 1 tricks" not in text
 
 
 def test_twin_shoot_bid_needs_two_suits(client):

@@ -419,8 +419,8 @@ def calc_payment(form: Mapping[str, str], n: int) -> CalcResult:
         result.headline = T("Nobody took the die: a draw, no chips change hands.")
         return result
     amount = score.points[holder]
-    result.headline = T("{payer} pays {amount} chips to {holder}.", payer=players[last],
-                        amount=amount, holder=players[holder])
+    result.headline = Tn("{payer} pays {n} chip to {holder}.", "{payer} pays {n} chips to {holder}.",
+                         amount, payer=players[last], holder=players[holder])
     result.items.extend(line.label for line in score.breakdown[last] + score.breakdown[holder])
     result.rulings.extend(score.rulings)
     return result
@@ -471,8 +471,9 @@ def calc_tracker(form: Mapping[str, str], n: int) -> CalcResult:
             result.headline = T("Nobody took the die: a draw, no chips change hands.")
         else:
             p = tracker.payment
-            result.headline = T("{payer} won the last trick and pays {amount} chips to {holder}.",
-                                payer=players[p.payer], amount=p.amount, holder=players[p.payee])
+            result.headline = Tn("{payer} won the last trick and pays {n} chip to {holder}.",
+                                 "{payer} won the last trick and pays {n} chips to {holder}.",
+                                 p.amount, payer=players[p.payer], holder=players[p.payee])
         result.notes.append(where)
     else:
         result.headline = where

@@ -14,7 +14,7 @@ from typing import Sequence
 from .base import (DealScore, Facts, FieldError, Figure, Form, Game, Line, NextDeal, Option,
                    Outcome, Progress, Ruling, read_column, read_seat)
 from .cards import Card, CardError
-from .text import T, Text
+from .text import T, Text, Tn
 
 DECK_RANKS = range(5, 15)  # 5..A: the 2s, 3s and 4s are removed
 QUEENS = 4
@@ -297,8 +297,9 @@ def helper_trick(form: Mapping[str, str], n: int) -> CalcResult:
         return result.fail(error.message)
     result.empty = False
     who = T("The leader") if outcome.winner == "leader" else T("The other player")
-    result.headline = T("{who} wins with {card} and captures {points} points.", who=who,
-                        card=cards[outcome.winning_card].code, points=outcome.points)
+    result.headline = Tn("{who} wins with {card} and captures {n} point.",
+                         "{who} wins with {card} and captures {n} points.", outcome.points,
+                         who=who, card=cards[outcome.winning_card].code)
     result.items.append(T("Led suit for the whole trick: {suit}.", suit=SUIT_NAMES[outcome.led_suit]))
     result.rulings.append("one_led_suit")
     return result

@@ -588,7 +588,7 @@ def calc_bid(form: Mapping[str, str], n: int) -> CalcResult:
     result.empty = False
     names = [SUIT_NAMES[_suit_code(code)] for code in (first, second)]
     values = [BID_VALUES[_suit_code(code)] for code in (first, second)]
-    result.headline = T("Bid: {bid} tricks", bid=bid)
+    result.headline = Tn("Bid: {n} trick", "Bid: {n} tricks", bid)
     result.items.append(T("{first} ({a}) + {second} ({b}) = {bid}", first=names[0], a=values[0],
                           second=names[1], b=values[1], bid=bid))
     return result
@@ -605,8 +605,8 @@ def calc_team_score(form: Mapping[str, str], n: int) -> CalcResult:
     tricks = [read_int(form, f"tricks{i}", 0, TRICKS, T("Tricks of partner {i}", i=i), errors)
               for i in (1, 2)]
     if not errors and sum(tricks) > TRICKS:  # type: ignore[arg-type]
-        errors.append(FieldError("tricks2", T("The partners took {sum} tricks, but a deal has only "
-                                              "{total}.", sum=sum(tricks), total=TRICKS)))  # type: ignore[arg-type]
+        errors.append(FieldError("tricks2", T("The partners took {sum} in all, but a deal has only "
+                                              "{total} tricks.", sum=sum(tricks), total=TRICKS)))  # type: ignore[arg-type]
     if errors:
         return result.refuse(errors)
     open_bid = form.get("open", "") in ("1", "on", "yes")
