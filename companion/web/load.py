@@ -13,14 +13,15 @@ works under a thread pool and under gevent alike.
 
 from __future__ import annotations
 
+import re
 import threading
 import time
-from typing import Callable
-
-from flask import Flask, Response, g, render_template, request
-from flask_babel import gettext
+from html import escape
+from typing import Callable, Iterable
+from urllib.parse import parse_qsl
 
 RETRY_AFTER_SECONDS = 2
+MAX_FORM_BYTES = 64 * 1024  # as Flask's MAX_CONTENT_LENGTH: a refused form is given back, never more
 
 
 class TableSlots:
@@ -70,42 +71,86 @@ class TableSlots:
             self.turns.notify_all()
 
 
-def busy_message() -> str:
-    return gettext("This table is very busy right now (many requests at once). Nothing was changed; "
-                   "wait a moment and try again.")
+TABLE_PATH = re.compile(r"^/t/([A-Za-z0-9_-]{16,64})(/[^/]*)?(/.*)?$")
+
+# Outside Flask (refusing must cost next to nothing), so both languages, as the link guard does.
+BUSY_EN = "This table is very busy right now (many requests at once). Nothing was changed; wait a moment and try again."
+BUSY_JA = "このテーブルはいま混み合っています（同時に多くのリクエストがあります）。何も変更されていません。少し待ってからもう一度お試しください。"
+BUSY_NOTE = (f'<p class="busy-note" role="alert">{BUSY_EN}<br><span lang="ja">{BUSY_JA}</span></p>').encode()
+BUSY_PAGE_HEAD = ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+                  "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+                  "<title>Busy</title></head><body>")
 
 
-def busy_response() -> Response:
-    """The refusal, shaped so that nothing on the phone is lost."""
-    headers = {"Retry-After": str(RETRY_AFTER_SECONDS), "Cache-Control": "no-store"}
-    if request.endpoint == "tables.live":
-        # The phone's live check: "nothing new yet"; it asks again on its next tick.
-        return Response(status=204, headers=headers)
-    if request.headers.get("HX-Request") == "true":
-        # Keep the page (and whatever was typed) as it is; add the message at its foot.
-        html = render_template("_busy.html", message=busy_message())
-        return Response(html, status=503, headers=dict(headers, **{"HX-Retarget": "body",
-                                                                   "HX-Reswap": "beforeend"}))
-    typed = {k: v for k, v in request.form.items() if k != "csrf_token"} if request.method == "POST" else {}
-    html = render_template("not_saved.html", message=busy_message(), typed=typed, action=request.path)
-    return Response(html, status=503, headers=headers)
+def busy_page(path: str, typed: list[tuple[str, str]]) -> bytes:
+    """The refusal for a plain page or form: the message, and what was typed, ready to send again."""
+    parts = [BUSY_PAGE_HEAD, BUSY_NOTE.decode()]
+    if typed:
+        parts.append(f'<form method="post" action="{escape(path)}"><dl>')
+        parts += [f"<dt>{escape(k)}</dt><dd><bdi>{escape(v)}</bdi></dd>" for k, v in typed if k != "csrf_token"]
+        parts.append("</dl>")
+        parts += [f'<input type="hidden" name="{escape(k)}" value="{escape(v)}">' for k, v in typed]
+        parts.append('<p><button type="submit">Try again / もう一度送る</button></p></form>')
+    parts.append(f'<p><a href="{escape(path)}">Reload / 再読み込み</a></p></body></html>')
+    return "".join(parts).encode()
 
 
-def init_app(app: Flask) -> None:
-    slots = app.extensions["table_slots"] = TableSlots()
+class TableTurns:
+    """WSGI layer in front of Flask (behind the 204 live fast path): a few requests per table
+    at a time; a refusal is answered here, without building a Flask request."""
 
-    @app.before_request
-    def take_turn():
-        token = (request.view_args or {}).get("token")
-        if not isinstance(token, str):
-            return None
-        if not slots.acquire(token):
-            return busy_response()
-        g.table_turn = token
-        return None
+    def __init__(self, app: Callable, headers: list[tuple[str, str]], slots: TableSlots | None = None):
+        self.app = app
+        self.slots = slots or TableSlots()
+        self.headers = [("Retry-After", str(RETRY_AFTER_SECONDS)), ("Cache-Control", "no-store")] + headers
 
-    @app.teardown_request
-    def end_turn(_exc):
-        token = g.pop("table_turn", None)
-        if token is not None:
-            slots.release(token)
+    def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
+        match = TABLE_PATH.match(environ.get("PATH_INFO", ""))
+        if match is None:
+            return self.app(environ, start_response)
+        token = match.group(1)
+        if not self.slots.acquire(token):
+            return self.refuse(environ, start_response, match.group(2) == "/live")
+        released = False
+
+        def release() -> None:
+            nonlocal released
+            if not released:
+                released = True
+                self.slots.release(token)
+
+        def started(status: str, headers, exc_info=None):
+            # Flask has done the work (page rendered) once it starts the answer: sending it
+            # to a slow phone needs no turn.
+            release()
+            return start_response(status, headers, exc_info) if exc_info else start_response(status, headers)
+
+        try:
+            return self.app(environ, started)
+        finally:
+            release()  # an exception, or an app that never started its answer
+
+    def refuse(self, environ: dict, start_response: Callable, live: bool) -> Iterable[bytes]:
+        if live and environ.get("REQUEST_METHOD") == "GET":
+            # The phone's live check: "nothing new yet"; it asks again on its next tick.
+            start_response("204 No Content", self.headers + [("Content-Length", "0")])
+            return [b""]
+        html = "text/html; charset=utf-8"
+        if environ.get("HTTP_HX_REQUEST") == "true":
+            # Keep the page (and whatever was typed) as it is; add the message at its foot.
+            start_response("503 Service Unavailable", self.headers + [
+                ("Content-Type", html), ("Content-Length", str(len(BUSY_NOTE))),
+                ("HX-Retarget", "body"), ("HX-Reswap", "beforeend")])
+            return [BUSY_NOTE]
+        typed = []
+        if environ.get("REQUEST_METHOD") == "POST" and "form-urlencoded" in environ.get("CONTENT_TYPE", ""):
+            try:
+                length = min(int(environ.get("CONTENT_LENGTH") or 0), MAX_FORM_BYTES)
+            except ValueError:
+                length = 0
+            raw = environ["wsgi.input"].read(length) if length > 0 else b""
+            typed = parse_qsl(raw.decode("utf-8", "replace"), keep_blank_values=True)
+        page = busy_page(environ.get("PATH_INFO", "/"), typed)
+        start_response("503 Service Unavailable", self.headers + [
+            ("Content-Type", html), ("Content-Length", str(len(page)))])
+        return [page]
