@@ -58,9 +58,10 @@ class Table:
     created_at: str
     updated_at: str
     deals: tuple[dict[str, Any], ...]
-    label: str | None = None  # "Table 3" on a meetup night (companion.night)
+    label: str | None = None  # the organiser's label of a prepared table ("Cube 3"), if any
     seated: bool = True  # False while a prepared table waits for its players' names
     rematch_token: str | None = None  # the table its rematch started, once someone pressed Rematch
+    seq: int | None = None  # a prepared table's number in its night (shown as "Table 3")
 
     def progress(self, upto: int | None = None) -> Progress:
         """The match state after the first ``upto`` stored deals (all by default)."""
@@ -91,7 +92,7 @@ class Table:
 
     def can_finish(self) -> bool:
         """Whether ending the match by hand means something: only after a deal, and where the
-        rules let a match end by agreement (open-ended Pair & Quad, accepting a tie)."""
+        rules let a match end by agreement (an open-ended match, accepting a tie)."""
         return bool(self.deals) and self.game.outcome(self.progress(), True).over
 
 
@@ -134,7 +135,8 @@ class ReplayCache:
 
 
 # Measured with a deep sizeof of replayed matches (tests/test_hardening.py checks the estimate
-# stays above the real size): an RWD deal record for 4 players holds about 5 KB, its facts'
+# stays above the real size): a deal record of the biggest built-in game (4 players) holds
+# about 5 KB, its facts'
 # JSON about 60 bytes; score lines and totals grow with the players.
 PROGRESS_BASE_BYTES = 4_000
 DEAL_BYTES_PER_FACT_BYTE = 24
@@ -208,7 +210,7 @@ def name_key(name: str) -> str:
 
 
 def check_names(raw_names: Sequence[str], game: Game | None = None) -> tuple[list[str], list[FieldError]]:
-    """Cleaned names and the errors (by seat field); with ``game``, its entrants (Twin Shoot's
+    """Cleaned names and the errors (by seat field); with ``game``, its entrants (a team game's
     teams "A & B") must also differ, so standings and exports never merge two of them."""
     names, errors, seen = [], [], {}
     for seat, raw in enumerate(raw_names):
@@ -232,7 +234,7 @@ def check_names(raw_names: Sequence[str], game: Game | None = None) -> tuple[lis
         for team, entrant in enumerate(game.entrants(names)):
             key = name_key(entrant)
             if key in teams:
-                # Twin Shoot: "A & B" + "C" and "A" + "B & C" would both be "A & B & C".
+                # Teams: "A & B" + "C" and "A" + "B & C" would both be "A & B & C".
                 seat = 2 * team  # the team's first seat (teams are two seats in a row)
                 errors.append(FieldError(f"name-{seat}", T(
                     "Team “{name}” would have the same name as team {other}; change a name so the teams "
@@ -310,7 +312,7 @@ def load(conn: sqlite3.Connection, token: str) -> Table | None:
     return Table(row["id"], row["token"], GAMES[row["game"]],
                  MatchSetup(row["game"], tuple(json.loads(row["players"])), json.loads(row["options"])),
                  bool(row["finished"]), row["revision"], row["created_at"], row["updated_at"], deals,
-                 row["label"], bool(row["seated"]), row["rematch_token"])
+                 row["label"], bool(row["seated"]), row["rematch_token"], seq=row["seq"])
 
 
 def revision(conn: sqlite3.Connection, token: str) -> int | None:

@@ -43,8 +43,8 @@
   function update(form) {
     var fields = Array.prototype.slice.call(form.querySelectorAll("[data-col]"));
     var worked = new Map();
-    // In page order, so a worked-out value can count towards a later one (Pair & Quad's last
-    // player's ranks, then their other cards).
+    // In page order, so a worked-out value can count towards a later one (the last player's
+    // counts per rank, then their other cards).
     fields.forEach(function (el) {
       if (!el.hasAttribute("data-derive")) return;
       if (!isRow(el) && !el.dataset.autoLabel) el.dataset.autoLabel = el.placeholder;
@@ -71,7 +71,7 @@
     });
   }
 
-  // Pair & Quad: one tap on a player's tricks won fills in their other cards (tricks × players,
+  // [data-other]: one tap on a player's tricks won fills in their other cards (tricks × players,
   // less the ranks counted). The tricks themselves are never sent (form="no-form").
   function fillOther(box) {
     var checked = box.querySelector("input:checked");

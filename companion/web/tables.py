@@ -69,6 +69,12 @@ def group_errors(errors: list[FieldError]) -> dict[str, list[Text]]:
     return grouped
 
 
+@bp.app_template_test("table_token")
+def is_table_token(value: str) -> bool:
+    """A string shaped like a table's link token (the rules page's way back to a table)."""
+    return bool(TOKEN_SHAPE.match(value or ""))
+
+
 @bp.app_template_filter("error_headline")
 def error_headline(message: str) -> str:
     """The short form of an error for the summary at the top of a form: what comes before its
@@ -115,7 +121,7 @@ def new():
     if game is None:
         return render_template("tables/choose_game.html")
     counts = sorted(set(game.players) | set(game.variant_players))
-    usual = min(game.players)  # the game's own count, never a variant (Pair & Quad: 4)
+    usual = min(game.players)  # the game's own count, never a variant count
     try:
         n = int(request.args.get("players", usual))
     except ValueError:
