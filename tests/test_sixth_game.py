@@ -12,6 +12,9 @@ import html
 import io
 import json
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -125,3 +128,21 @@ def test_a_sixth_game_plays_through_the_whole_site(toy, csrf_app):
     rows = list(csv.DictReader(io.StringIO(get(laptop, f"/t/{token}/export.csv")[1:])))
     assert [row["Total: Bo"] for row in rows] == ["2", "17", "30"]
     assert rows[0]["Called: 山田"] == "1" and rows[0]["Taken: Bo"] == "2"
+
+
+def test_an_installed_game_is_found_by_its_entry_point(tmp_path):
+    """A package that declares an entry point in the group "companion.games" is registered
+    when companion.games is imported, its templates folder with it (a fake installed
+    distribution on sys.path, in a fresh interpreter)."""
+    dist = tmp_path / "toy_tricks-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: toy-tricks\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[companion.games]\ntoy_tricks = tests.toy_game\n")
+    script = ("import sys; sys.path.insert(0, sys.argv[1])\n"
+              "from companion.games import GAMES, TEMPLATE_FOLDERS\n"
+              "print(list(GAMES)[-1], TEMPLATE_FOLDERS['toy_tricks'].name)\n")
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, "-c", script, str(tmp_path)], cwd=root,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["toy_tricks", "templates"]
