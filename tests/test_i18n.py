@@ -320,7 +320,7 @@ def test_rules_engine_text_renders_in_japanese(app):
 
     with app.test_request_context("/"):
         with force_locale("ja"):
-            assert T("{winner} wins the deal.", winner="山田").render(gettext) == "このディールの勝者は山田。"
-            assert T("Spades").render(gettext) == "スペード"
+            assert T("{winner} wins the deal.", winner="山田").render(gettext) == "このディールの勝者は山田です。"
+            assert T("Spade").render(gettext) == "スペード"
         with force_locale("en"):
             assert T("{winner} wins the deal.", winner="Ann").render(gettext) == "Ann wins the deal."

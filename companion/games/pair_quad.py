@@ -149,7 +149,7 @@ class PairQuad(Game):
     )
     rulings = RULINGS
     options = (
-        Option("first_dealer", T("Dealer of the first deal"), "seat"),
+        Option("first_dealer", T("Dealer of the first deal, who also leads first"), "seat"),
         Option("deals", T("Number of deals"), "deals", default=0, ruling="match_length",
                help=T("0 plays open-ended until you press “finish match”.")),
     )
@@ -208,7 +208,7 @@ class PairQuad(Game):
         facts: Facts = {"captured": captured}
         choice = self.next_deal(progress).choice
         if choice is not None:
-            facts[choice.key] = read_seat(form, choice.key, len(players), T("Dealer"), errors)
+            facts[choice.key] = read_seat(form, choice.key, len(players), T("Dealer of this deal"), errors)
         return facts, errors
 
     def form_values(self, facts: Facts) -> dict[str, str]:
