@@ -127,7 +127,22 @@ def test_a_sixth_game_plays_through_the_whole_site(toy, csrf_app):
     assert "Ann win." in table  # Ann reached 30 first with the most points
     rows = list(csv.DictReader(io.StringIO(get(laptop, f"/t/{token}/export.csv")[1:])))
     assert [row["Total: Bo"] for row in rows] == ["2", "17", "30"]
-    assert rows[0]["Called: 山田"] == "1" and rows[0]["Taken: Bo"] == "2"
+    assert rows[0]["Tricks called: 山田"] == "1" and rows[0]["Taken: Bo"] == "2"
+    log = text_of(get(phone1, f"/t/{token}/log"))
+    assert "Tricks called" in log and "Taken" in log
+
+
+def test_games_name_their_own_facts_in_log_and_export(client):
+    """Labels and seat facts come from the game (Game.fact_labels, seat_facts), not the web layer."""
+    response = client.post("/tables", data={"game": "miraiscope", "players": "2", "name-0": "山田",
+                                            "name-1": "Bo", "first_dealer": "0"})
+    token = response.headers["Location"].rsplit("/", 1)[-1]
+    client.post(f"/t/{token}/deals", data={"number": "1", "queens-0": "2", "points-0": "10",
+                                           "queens-1": "2", "points-1": "10", "last_trick": "1"})
+    rows = list(csv.DictReader(io.StringIO(get(client, f"/t/{token}/export.csv")[1:])))
+    assert rows[0]["Last trick"] == "Bo" and rows[0]["Qs captured: 山田"] == "2"
+    client.set_cookie("lang", "ja")
+    assert "ラストトリック" in get(client, f"/t/{token}/log")  # the game's label, translated
 
 
 def test_an_installed_game_is_found_by_its_entry_point(tmp_path):

@@ -315,6 +315,11 @@ class Game:
     rulings: tuple[Ruling, ...] = ()
     options: tuple[Option, ...] = ()
     calculators: tuple["Calculator", ...] = ()  # the game page's calculators and helpers
+    # How the deal log and the exports name each key of the facts ("called" → "Called" if
+    # absent), and which keys hold a seat or a team (shown as that player's or team's name).
+    fact_labels: Mapping[str, Text] = {}
+    seat_facts: frozenset[str] = frozenset()
+    team_facts: frozenset[str] = frozenset()
 
     # ---- declaration helpers
     def ruling(self, ruling_id: str) -> Ruling:

@@ -152,6 +152,9 @@ class LuckyCube(Game):
         T("A dealer marker (optional)"),
     )
     rulings = RULINGS
+    fact_labels = {"die_holder": T("Die holder"), "die_number": T("Die number"),
+                   "last_trick": T("Last trick"), "trick_winners": T("Trick winners")}
+    seat_facts = frozenset({"die_holder", "last_trick", "trick_winners"})
     options = (Option("first_dealer", T("Dealer of the first deal"), "seat"),)
 
     # ---- setup

@@ -116,6 +116,9 @@ class Miraiscope(Game):
     components = (T("One standard deck with the 2s, 3s and 4s removed (40 cards)"),
                   T("Two card stands"))
     rulings = RULINGS
+    fact_labels = {"queens": T("Qs captured"), "points": T("One-pointers captured"),
+                   "last_trick": T("Last trick")}
+    seat_facts = frozenset({"last_trick"})
     options = (Option("first_dealer", T("Dealer of the first deal"), "seat"),)
 
     # ---- setup

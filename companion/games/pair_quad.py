@@ -148,6 +148,8 @@ class PairQuad(Game):
         T("One standard 52-card deck without jokers"),
     )
     rulings = RULINGS
+    fact_labels = {"captured": T("Cards captured"), "dealer": T("Dealer")}
+    seat_facts = frozenset({"dealer"})
     options = (
         Option("first_dealer", T("Dealer of the first deal, who also leads first"), "seat"),
         Option("deals", T("Number of deals"), "deals", default=0, ruling="match_length",

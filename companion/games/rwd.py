@@ -100,6 +100,8 @@ class RWD(Game):
                 "than you took chips.")
     components = (T("One standard 52-card deck, no jokers"), T("About 20 chips"))
     rulings = RULINGS
+    fact_labels = {"chips": T("Chips"), "tricks": T("Tricks"), "start_player": T("Start player")}
+    seat_facts = frozenset({"start_player"})
     options = (Option("first_start_player", T("Start player of the first deal"), "seat"),)
 
     # ---- setup

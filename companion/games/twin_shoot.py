@@ -297,6 +297,8 @@ class TwinShoot(Game):
         T("Something to keep the team scores (this app)."),
     )
     rulings = RULINGS
+    fact_labels = {"bids": T("Bid cards"), "tricks": T("Tricks"), "open_bid": T("Open bid")}
+    team_facts = frozenset({"open_bid"})
     options = (
         Option("first_team", T("Team that leads the first deal"), "team", default=0,
                ruling="first_team",

@@ -12,11 +12,12 @@ import json
 import re
 import sqlite3
 from datetime import datetime
+from functools import partial
 from typing import Sequence
 
 from flask import (Blueprint, Response, abort, flash, get_flashed_messages, make_response, redirect,
                    render_template, request, url_for)
-from flask_babel import gettext, lazy_gettext
+from flask_babel import gettext
 
 from .. import tables as store
 from ..db import get_db
@@ -472,30 +473,20 @@ def log(token: str):
     table = table_or_404(token)
     return render_template("tables/log.html", table=table, game=table.game,
                            changes=store.changes(get_db(), table.id), match=table.match(),
-                           fact_items=fact_items, local_time=local_time)
+                           fact_items=partial(fact_items, game=table.game), local_time=local_time)
 
 
 # --------------------------------------------------------------------------
 # Export
 
 
-# Readable facts: what the log and the CSV say about a deal, in the players' words.
-# Labels for the fact keys the five games store; a new game's keys read as their own words.
-FACT_LABELS = {
-    "chips": lazy_gettext("Chips"), "tricks": lazy_gettext("Tricks"), "queens": lazy_gettext("Qs captured"),
-    "points": lazy_gettext("One-pointers captured"), "last_trick": lazy_gettext("Last trick"),
-    "die_holder": lazy_gettext("Die holder"), "die_number": lazy_gettext("Die number"),
-    "trick_winners": lazy_gettext("Trick winners"), "captured": lazy_gettext("Cards captured"),
-    "dealer": lazy_gettext("Dealer"), "start_player": lazy_gettext("Start player"),
-    "bids": lazy_gettext("Bid cards"), "open_bid": lazy_gettext("Open bid"),
-}
-# Facts that name a seat (a player) or a team: shown as the name, never as a 0-based number.
-SEAT_FACTS = {"last_trick", "die_holder", "dealer", "start_player", "trick_winners"}
-TEAM_FACTS = {"open_bid"}
+# Readable facts: what the log and the CSV say about a deal, in the players' words. Each game
+# names its own fact keys (Game.fact_labels); a key it does not name reads as its own words.
 
 
-def fact_label(key: str) -> str:
-    return str(FACT_LABELS.get(key) or key.replace("_", " ").capitalize())
+def fact_label(key: str, game: Game) -> str:
+    label = game.fact_labels.get(key)
+    return render_text(label) if label is not None else key.replace("_", " ").capitalize()
 
 
 def _plain(value) -> str:
@@ -517,15 +508,16 @@ def _who(value, names: Sequence[str]):
     return _plain(value)
 
 
-def fact_items(facts: dict, players: Sequence[str], entrants: Sequence[str]) -> list[tuple[str, str, str]]:
+def fact_items(facts: dict, players: Sequence[str], entrants: Sequence[str],
+               game: Game) -> list[tuple[str, str, str]]:
     """(label, name or "", value) per fact: per-player lists get the player's name, seats
     become names ("Start player: Ann"), the rest reads as plain words and numbers."""
     items = []
     for key, value in facts.items():
-        label = fact_label(key)
-        if key in SEAT_FACTS:
+        label = fact_label(key, game)
+        if key in game.seat_facts:
             items.append((label, "", _who(value, players)))
-        elif key in TEAM_FACTS:
+        elif key in game.team_facts:
             items.append((label, "", _who(value, entrants)))
         elif isinstance(value, list) and len(value) in (len(players), len(entrants)):
             owners = players if len(value) == len(players) else entrants
@@ -564,7 +556,7 @@ def export_rows(table: store.Table):
     for record in match.deals:
         pairs = [(gettext("Deal"), str(record.number))]
         pairs += [(f"{label}: {name}" if name else label, value)
-                  for label, name, value in fact_items(record.facts, players, entrants)]
+                  for label, name, value in fact_items(record.facts, players, entrants, table.game)]
         pairs += [(gettext("Points: %(name)s", name=name), str(record.score.points[i]))
                   for i, name in enumerate(entrants)]
         pairs += [(gettext("Total: %(name)s", name=name), str(record.totals[i])) for i, name in enumerate(entrants)]

@@ -41,6 +41,7 @@ class ToyTricks(Game):
     summary = T("Call your tricks, take exactly that many, and race to 30.")
     rulings = (Ruling("shared_lead", T("Equal leaders"),
                       T("Players who reach 30 with the same total share the win.")),)
+    fact_labels = {"called": T("Tricks called")}  # "taken" reads as its own word: "Taken"
 
     def setup_figures(self, n: int) -> tuple[Figure, ...]:
         return (Figure("deck", T("Cards in the deck"), 20),
