@@ -23,7 +23,7 @@ from typing import Any, Iterator, Mapping, Sequence
 
 from .games import GAMES, Game, InvalidDeal, Match, MatchSetup, Progress
 from .games.base import FieldError
-from .games.text import T, Text
+from .games.text import T, Text, Tn
 
 MAX_NAME = 40
 MAX_DEALS = 100  # far beyond any real match (the table page says so); keeps a replay cheap
@@ -371,8 +371,9 @@ def add_deal(conn: sqlite3.Connection, token: str, number: int, facts: dict[str,
             raise Conflict(T("Deal {number} was already entered from another phone. Here is the recorded one; "
                              "your entry was not saved.", number=number), number)
         if number != recorded + 1 or recorded >= MAX_DEALS:
-            raise Conflict(T("This page is out of date: the table has {count} deals. Reload to enter the next one.",
-                             count=recorded))
+            raise Conflict(Tn("This page is out of date: the table has {n} deal. Reload to enter the next one.",
+                              "This page is out of date: the table has {n} deals. Reload to enter the next one.",
+                              recorded))
         # Validate against the stored state, not whatever the phone saw.
         progress = table.progress()
         if form is not None:

@@ -10,13 +10,17 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .base import (Choice, DealScore, Facts, FieldError, Figure, Form, Game, Line, NextDeal,
-                   Option, Outcome, Progress, Ruling, names, read_column, read_seat)
+from .base import (Choice, DealScore, Facts, FieldError, Figure, Form, Game, Line, Match, MatchSetup,
+                   NextDeal, Option, Outcome, Progress, Ruling, Stakes, Tally, names, read_column,
+                   read_seat)
 from .cards import Card, CardError, parse_card
 from .text import T, Text, Tn, join_names
 
 DECK_SIZE = 52
 WINS_FOR_MATCH = 3
+# Option "length": the source makes one deal a whole game; first to 3 deal wins "if you play
+# repeatedly". The stored value is the number of deal wins that take the match, 1 = one deal.
+ONE_DEAL = 1
 TRUMP = "S"
 
 
@@ -49,7 +53,7 @@ def first_half_winner(cards: Sequence[Card], taken_last: int) -> int:
         raise CardError(T("The same card is entered twice."))
     if isinstance(taken_last, bool) or not isinstance(taken_last, int) \
             or not 0 <= taken_last < len(cards):
-        raise CardError(T("Choose which of the {count} cards was taken last.", count=len(cards)))
+        raise CardError(T("Choose which of the {n} cards was taken last.", n=len(cards)))
     led = cards[taken_last].suit
     # Trumps first; else the led suit (the card taken last always has it, so never empty).
     suit = TRUMP if any(c.suit == TRUMP for c in cards) else led
@@ -102,7 +106,16 @@ class RWD(Game):
     rulings = RULINGS
     fact_labels = {"chips": T("Chips"), "tricks": T("Tricks"), "start_player": T("Start player")}
     seat_facts = frozenset({"start_player"})
-    options = (Option("first_start_player", T("Start player of the first deal"), "seat"),)
+    options = (
+        Option("first_start_player", T("Start player of the first deal"), "seat"),
+        Option("length", T("How long you play"), "choice", default=WINS_FOR_MATCH,
+               choices=((WINS_FOR_MATCH, Tn("First to {n} deal win", "First to {n} deal wins",
+                                            WINS_FOR_MATCH)),
+                        (ONE_DEAL, T("One deal"))),
+               help=T("One deal is a whole game. If you play repeatedly, the first player to "
+                      "win 3 deals wins the match.")),
+    )
+    choice_keys = ("start_player",)
 
     # ---- setup
     def setup_figures(self, n: int) -> tuple[Figure, ...]:
@@ -145,15 +158,15 @@ class RWD(Game):
                                   [T("Second-half tricks of {player}", player=p) for p in players],
                                   errors, total=tricks),
         }
-        choice = self.next_deal(progress).choice
-        if choice is not None:
-            facts[choice.key] = read_seat(form, choice.key, n, T("Start player"), errors)
+        self.read_choice(form, progress, facts, errors, T("Start player"))
         return facts, errors
 
     def check_deal(self, progress: Progress, facts: Facts) -> list[FieldError]:
         n, tricks = progress.setup.n, tricks_per_half(progress.setup.n)
         if not isinstance(facts, dict):
             return [FieldError("chips", T("This deal's record is not readable."))]
+        if self.outcome(progress, False).over:
+            return [FieldError("deal", T("The match is over; no more deals can be added."))]
         errors: list[FieldError] = []
         columns = (("chips", T("Chips")), ("tricks", T("Second-half tricks")))
         for key, label in columns:
@@ -189,7 +202,13 @@ class RWD(Game):
              Line(T("Chips from the first half: {chips}", chips=c), -c))
             for t, c in zip(tricks, chips))
         winners, notes, rulings = deal_winners(points, chips, progress.setup.players)
+        if self.one_deal(progress.setup):  # no match to count wins towards
+            rulings = tuple(r for r in rulings if r != "shared_win")
         return DealScore(points, breakdown, winners, notes, rulings)
+
+    def one_deal(self, setup: MatchSetup) -> bool:
+        """Whether the table plays a single deal as the whole game (option "length")."""
+        return self.option(setup, "length") == ONE_DEAL
 
     # ---- match flow
     def next_deal(self, progress: Progress) -> NextDeal:
@@ -197,10 +216,14 @@ class RWD(Game):
         players = progress.setup.players
         first_half = T("The first half goes counter-clockwise. The second half is led by "
                        "whoever wins the last first-half trick, and goes clockwise.")
-        if not progress.deals:
+        if not progress.deals and not progress.setup.options.get(START_AMONG):
             starter = self.option(progress.setup, "first_start_player")
         else:
-            last = progress.deals[-1].score.winners
+            # A rematch whose last game was shared or drawn asks like a later deal would.
+            last = (progress.deals[-1].score.winners if progress.deals
+                    else seats_of(progress.setup.options[START_AMONG], progress.setup.n))
+            if len(last) == progress.setup.n:  # everyone: the last game was a draw
+                last = ()
             if len(last) != 1:
                 options = last or tuple(range(progress.setup.n))
                 question = (T("Deal {number}: the last deal was shared. Who of {names} starts?",
@@ -217,7 +240,10 @@ class RWD(Game):
         return NextDeal(number, leader=starter, lines=lines, direction="counter-clockwise")
 
     def outcome(self, progress: Progress, finished: bool) -> Outcome:
-        """The first to 3 deal wins takes the match (``finished`` does not end an RWD match)."""
+        """The first to 3 deal wins takes the match, or the one deal is the game (option
+        "length"); ``finished`` does not end an RWD match."""
+        if self.one_deal(progress.setup):
+            return _one_deal_outcome(progress)
         wins = deal_wins(progress)
         shared_deals = any("shared_win" in d.score.rulings for d in progress.deals)
         rulings = ("shared_win",) if shared_deals else ()
@@ -239,6 +265,60 @@ class RWD(Game):
                        T("{names} reached {target} deal wins on the same deal and share the "
                          "match.", names=names(progress.setup, champions),
                          target=WINS_FOR_MATCH), ("shared_win",))
+
+
+    def stakes(self, progress: Progress, outcome: Outcome) -> Stakes:
+        """First to 3: the deal wins as a tally (goal 3) beside the points, and who is one win
+        from the match; one deal: the headline says that deal is the game."""
+        if self.one_deal(progress.setup):
+            return Stakes(T("One deal is the whole game: its winner wins."))
+        wins = deal_wins(progress)
+        lines: tuple[Text, ...] = ()
+        close = [seat for seat, w in enumerate(wins) if w == WINS_FOR_MATCH - 1]
+        if close and not outcome.over:
+            lines = (T("One deal win from the match: {names}.", names=names(progress.setup, close)),)
+        return Stakes(Tn("First to {n} deal win takes the match", "First to {n} deal wins takes the match",
+                         WINS_FOR_MATCH),
+                      (Tally(T("Deal wins"), tuple(wins), WINS_FOR_MATCH),), lines)
+
+    def rematch_options(self, match: Match) -> dict[str, int]:
+        """As the source plays repeatedly: the last deal's winner starts the next game. After
+        a shared win or a draw the rematch's first deal asks among the sharers (or everyone),
+        as ruling start_after_tie does between deals."""
+        options = {k: v for k, v in match.setup.options.items() if k != START_AMONG}
+        if not match.deals:
+            return options
+        last = match.deals[-1].score.winners
+        if len(last) == 1:
+            options["first_start_player"] = last[0]
+        else:
+            seats = last or range(match.setup.n)
+            options[START_AMONG] = sum(1 << seat for seat in seats)
+        return options
+
+
+# Rematch option: the seats (a bitmask) the first deal's start player is chosen among, when the
+# last game ended shared or drawn; absent or 0 = "first_start_player" starts.
+START_AMONG = "start_among"
+
+
+def seats_of(mask: int, n: int) -> tuple[int, ...]:
+    return tuple(seat for seat in range(n) if mask >> seat & 1)
+
+
+def _one_deal_outcome(progress: Progress) -> Outcome:
+    """The single-deal game: over after its deal, won by the deal's winners (none: a draw)."""
+    if not progress.deals:
+        return Outcome(False, message=T("One deal is the whole game: its winner wins."))
+    record = progress.deals[0]
+    winners, players = record.score.winners, progress.setup.players
+    rulings = tuple(r for r in record.score.rulings if r == "all_zero_draw")
+    if not winners:
+        return Outcome(True, (), T("Everyone scored 0: the game is a draw."), rulings)
+    if len(winners) == 1:
+        return Outcome(True, winners, T("{winner} wins the game.", winner=players[winners[0]]), rulings)
+    return Outcome(True, winners, T("{names} share the win.", names=names(progress.setup, winners)),
+                   rulings)
 
 
 def _leftover_step(tricks: int, aside: int) -> Text:
