@@ -548,8 +548,8 @@ def distinct(labels: Sequence[str]) -> list[str]:
 
 
 def export_rows(table: store.Table):
-    """One row per deal, as (column, value) pairs in order; every entrant has its own columns
-    even if two share a name (seat-ordered, made distinct)."""
+    """One row per deal, column -> value in order; every entrant has its own columns even if
+    two share a name (seat-ordered, made distinct)."""
     match = table.match()
     players, entrants = table.setup.players, match.entrants
     rows = []
@@ -560,7 +560,7 @@ def export_rows(table: store.Table):
         pairs += [(gettext("Points: %(name)s", name=name), str(record.score.points[i]))
                   for i, name in enumerate(entrants)]
         pairs += [(gettext("Total: %(name)s", name=name), str(record.totals[i])) for i, name in enumerate(entrants)]
-        rows.append(list(zip(distinct([c for c, _v in pairs]), [v for _c, v in pairs])))
+        rows.append(dict(zip(distinct([c for c, _v in pairs]), [v for _c, v in pairs])))
     return match, rows
 
 
@@ -574,12 +574,12 @@ def export_csv(token: str):
     _match, rows = export_rows(table)
     columns: list[str] = []
     for row in rows:
-        columns.extend(c for c, _v in row if c not in columns)
+        columns.extend(c for c in row if c not in columns)
     out = io.StringIO()
     out.write("\ufeff")  # BOM: spreadsheet software then reads the names as UTF-8
     writer = csv.DictWriter(out, fieldnames=columns or [gettext("Deal")], extrasaction="ignore")
     writer.writeheader()
-    writer.writerows(dict(row) for row in rows)
+    writer.writerows(rows)
     return Response(out.getvalue(), mimetype="text/csv", headers={
         "Content-Disposition": f"attachment; filename={download_name(table, 'csv')}"})
 
