@@ -221,7 +221,7 @@ def test_twin_shoot_team_score(client):
     base = {"ts-bid1": 4, "ts-bid2": 3, "ts-tricks1": 4, "ts-tricks2": 3}
     for text in both(client, "twin_shoot", "ts", **base):
         assert "The team scores 37." in text
-        assert "Twin Shoot: both partners hit their bids" in text
+        assert "Twin Shoot bonus: both partners hit their bids" in text
     for text in both(client, "twin_shoot", "ts", **base, **{"ts-open": "1"}):
         assert "The team scores 67." in text
         assert "Overhead Twin Shoot" in text

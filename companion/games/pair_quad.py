@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from .base import (Choice, DealScore, Facts, FieldError, Figure, Form, Game, Line, NextDeal,
-                   Option, Outcome, Progress, Ruling, best, is_blank, names, read_int, read_seat,
-                   work_out_last)
+from .base import (FIRST_AMONG, Choice, DealScore, Facts, FieldError, Figure, Form, Game, Line, Match,
+                   NextDeal, Option, Outcome, Progress, Ruling, Stakes, among_mask, best, first_among,
+                   is_blank, names, read_int, work_out_last)
 from .text import T, Text, Tn
 
 DECK_SIZE = 52
@@ -112,7 +112,7 @@ RULINGS = (
     Ruling("match_length", T("Length of the match"),
            T("The source says only that several deals are played. The table decides when "
              "creating the table: a number of deals, or open-ended until someone presses "
-             "“finish match”."), table_decides=True),
+             "“Finish match”."), table_decides=True),
     Ruling("tied_top", T("Tie for the top score of a deal"),
            T("The source does not say who deals next when several players share the top "
              "score of a deal. The table chooses one of them."), table_decides=True),
@@ -148,12 +148,13 @@ class PairQuad(Game):
         T("One standard 52-card deck without jokers"),
     )
     rulings = RULINGS
+    choice_keys = ("dealer",)  # the answer to "who deals next?" after a tie for the top
     fact_labels = {"captured": T("Cards captured"), "dealer": T("Dealer")}
     seat_facts = frozenset({"dealer"})
     options = (
         Option("first_dealer", T("Dealer of the first deal, who also leads first"), "seat"),
         Option("deals", T("Number of deals"), "deals", default=0, ruling="match_length",
-               help=T("0 plays open-ended until you press “finish match”.")),
+               help=T("0 plays open-ended until you press “Finish match”.")),
     )
 
     # ---- setup
@@ -208,9 +209,7 @@ class PairQuad(Game):
                     row[key] = 0
             captured.append(row)
         facts: Facts = {"captured": captured}
-        choice = self.next_deal(progress).choice
-        if choice is not None:
-            facts[choice.key] = read_seat(form, choice.key, len(players), T("Dealer of this deal"), errors)
+        self.read_choice(form, progress, facts, errors, T("Dealer of this deal"))
         return facts, errors
 
     def form_values(self, facts: Facts) -> dict[str, str]:
@@ -291,12 +290,13 @@ class PairQuad(Game):
     def next_deal(self, progress: Progress) -> NextDeal:
         setup = progress.setup
         number = len(progress.deals) + 1
-        if not progress.deals:
+        among = first_among(setup)
+        if not progress.deals and not among:
             dealer = self.option(setup, "first_dealer")
             lines: tuple[Text, ...] = ()
         else:
-            last = progress.deals[-1]
-            top = last.score.winners
+            # A rematch after a tied last deal asks like a later deal would.
+            top = progress.deals[-1].score.winners if progress.deals else among
             if len(top) > 1:
                 question = T("{names} tied for the top score: who deals next?",
                              names=names(setup, top))
@@ -318,7 +318,7 @@ class PairQuad(Game):
                                planned, played=played)
         else:
             over = finished
-            progress_note = T("Deals played: {played}. Press “finish match” to end the match.",
+            progress_note = T("Deals played: {played}. Press “Finish match” to end the match.",
                               played=played)
         if not over:
             return Outcome(False, message=progress_note, rulings=("match_length",))
@@ -334,6 +334,34 @@ class PairQuad(Game):
         return Outcome(True, winners, Tn("{name} wins with {n} point.",
                                          "{name} wins with {n} points.", totals[winners[0]],
                                          name=setup.players[winners[0]]), ("match_length",))
+
+
+    def stakes(self, progress: Progress, outcome: Outcome) -> Stakes:
+        """The deal count of the planned total, or that the match is open-ended."""
+        planned = self.option(progress.setup, "deals")
+        played = len(progress.deals)
+        if planned:
+            if outcome.over:
+                return Stakes(Tn("{played} of {n} deal played", "{played} of {n} deals played",
+                                 planned, played=played))
+            return Stakes(T("Deal {number} of {planned}", number=played + 1, planned=planned))
+        if outcome.over:
+            return Stakes(Tn("{n} deal played", "{n} deals played", played))
+        return Stakes(T("Deal {number} · open-ended: finish the match when you like",
+                        number=played + 1))
+
+    def rematch_options(self, match: Match) -> dict[str, int]:
+        """The top scorer of the last deal deals the rematch's first deal; after a tie for the
+        top, the rematch asks which of them deals (ruling tied_top), as between deals."""
+        options = {k: v for k, v in match.setup.options.items() if k != FIRST_AMONG}
+        if not match.deals:
+            return options
+        top = match.deals[-1].score.winners
+        if len(top) == 1:
+            options["first_dealer"] = top[0]
+        else:
+            options[FIRST_AMONG] = among_mask(top)
+        return options
 
 
 GAME = PairQuad()

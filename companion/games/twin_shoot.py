@@ -18,8 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
-from .base import (DealScore, Facts, FieldError, Figure, Form, Game, Line, NextDeal, Option,
-                   Outcome, Progress, Ruling, best, read_column, read_int)
+from .base import (DealScore, Facts, FieldError, Figure, Form, Game, Line, Match, NextDeal, Option,
+                   Outcome, Progress, Ruling, Stakes, best, race_stakes, read_column, read_int)
 from .cards import SUIT_CODES, Card, CardError, parse_card
 from .text import T, Text, Tn, join_names
 
@@ -265,7 +265,7 @@ RULINGS = (
            T("“Alone in last place” is read on the totals before the deal. When teams share last place, "
              "nobody may open-bid, so there is never an open bid on the first deal.")),
     Ruling("match_end", T("End of the match"),
-           T("The deal in which a team reaches 100 is scored in full for every team; then the highest "
+           T("The deal in which a team reaches 100 points is scored in full for every team; then the highest "
              "total wins and teams tied on it share the win.")),
 )
 
@@ -479,20 +479,20 @@ class TwinShoot(Game):
                 player = setup.players[seat]
                 if tricks[seat] == bids[seat]:
                     hits += 1
-                    lines[team].append(Line(T("Shoot: {player} bid {bid} and took {tricks}",
+                    lines[team].append(Line(T("Shoot bonus: {player} bid {bid} and took {tricks}",
                                               player=player, bid=bids[seat], tricks=tricks[seat]), SHOOT))
                 else:
-                    lines[team].append(Line(T("No shoot: {player} bid {bid} but took {tricks}",
+                    lines[team].append(Line(T("No Shoot bonus: {player} bid {bid} but took {tricks}",
                                               player=player, bid=bids[seat], tricks=tricks[seat]), 0))
             points[team] = taken + SHOOT * hits
             if hits == 2:
                 points[team] += TWIN_SHOOT
-                lines[team].append(Line(T("Twin Shoot: both partners hit their bids"), TWIN_SHOOT))
+                lines[team].append(Line(T("Twin Shoot bonus: both partners hit their bids"), TWIN_SHOOT))
             if team == open_bid:
                 rulings.append("open_bid")
                 if hits == 2:
                     points[team] += OVERHEAD
-                    lines[team].append(Line(T("Overhead Twin Shoot: the open bid succeeded"), OVERHEAD))
+                    lines[team].append(Line(T("Overhead Twin Shoot bonus: the open bid succeeded"), OVERHEAD))
                     notes.append(T("{team} made an Overhead Twin Shoot.", team=names[team]))
                 else:
                     open_failed = True
@@ -542,7 +542,7 @@ class TwinShoot(Game):
         names = self.entrants(progress.setup.players)
         top = max(totals)
         if not progress.deals or top < TARGET:
-            return Outcome(False, message=T("The match ends after a deal in which a team reaches {target}.",
+            return Outcome(False, message=T("The match ends after a deal in which a team reaches {target} points.",
                                             target=TARGET))
         winners = best(totals)
         if len(winners) == 1:
@@ -553,6 +553,26 @@ class TwinShoot(Game):
                          "{names} share the win with {n} points each.", top,
                          names=join_names([names[w] for w in winners]))
         return Outcome(True, winners, message, rulings=("match_end",))
+
+
+    def stakes(self, progress: Progress, outcome: Outcome) -> Stakes:
+        """The race to 100, and who may open-bid the next deal (only a team alone in last place)."""
+        lines: tuple[Text, ...] = ()
+        if not outcome.over:
+            names = self.entrants(progress.setup.players)
+            eligible = self.open_bid_team(progress)
+            lines = (T("No team is alone in last place, so nobody may open-bid this deal.")
+                     if eligible is None else
+                     T("{team} is alone in last place and may open-bid this deal.", team=names[eligible]),)
+        return race_stakes(TARGET, progress.totals, self.entrants(progress.setup.players), outcome, lines)
+
+    def rematch_options(self, match: Match) -> dict[str, int]:
+        """The opening lead keeps moving clockwise team by team: the rematch's first deal is led
+        by the team after the last deal's (from its right side: a new match's first cycle)."""
+        options = dict(match.setup.options)
+        options["first_team"] = (self.option(match.setup, "first_team") + len(match.deals)) \
+            % (match.setup.n // 2)
+        return options
 
 
 GAME = TwinShoot()

@@ -86,8 +86,9 @@ def test_example_twin_shoot_37():
     score = GAME.score_deal(GAME.start(FOUR), facts([4, 3, 0, 0], [4, 3, 2, 1]))
     assert score.points[0] == 37
     labels = [(str(line.label), line.points) for line in score.breakdown[0]]
-    assert labels == [("Trick points: 4 + 3 tricks", 7), ("Shoot: Ann bid 4 and took 4", 10),
-                      ("Shoot: Bob bid 3 and took 3", 10), ("Twin Shoot: both partners hit their bids", 10)]
+    assert labels == [("Trick points: 4 + 3 tricks", 7), ("Shoot bonus: Ann bid 4 and took 4", 10),
+                      ("Shoot bonus: Bob bid 3 and took 3", 10),
+                      ("Twin Shoot bonus: both partners hit their bids", 10)]
     assert score.points[1] == 3
 
 
