@@ -107,6 +107,7 @@ def page(client, token: str) -> str:
 
 
 def text_of(html: str) -> str:
+    html = re.sub(r"</?bdi>", "", html)  # names are isolated inline: no word break there
     return unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)))
 
 

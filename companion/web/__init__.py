@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy as _copy
 import gzip
 import os
 import sqlite3
@@ -9,6 +10,8 @@ import threading
 from collections import OrderedDict
 
 from flask import Flask, Response, current_app, render_template, request
+from jinja2 import pass_context
+from markupsafe import Markup
 from werkzeug.security import safe_join
 from werkzeug.routing import IntegerConverter
 from flask_babel import Babel, get_locale, get_translations, gettext
@@ -16,7 +19,7 @@ from flask_wtf.csrf import CSRFError, CSRFProtect
 
 from ..games import GAMES
 from ..games.cards import RANK_NAMES, SUIT_NAMES, SUIT_SYMBOLS
-from ..games.text import Text, join_names
+from ..games.text import NameList, Text, join_names
 
 LANGUAGES = ("en", "ja")
 LANG_COOKIE = "lang"
@@ -51,9 +54,48 @@ def render_text(value) -> str:
     return "" if value is None else str(value)
 
 
-def names_of(indexes, names) -> str:
-    """Template filter: the names at ``indexes``, joined the reader's way (「、」 in Japanese)."""
-    return render_text(join_names([names[i] for i in indexes]))
+def _isolated(text: Text, names: frozenset[str]) -> Text:
+    """A copy of ``text`` whose parameters that are ``names`` are isolated (<bdi>)."""
+    copy = _copy.copy(text)
+
+    def one(value):
+        if isinstance(value, Text):
+            return _isolated(value, names)
+        return bdi(value) if isinstance(value, str) and value in names else value
+
+    if isinstance(text, NameList):
+        copy.names = tuple(one(n) for n in text.names)
+    copy.params = {k: one(v) for k, v in text.params.items()}
+    return copy
+
+
+@pass_context
+def html_text(context, value) -> Markup | str:
+    """Template filter |t: translate rules-engine Text for a page. On a table's pages each
+    player or team name in the sentence is isolated (<bdi>), so a right-to-left name can't
+    reorder the words around it; the sentence itself is escaped."""
+    if not isinstance(value, Text):
+        return "" if value is None else str(value)
+    table, match = context.get("table"), context.get("match")
+    names = frozenset(getattr(getattr(table, "setup", None), "players", ()) or ()) | \
+        frozenset(getattr(match, "entrants", ()) or ())
+    if not names:
+        return render_text(value)
+    return Markup(_isolated(value, names).render(
+        lambda message: Markup.escape(gettext(message)),
+        lambda one, many, n: Markup.escape(get_translations().ungettext(one, many, n))))
+
+
+def bdi(name) -> Markup:
+    """Template filter: a name isolated (<bdi>), so right-to-left letters in it can't reorder
+    the words and numbers around it."""
+    return Markup("<bdi>%s</bdi>") % name
+
+
+def names_of(indexes, names) -> Markup:
+    """Template filter: the names at ``indexes``, joined the reader's way (「、」 in Japanese),
+    each isolated."""
+    return Markup(render_text(join_names([str(bdi(names[i])) for i in indexes])))
 
 
 def game_name(game) -> str:
@@ -171,8 +213,9 @@ def init_app(app: Flask) -> None:
         app.config["SESSION_COOKIE_SAMESITE"] = "Lax"
     Babel(app, locale_selector=select_locale)
     csrf.init_app(app)
-    app.jinja_env.filters["t"] = render_text
+    app.jinja_env.filters["t"] = html_text
     app.jinja_env.filters["names_of"] = names_of
+    app.jinja_env.filters["bdi"] = bdi
     app.jinja_env.globals.update(RANK_NAMES=RANK_NAMES, SUIT_NAMES=SUIT_NAMES, SUIT_SYMBOLS=SUIT_SYMBOLS)
     app.jinja_env.globals.update(GAMES=GAMES, game_name=game_name, LANGUAGES=LANGUAGES,
                                  get_locale=get_locale)

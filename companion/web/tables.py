@@ -473,7 +473,7 @@ def log(token: str):
     table = table_or_404(token)
     return render_template("tables/log.html", table=table, game=table.game,
                            changes=store.changes(get_db(), table.id), match=table.match(),
-                           fact_items=partial(fact_items, game=table.game), local_time=local_time)
+                           fact_groups=partial(fact_groups, game=table.game), local_time=local_time)
 
 
 # --------------------------------------------------------------------------
@@ -525,6 +525,18 @@ def fact_items(facts: dict, players: Sequence[str], entrants: Sequence[str],
         else:
             items.append((label, "", _plain(value)))
     return items
+
+
+def fact_groups(facts: dict, players: Sequence[str], entrants: Sequence[str], game: Game):
+    """The facts for reading: what concerns the whole deal ("Start player: Ann"), then each
+    player's (or team's) own facts together ("Ann: Chips 4 · Tricks 2")."""
+    general, per_name = [], {}
+    for label, name, value in fact_items(facts, players, entrants, game):
+        if name:
+            per_name.setdefault(name, []).append((label, value))
+        else:
+            general.append((label, value))
+    return general, list(per_name.items())
 
 
 def local_time(stamp: str | None) -> str:
