@@ -19,7 +19,7 @@ from itsdangerous import URLSafeTimedSerializer
 
 UNSAFE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
 # Every state-changing endpoint this test knows; the URL map must hold at least these.
-KNOWN_UNSAFE = {"tables.create", "tables.add_deal", "tables.preview", "tables.update",
+KNOWN_UNSAFE = {"tables.create", "tables.add_deal", "tables.preview", "tables.preview_edit", "tables.update",
                 "tables.undo", "tables.finish", "tables.rematch"}
 REFUSED = "security check failed"
 NAMES = ["Ann", "Bob", "Cy", "Di"]
@@ -155,6 +155,7 @@ RECIPES: dict[str, tuple[Recipe, bool]] = {
                                  **{f"name-{i}": f"{name}2" for i, name in enumerate(NAMES)}}, True),
     "tables.add_deal": (lambda w: {"number": "2", **DEAL_1}, True),
     "tables.preview": (lambda w: {"number": "2", **DEAL_1}, False),
+    "tables.preview_edit": (lambda w: dict(DEAL_1_CORRECTED), False),
     "tables.update": (_edit_fields, True),
     "tables.undo": (lambda w: {"number": "1"}, True),
     "tables.finish": (lambda w: {"finished": "1"}, True),

@@ -86,9 +86,12 @@ def field_errors(html: str) -> dict[str, str]:
 
 
 def input_value(html: str, name: str) -> str | None:
+    """A box's value, or the checked value of a tap row (radio inputs; "" when none is)."""
     match = re.search(r'<input[^>]*\bname="%s"[^>]*>' % re.escape(name), html)
     if not match:
         return None
+    if 'type="radio"' in match.group(0):
+        return checked(html, name) or ""
     value = re.search(r'\bvalue="([^"]*)"', match.group(0))
     return unescape(value.group(1)) if value else None
 
@@ -249,9 +252,14 @@ def test_rwd_match_to_three_wins_with_shared_win_and_draw(client):
     # No fifth deal.
     html = refused(client, token, rwd([0, 8, 9], [5, 6, 6]), status=422)
     assert "山田 wins the match with 3 deal wins." in text_of(html)
-    # Two phones entering the final deal at once: the loser is told, though no form remains.
+    # The final deal sent again as it was recorded (a double tap): saved once, said so.
     response = client.post(f"/t/{token}/deals", data={"number": "4", **{k: str(v) for k, v in
                                                        rwd([0, 8, 9], [5, 6, 6]).items()}})
+    assert response.status_code == 303 and len(state(client, token)["deals"]) == 4
+    # Two phones entering the final deal at once, with other numbers: the loser is told,
+    # though no form remains.
+    response = client.post(f"/t/{token}/deals", data={"number": "4", **{k: str(v) for k, v in
+                                                       rwd([1, 8, 8], [5, 6, 6]).items()}})
     assert response.status_code == 409
     assert "already entered from another phone" in text_of(response.get_data(as_text=True))
     assert len(state(client, token)["deals"]) == 4

@@ -7,6 +7,7 @@ just the part that changed (``HX-Request``), as in Hypermedia Systems' Contact.a
 from __future__ import annotations
 
 import csv
+import inspect
 import io
 import json
 import re
@@ -405,16 +406,19 @@ def update(token: str, number: int):
     later_choices = ()
     if not errors:
         try:
-            store.edit_deal(get_db(), token, number, facts, was, **later_answers(table, values))
+            store.edit_deal(get_db(), token, number, facts, was, **later_answers(values))
         except store.Conflict as conflict:
             table = table_or_404(token)
             if number > len(table.deals):
                 return stale(table, conflict.message)
             recorded = table.deals[number - 1]
             return render_edit(table, number, values, {}, conflict.message, store.fingerprint(recorded), 409)
-        except store.Refused as refused:
-            errors = refused.errors
-            later_choices = getattr(refused, "choices", ()) or ()
+        except (store.Refused, *NEEDS_CHOICES) as refused:
+            later_choices = tuple(getattr(refused, "choices", ()) or ())
+            errors = list(getattr(refused, "errors", ()) or ())
+            if later_choices and not errors:
+                errors = [FieldError("later", gettext(
+                    "This correction changes who decides in a later deal: choose below, then save again."))]
         except sqlite3.DatabaseError as error:
             return render_edit(table, number, values, {"deal": [storage_message(error)]}, None, was, 503)
     if errors:
@@ -423,17 +427,23 @@ def update(token: str, number: int):
     return redirect(table_url(table) + f"#deal-{number}", code=303)
 
 
-def later_answers(table: store.Table, values: dict) -> dict:
+def later_answers(values: dict) -> dict:
     """Answers to later deals' choices that a correction asked for again (fields named
-    ``later-<deal>-<key>``), passed to the store when it takes them."""
-    answers: dict[int, dict[str, str]] = {}
-    for name, value in values.items():
-        parts = name.split("-", 2)
-        if len(parts) == 3 and parts[0] == "later" and parts[1].isdigit() and len(parts[1]) < 4:
-            answers.setdefault(int(parts[1]), {})[parts[2]] = value
-    if not answers or "choices" not in store.edit_deal.__code__.co_varnames:
+    ``later-<deal>``), as the store's ``edit_deal`` takes them (by deal number)."""
+    answers = {int(name[6:]): value for name, value in values.items()
+               if name.startswith("later-") and name[6:].isdigit() and len(name) < 12}
+    if not answers:
         return {}
-    return {"choices": answers}
+    takes = inspect.signature(store.edit_deal).parameters
+    for keyword in ("answers", "choices"):
+        if keyword in takes:
+            return {keyword: answers}
+    return {}
+
+
+# A correction that changes a later open choice is refused with the choices to ask again
+# (flow-rules: a Refused carrying ``choices``, or its own NeedsChoices error).
+NEEDS_CHOICES = tuple(error for error in (getattr(store, "NeedsChoices", None),) if isinstance(error, type))
 
 
 @bp.post("/t/<token>/undo")
