@@ -19,16 +19,17 @@ from companion.games import GAMES, MatchSetup
 from test_tables import create as create_via_form
 
 
-def rwd_draw_facts(progress) -> dict:
-    """One valid RWD deal that ends in a draw, so the match never ends: a table of any length."""
+def rwd_facts(progress, chips=(4, 3, 3, 3), tricks=(4, 3, 3, 3), choice: int = 0) -> dict:
+    """One valid 4-player RWD deal (by default a draw, so the match never ends: a table of any
+    length); an open choice (who starts after a draw) gets its ``choice``-th option."""
     game = GAMES["rwd"]
-    form = {f"chips-{i}": c for i, c in enumerate(["4", "3", "3", "3"])}
-    form.update({f"tricks-{i}": c for i, c in enumerate(["4", "3", "3", "3"])})
+    form = {f"chips-{i}": str(c) for i, c in enumerate(chips)}
+    form.update({f"tricks-{i}": str(t) for i, t in enumerate(tricks)})
     upcoming = game.next_deal(progress)
     if upcoming.choice:
-        form[upcoming.choice.key] = str(upcoming.choice.options[0])
+        form[upcoming.choice.key] = str(upcoming.choice.options[choice])
     facts, errors = game.parse_deal(form, progress)
-    assert not errors
+    assert not errors, errors
     return facts
 
 
@@ -60,7 +61,7 @@ def test_replay_estimate_is_not_below_the_real_size():
     game = GAMES["rwd"]
     progress = game.start(MatchSetup("rwd", ("A", "B", "C", "D"), {}))
     for _ in range(60):
-        progress = game.add_deal(progress, rwd_draw_facts(progress))
+        progress = game.add_deal(progress, rwd_facts(progress))
     assert store.progress_bytes(progress) >= deep_size(progress) * 0.9
 
 
@@ -68,7 +69,7 @@ def test_replay_cache_is_bounded_by_bytes_not_entries():
     game = GAMES["rwd"]
     progress = game.start(MatchSetup("rwd", ("A", "B", "C", "D"), {}))
     for _ in range(100):
-        progress = game.add_deal(progress, rwd_draw_facts(progress))
+        progress = game.add_deal(progress, rwd_facts(progress))
     one = store.progress_bytes(progress)
     cache = store.ReplayCache(max_bytes=10 * one)
     for i in range(50):

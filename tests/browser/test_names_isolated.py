@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from companion import db, tables as store
-from companion.games import GAMES
+from test_hardening import rwd_facts  # tests/ is on sys.path (its conftest.py)
 
 # One name with an unterminated right-to-left override (stored without it), Hebrew, Arabic.
 RAW_NAMES = ["\u202eEvilyn", "שרה", "Qamar", "قمر"]
@@ -43,42 +43,23 @@ UNISOLATED = """(names) => {
 }"""
 
 
-def draw(game, progress) -> dict:
-    form = {f"chips-{i}": c for i, c in enumerate(["4", "3", "3", "3"])}
-    form.update({f"tricks-{i}": c for i, c in enumerate(["4", "3", "3", "3"])})
-    upcoming = game.next_deal(progress)
-    if upcoming.choice:
-        form[upcoming.choice.key] = str(upcoming.choice.options[1])
-    facts, errors = game.parse_deal(form, progress)
-    assert not errors
-    return facts
-
-
-def won_by(seat: int, progress, game) -> dict:
+def won_by(seat: int, progress) -> dict:
     chips, tricks = [4] * 4, [2] * 4
     chips[seat], tricks[seat] = 1, 7
-    form = {f"chips-{i}": str(c) for i, c in enumerate(chips)}
-    form.update({f"tricks-{i}": str(t) for i, t in enumerate(tricks)})
-    upcoming = game.next_deal(progress)
-    if upcoming.choice:
-        form[upcoming.choice.key] = str(upcoming.choice.options[0])
-    facts, errors = game.parse_deal(form, progress)
-    assert not errors, errors
-    return facts
+    return rwd_facts(progress, chips, tricks)
 
 
 @pytest.fixture
 def rtl_table(live_server):
     conn = db.connect(live_server.app.config["DATABASE"])
     token = store.create(conn, "rwd", RAW_NAMES, {})
-    game = GAMES["rwd"]
     table = store.load(conn, token)
     assert list(table.setup.players) == SHOWN  # stored clean: no override left to leak
-    store.add_deal(conn, token, 1, won_by(1, table.progress(), game))
+    store.add_deal(conn, token, 1, won_by(1, table.progress()))
     table = store.load(conn, token)
-    store.add_deal(conn, token, 2, draw(game, table.progress()))  # deal 3 asks who starts: seat chips
+    store.add_deal(conn, token, 2, rwd_facts(table.progress(), choice=1))  # deal 3 asks who starts: seat chips
     table = store.load(conn, token)
-    store.edit_deal(conn, token, 1, won_by(2, store.load(conn, token).progress(upto=0), game),
+    store.edit_deal(conn, token, 1, won_by(2, table.progress(upto=0)),
                     store.fingerprint(table.deals[0]))  # the log shows a correction too
     conn.close()
     return token
