@@ -422,3 +422,23 @@ def test_a_busy_table_answers_503_keeping_what_was_typed(app, client):
     with client.get(f"/t/{token}") as served:
         assert served.status_code == 200
     assert slots.running == {}  # the turn is given back once the answer was sent
+
+
+def test_a_file_damaged_on_disk_while_running_gives_the_deal_back(app, client):
+    """Not a simulation: the database's pages are overwritten under the running app."""
+    token = create_via_form(client, "rwd", ["Ann", "Bo", "Cy", "Di"])
+    path = Path(app.config["DATABASE"])
+    checkpoint = sqlite3.connect(path)
+    checkpoint.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # everything into the main file
+    checkpoint.close()
+    size = path.stat().st_size
+    with open(path, "r+b") as fh:
+        fh.seek(4096)  # keep the header page: SQLite opens the file, then finds it malformed
+        fh.write(b"\xff" * (size - 4096))
+    typed = {"number": "1", "chips-0": "1", "chips-1": "4", "chips-2": "4", "chips-3": "4",
+             "tricks-0": "7", "tricks-1": "2", "tricks-2": "2", "tricks-3": "2"}
+    response = client.post(f"/t/{token}/deals", data=typed)
+    assert response.status_code == 503
+    html = response.get_data(as_text=True)
+    assert "database file is damaged" in html
+    assert all(f'name="{k}" value="{v}"' in html for k, v in typed.items())  # ready to send again
