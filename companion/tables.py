@@ -22,7 +22,7 @@ from datetime import datetime, timezone
 from typing import Any, Iterator, Mapping, Sequence
 
 from .games import GAMES, Game, InvalidDeal, Match, MatchSetup, Progress
-from .games.base import FieldError
+from .games.base import Choice, FieldError
 from .games.text import T, Text, Tn
 
 MAX_NAME = 40
@@ -396,8 +396,34 @@ def add_deal(conn: sqlite3.Connection, token: str, number: int, facts: dict[str,
     return stored
 
 
-def edit_deal(conn: sqlite3.Connection, token: str, number: int, facts: dict[str, Any], was: str) -> Table:
-    """Replace deal ``number``; everything after it is recomputed. ``was`` guards a concurrent edit."""
+class NeedsChoices(Refused):
+    """A correction changes a choice a later deal answered (e.g. who starts after a shared win):
+    ``choices`` lists the (deal number, Choice) pairs to answer again; pass the answers to
+    :func:`edit_deal` as ``choices={deal number: seat}``. ``errors`` say so: one for the whole
+    correction (field "later") and one per answer given but not fitting (field ``later-<deal>``,
+    where the correction page asks it)."""
+
+    def __init__(self, errors: Sequence[FieldError], choices: Sequence[tuple[int, Choice]]):
+        super().__init__(errors)
+        self.choices = list(choices)
+
+
+def later_field(number: int) -> str:
+    """The form field a correction page asks a later deal's choice in: ``later-3`` (a deal
+    opens at most one choice)."""
+    return f"later-{number}"
+
+
+def edit_deal(conn: sqlite3.Connection, token: str, number: int, facts: dict[str, Any], was: str,
+              choices: Mapping[int, Any] | None = None) -> Table:
+    """Replace deal ``number``; everything after it is recomputed. ``was`` guards a concurrent edit.
+
+    Where the change alters a choice a later deal answered (who starts or deals after a tie),
+    the later deal's recorded answer is kept if it still fits, dropped where no choice is open
+    any more, and else asked again: :class:`NeedsChoices` until ``choices`` (deal number → the
+    seat, or a mapping {choice key: seat} as a form sends it) answers it. The answers are
+    written into those deals in the same transaction, each logged as an edit of its deal.
+    """
     with write(conn):
         table = _load_locked(conn, token)
         if not 1 <= number <= len(table.deals):
@@ -408,6 +434,15 @@ def edit_deal(conn: sqlite3.Connection, token: str, number: int, facts: dict[str
                              "Here is the recorded one; your change was not saved.", number=number), number)
         deals = list(table.deals)
         deals[number - 1] = facts
+        later_answers = {k: v for k, v in (choices or {}).items() if isinstance(k, int) and k > number}
+        settled, needed = table.game.settle_choices(table.setup, deals, later_answers)
+        if needed:
+            errors = [FieldError("later", T("This correction changes who is chosen in a later deal: "
+                                            "answer below and save again."))]
+            errors += [FieldError(later_field(later), choice.question)
+                       for later, choice in needed if later in later_answers]
+            raise NeedsChoices(errors, needed)
+        deals[number:] = settled[number:]
         try:
             table.game.replay(table.setup, deals, finished=table.finished)
         except InvalidDeal as exc:
@@ -417,11 +452,14 @@ def edit_deal(conn: sqlite3.Connection, token: str, number: int, facts: dict[str
             raise Refused([FieldError("deal", T("With this change, deal {later} would no longer be valid: {reasons} "
                                                "Correct or undo the later deals first.",
                                                later=exc.number, reasons=reasons))]) from exc
-        if old == facts:
+        if deals == list(table.deals):
             return table
-        conn.execute("UPDATE deals SET facts = ?, updated_at = ? WHERE table_id = ? AND number = ?",
-                     (facts_json(facts), now(), table.id, number))
-        _touch(conn, table.id, "edit", number, old, facts)
+        for later in range(number, len(deals) + 1):  # this deal, then later ones whose answer changed
+            before, after = table.deals[later - 1], deals[later - 1]
+            if before != after:
+                conn.execute("UPDATE deals SET facts = ?, updated_at = ? WHERE table_id = ? AND number = ?",
+                             (facts_json(after), now(), table.id, later))
+                _touch(conn, table.id, "edit", later, before, after)
     return load(conn, token)
 
 

@@ -512,22 +512,37 @@ def test_edit_recomputes_later_totals_and_log(client):
     assert log.index("Deal 2 undone") < log.index("Deal 1 corrected") < log.index("Deal 2 entered")
 
 
-def test_edit_that_breaks_a_later_deal_is_refused(client):
+def test_edit_that_closes_a_later_choice_flows(client):
+    # Issue 11: was refused "deal 2 would no longer be valid… undo the later deals first".
     token = create(client, "rwd", ["山田", "Bo", "Cy"], first_start_player=0)
     enter(client, token, rwd([5, 5, 7], [7, 7, 3]))  # shared: deal 2 records a chosen start player
     enter(client, token, rwd([0, 8, 9], [5, 6, 6], start_player=1))
-    before = state(client, token)
     html, was = edit_form(client, token, 1)
     assert checked(html, "start_player") is None and input_value(html, "chips-0") == "5"
-    # 山田 alone wins deal 1: deal 2's choice of start player would no longer exist.
+    # 山田 alone wins deal 1: deal 2's choice of start player no longer exists, so its answer goes.
     response = client.post(f"/t/{token}/deals/1", data={**{k: str(v) for k, v in
                                                            rwd([4, 5, 8], [7, 7, 3]).items()}, "was": was})
+    assert response.status_code == 303
+    after = state(client, token)
+    assert "start_player" not in json.dumps(after["deals"][1])
+
+
+def test_edit_that_opens_a_later_choice_asks_for_it_on_the_correction_page(client):
+    token = create(client, "rwd", ["山田", "Bo", "Cy"], first_start_player=0)
+    enter(client, token, rwd([4, 5, 8], [7, 7, 3]))  # 山田 alone
+    enter(client, token, rwd([4, 5, 8], [7, 7, 3]))
+    before = state(client, token)
+    html, was = edit_form(client, token, 1)
+    shared = {k: str(v) for k, v in rwd([5, 5, 7], [7, 7, 3]).items()}
+    response = client.post(f"/t/{token}/deals/1", data={**shared, "was": was})
     assert response.status_code == 422
     html = response.get_data(as_text=True)
-    message = text_of(html)
-    assert "deal 2 would no longer be valid" in message
-    assert input_value(html, "chips-0") == "4"  # kept
+    assert 'name="later-2"' in html  # the page asks deal 2's start player again
+    assert "later deal" in text_of(html)
     assert state(client, token) == before
+    response = client.post(f"/t/{token}/deals/1", data={**shared, "was": was, "later-2": "1"})
+    assert response.status_code == 303, text_of(response.get_data(as_text=True))
+    assert '"start_player": 1' in json.dumps(state(client, token)["deals"][1])
 
 
 def test_edit_and_undo_of_missing_deals(client):

@@ -41,10 +41,13 @@ class Option:
 
     key: str  # e.g. "first_dealer"
     label: Text
-    kind: str  # "seat" (a player), "team" (a team index), "deals" (a count or 0 = open-ended)
+    # "seat" (a player), "team" (a team index), "deals" (a count or 0 = open-ended),
+    # "choice" (one of ``choices``: labelled values, shown as one tap each)
+    kind: str
     default: int = 0
     ruling: str | None = None  # id of the ruling that asks for it, if any
     help: Text | None = None
+    choices: tuple[tuple[int, Text], ...] = ()  # kind "choice": (stored value, label), in order
 
 
 @dataclass(frozen=True)
@@ -167,6 +170,7 @@ class Tally:
     label: Text  # column heading, e.g. "Deal wins"
     values: tuple[int, ...]  # one per entrant
     goal: int | None = None  # e.g. 3 for "first to 3"
+    decides: bool = True  # orders the standings before the points (Game.rank_key)
 
 
 @dataclass(frozen=True)
@@ -175,6 +179,7 @@ class Stakes:
 
     The table page shows ``headline`` above the standings, each tally as a column
     before the total, and ``lines`` below (e.g. who may open-bid in Twin Shoot).
+    Every game fills it in from :meth:`Game.stakes`, whether the match runs or is over.
     """
 
     headline: Text | None = None  # e.g. "Deal 6 of at most 12 · ends at 0 or 30 chips"
@@ -191,6 +196,9 @@ class Match:
     outcome: Outcome
     next: NextDeal | None  # None when no further deal may be entered
     stakes: Stakes = Stakes()
+    # Per entrant, what orders the standings, higher first (Game.rank_key): RWD's deal wins
+    # before its points. Empty: by totals.
+    rank_keys: tuple[tuple[int, ...], ...] = ()
 
     @property
     def over(self) -> bool:
@@ -201,11 +209,26 @@ class Match:
         return self.outcome.winners
 
     def ranking(self) -> list[tuple[int, int]]:
-        """(place, entrant) pairs, best first; equal totals share a place."""
-        order = sorted(range(len(self.totals)), key=lambda i: -self.totals[i])
+        """(place, entrant) pairs, best first, in the order that decides the match.
+
+        Entrants are ordered by :attr:`rank_keys` (what the game says decides its match:
+        RWD's deal wins, then points; by default the totals); equal keys share a place.
+        Once the match is over its winners share first place, whatever their points
+        (two RWD players who reach 3 deal wins together share the match).
+        """
+        keys = self.rank_keys or tuple((total,) for total in self.totals)
+        won = set(self.outcome.winners) if self.outcome.over else set()
+
+        def key(entrant: int) -> tuple:
+            return (entrant in won, keys[entrant])
+
+        order = sorted(range(len(self.totals)), key=key, reverse=True)  # stable: seat order on ties
         places, place = [], 0
         for pos, entrant in enumerate(order):
-            if pos == 0 or self.totals[entrant] != self.totals[order[pos - 1]]:
+            previous = order[pos - 1] if pos else None
+            shares = previous is not None and (key(entrant) == key(previous)
+                                               or entrant in won and previous in won)
+            if not shares:
                 place = pos + 1
             places.append((place, entrant))
         return places
@@ -283,11 +306,22 @@ def read_column(form: Form, names: Sequence[str], lo: int, hi: int, labels: Sequ
 
 def read_seat(form: Form, name: str, n: int, label: Text, errors: list[FieldError],
               required: bool = True, allow_none: bool = False) -> int | None:
-    """Read a seat index 0..n-1 (``"none"`` allowed when ``allow_none``)."""
+    """Read a seat index 0..n-1 (``"none"`` allowed when ``allow_none``).
+
+    A seat is tapped, never typed: anything but a seat (blank, unreadable, out of range)
+    says "choose", never "enter a number" or a 0-based range."""
     raw = form.get(name)
     if allow_none and isinstance(raw, str) and raw.strip().lower() == "none":
         return None
-    return read_int(form, name, 0, n - 1, label, errors, required=required)
+    if not required and is_blank(form, name):
+        return None
+    quiet: list[FieldError] = []
+    seat = read_int(form, name, 0, n - 1, label, quiet)
+    if quiet:
+        errors.append(FieldError(name, T("{field}: choose one of the players, or nobody.", field=label)
+                                 if allow_none else
+                                 T("{field}: choose one of the players.", field=label)))
+    return seat
 
 
 def player_label(setup: MatchSetup, seat: int) -> str:
@@ -315,6 +349,7 @@ class Game:
     rulings: tuple[Ruling, ...] = ()
     options: tuple[Option, ...] = ()
     calculators: tuple["Calculator", ...] = ()  # the game page's calculators and helpers
+    choice_keys: tuple[str, ...] = ()  # facts keys that hold answers to a Choice (NextDeal.choice)
     # How the deal log and the exports name each key of the facts ("called" → "Called" if
     # absent), and which keys hold a seat or a team (shown as that player's or team's name).
     fact_labels: Mapping[str, Text] = {}
@@ -370,6 +405,8 @@ class Game:
                 errors.append(FieldError(opt.key, T("{field}: choose one of the teams.", field=opt.label)))
             if opt.kind == "deals" and not 0 <= value <= 99:
                 errors.append(FieldError(opt.key, T("{field} must be from 0 to 99.", field=opt.label)))
+            if opt.kind == "choice" and value not in [v for v, _label in opt.choices]:
+                errors.append(FieldError(opt.key, T("{field}: choose one of the options.", field=opt.label)))
         return errors
 
     def option(self, setup: MatchSetup, key: str) -> int:
@@ -382,6 +419,28 @@ class Game:
     def parse_deal(self, form: Form, progress: Progress) -> tuple[Facts, list[FieldError]]:
         """Turn submitted form fields (strings) into facts; report unreadable fields."""
         raise NotImplementedError
+
+    def read_choice(self, form: Form, progress: Progress, facts: Facts, errors: list[FieldError],
+                    label: Text) -> None:
+        """Read the answer to the next deal's open choice (if any) into ``facts``.
+
+        For :meth:`parse_deal`. Left empty, the choice says "choose", and the deal's own checks
+        run at once on what was read (a wrong chip sum is said now, not after the choice)."""
+        choice = self.next_deal(progress).choice
+        if choice is None:
+            return
+        answer = choice_answer(form.get(choice.key), choice)
+        facts[choice.key] = answer
+        if answer is not None:
+            return
+        if set(choice.options) == set(range(progress.setup.n)):
+            message = T("{field}: choose one of the players.", field=label)
+        else:
+            message = T("{field}: choose one of {names}.", field=label, names=names(progress.setup, choice.options))
+        if not errors:  # everything else was readable: check it now rather than after the choice
+            without = {k: v for k, v in facts.items() if k != choice.key}
+            errors.extend(e for e in self.check_deal(progress, without) if e.field != choice.key)
+        errors.insert(0, FieldError(choice.key, message))
 
     def form_values(self, facts: Facts) -> dict[str, str]:
         """The inverse of :meth:`parse_deal`, to pre-fill a form for editing a deal.
@@ -419,6 +478,57 @@ class Game:
     def stakes(self, progress: Progress, outcome: Outcome) -> Stakes:
         """What decides this match and how near its end is; games override it."""
         return Stakes()
+
+    def rank_key(self, progress: Progress, stakes: Stakes, entrant: int) -> tuple[int, ...]:
+        """What orders the standings, higher first: the deciding tallies (``Tally.decides``,
+        e.g. RWD's deal wins), then the total. Override for another order."""
+        return tuple(t.values[entrant] for t in stakes.tallies if t.decides) \
+            + (progress.totals[entrant],)
+
+    def rematch_options(self, match: Match) -> dict[str, int]:
+        """The options of the next match between the same players, continuing where this one
+        stopped as the rules would (the next dealer or start player, not the first one again).
+
+        Default: the same options. Games with a rotation override it.
+        """
+        return dict(match.setup.options)
+
+    def settle_choices(self, setup: MatchSetup, deals: Sequence[Facts],
+                       answers: Mapping[int, Any] | None = None
+                       ) -> tuple[list[Facts], list[tuple[int, Choice]]]:
+        """Fit each deal's recorded answer to the choice its deal now asks, after a correction
+        of an earlier deal changed the match before it.
+
+        Replays ``deals`` in order. Where deal *k* now opens a choice, its answer is
+        ``answers[k]`` if given, else the one recorded in its facts if it is still one of the
+        options; an answer recorded where no choice is open any more is dropped. Returns the
+        deals with those answers written in, and the (deal number, Choice) pairs that still
+        need an answer: then the replay stopped at the first of them (a later deal's choice
+        may depend on it). Facts that fail their own checks are left for :meth:`replay` to refuse.
+        """
+        answers = answers or {}
+        settled: list[Facts] = []
+        progress = self.start(setup)
+        for number, facts in enumerate(deals, start=1):
+            facts = dict(facts) if isinstance(facts, Mapping) else facts
+            choice = self.next_deal(progress).choice
+            if isinstance(facts, dict):
+                if choice is None:
+                    facts = {k: v for k, v in facts.items() if k not in self.choice_keys}
+                else:
+                    answer = choice_answer(answers.get(number), choice)
+                    if answer is None and facts.get(choice.key) in choice.options:
+                        answer = facts[choice.key]
+                    if answer is None:
+                        return settled + [dict(f) if isinstance(f, Mapping) else f
+                                          for f in deals[number - 1:]], [(number, choice)]
+                    facts[choice.key] = answer
+            settled.append(facts)
+            try:
+                progress = self.add_deal(progress, facts)
+            except InvalidDeal:
+                return settled + [dict(f) if isinstance(f, Mapping) else f for f in deals[number:]], []
+        return settled, []
 
     # ---- generic machinery
     def start(self, setup: MatchSetup) -> Progress:
@@ -462,8 +572,52 @@ class Game:
         upcoming = None
         if not outcome.over or outcome.more_deals_allowed:
             upcoming = self.next_deal(progress)
+        stakes = self.stakes(progress, outcome)
+        rank_keys = tuple(self.rank_key(progress, stakes, entrant)
+                          for entrant in range(len(progress.totals)))
         return Match(progress.setup, self.entrants(progress.setup.players), progress.deals,
-                     progress.totals, outcome, upcoming, self.stakes(progress, outcome))
+                     progress.totals, outcome, upcoming, stakes, rank_keys)
+
+
+# A rematch option: when the last game ended with a tie where the next deal's dealer or start
+# player is the table's choice, the rematch's first deal asks it among these seats (a bitmask)
+# instead of taking the option of the first dealer / start player. Absent or 0: no choice.
+FIRST_AMONG = "first_among"
+
+
+def first_among(setup: MatchSetup) -> tuple[int, ...]:
+    """The seats a rematch's first deal chooses its dealer / start player among (option
+    ``first_among``), or () when that option is not set."""
+    mask = setup.options.get(FIRST_AMONG) or 0
+    return tuple(seat for seat in range(setup.n) if isinstance(mask, int) and mask >> seat & 1)
+
+
+def among_mask(seats: Sequence[int]) -> int:
+    return sum(1 << seat for seat in set(seats))
+
+
+def race_stakes(target: int, totals: Sequence[int], entrants: Sequence[str], outcome: Outcome,
+                lines: Sequence[Text] = ()) -> Stakes:
+    """Stakes of a race to ``target`` points (Miraiscope, Twin Shoot): the headline, how far
+    the leader still has to go while the match runs, then ``lines``."""
+    said: list[Text] = []
+    if not outcome.over and totals:
+        top = max(totals)
+        leaders = [entrant for entrant, total in enumerate(totals) if total == top]
+        if top > 0:
+            said.append(Tn("{names}: {n} point to go.", "{names}: {n} points to go.", target - top,
+                           names=join_names([entrants[e] for e in leaders])))
+    return Stakes(T("Race to {target} points", target=target), (), tuple(said) + tuple(lines))
+
+
+def choice_answer(raw: Any, choice: Choice) -> int | None:
+    """An answer to ``choice`` as given (an int, a form string, or a mapping holding it under
+    ``choice.key``), if it is one of its options; else None."""
+    if isinstance(raw, Mapping):
+        raw = raw.get(choice.key)
+    if isinstance(raw, str) and raw.strip().isascii() and raw.strip().isdigit() and len(raw.strip()) < 4:
+        raw = int(raw.strip())
+    return raw if isinstance(raw, int) and not isinstance(raw, bool) and raw in choice.options else None
 
 
 def best(values: Sequence[int], among: Sequence[int] | None = None) -> tuple[int, ...]:

@@ -11,11 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from .base import (DealScore, Facts, FieldError, Figure, Form, Game, Line, MatchSetup, NextDeal,
-                   Option, Outcome, Progress, Ruling, best, names, read_int, read_seat)
+from .base import (DealScore, Facts, FieldError, Figure, Form, Game, Line, Match, MatchSetup,
+                   NextDeal, Option, Outcome, Progress, Ruling, Stakes, best, is_blank, names,
+                   read_int, read_seat)
 from .text import T, Text, Tn
 
 TRICKS = 6
+SUMMARY_FIELDS = ("die_holder", "die_number", "last_trick")  # the summary way of entering a deal
 START_CHIPS = 15
 HIGH_WATER = 30  # holding this many chips ends the match (ruling "thirty_held")
 DEALS_PER_PLAYER = 3  # the match lasts at most N × 3 deals
@@ -200,6 +202,8 @@ class LuckyCube(Game):
         if any(str(form.get(name) or "").strip() for name in trick_fields):
             winners = [read_seat(form, name, n, T("Winner of trick {k}", k=k), errors)
                        for k, name in enumerate(trick_fields, start=1)]
+            if any(not is_blank(form, key) for key in SUMMARY_FIELDS):
+                errors.extend(self._compare_modes(form, progress, winners))
             return {"trick_winners": winners}, errors
         holder = read_seat(form, "die_holder", n, T("Die holder"), errors, allow_none=True)
         holder_raw = str(form.get("die_holder") or "").strip().lower()
@@ -208,6 +212,37 @@ class LuckyCube(Game):
             number = read_int(form, "die_number", 1, TRICKS, T("Number on the die"), errors)
         last = read_seat(form, "last_trick", n, T("Winner of the last trick"), errors)
         return {"die_holder": holder, "die_number": number, "last_trick": last}, errors
+
+    def _compare_modes(self, form: Form, progress: Progress,
+                       winners: Sequence[int | None]) -> list[FieldError]:
+        """Both ways of entering a deal are filled in: they must tell one story, or the phone
+        says so (the tracker must never silently win over a summary that disagrees)."""
+        n, players = progress.setup.n, progress.setup.players
+        if any(seat is None for seat in winners):
+            return [FieldError("trick_winners", T(
+                "The summary is filled in, and some tricks are tapped too: tap the rest of the "
+                "tricks or clear them, so only one story is saved."))]
+        derived = summary_of(track(list(winners), self.next_deal(progress).leader, n))  # type: ignore[arg-type]
+        quiet: list[FieldError] = []
+        given = {"die_holder": read_seat(form, "die_holder", n, T("Die holder"), quiet, allow_none=True),
+                 "die_number": read_int(form, "die_number", 1, TRICKS, T("Number on the die"), quiet),
+                 "last_trick": read_seat(form, "last_trick", n, T("Winner of the last trick"), quiet)}
+        if str(form.get("die_holder") or "").strip().lower() == "none":
+            given["die_number"] = None  # nobody holds the die: its number is ignored
+        differ = [key for key in SUMMARY_FIELDS if not is_blank(form, key) and given[key] != derived[key]]
+        if not differ:
+            return []
+        last = players[derived["last_trick"]]
+        if derived["die_holder"] is None:
+            story = T("by the tricks tapped, nobody took the die and {last} won the last trick",
+                      last=last)
+        else:
+            story = T("by the tricks tapped, {holder} holds the die showing {number} and {last} "
+                      "won the last trick", holder=players[derived["die_holder"]],
+                      number=derived["die_number"], last=last)
+        return [FieldError("trick_winners", T(
+            "The tricks and the summary disagree: {story}. Correct one of them, or clear the "
+            "summary.", story=story))]
 
     def form_values(self, facts: Facts) -> dict[str, str]:
         if "trick_winners" in facts:
@@ -379,6 +414,25 @@ class LuckyCube(Game):
                         totals[winners[0]], name=setup.players[winners[0]])
         return Outcome(True, winners, T("{reason} {result}", reason=reason, result=result),
                        tuple(rulings))
+
+
+    def stakes(self, progress: Progress, outcome: Outcome) -> Stakes:
+        """How many of the N × 3 deals are played, and the two chip limits that end it sooner."""
+        limit = progress.setup.n * DEALS_PER_PLAYER
+        played = len(progress.deals)
+        if outcome.over:
+            return Stakes(Tn("{n} deal played of at most {limit} · ends at 0 or {high} chips",
+                             "{n} deals played of at most {limit} · ends at 0 or {high} chips",
+                             played, limit=limit, high=HIGH_WATER))
+        return Stakes(T("Deal {number} of at most {limit} · ends at 0 or {high} chips",
+                        number=played + 1, limit=limit, high=HIGH_WATER))
+
+    def rematch_options(self, match: Match) -> dict[str, int]:
+        """The deal keeps passing left: the rematch's first dealer is the one after the last."""
+        options = dict(match.setup.options)
+        options["first_dealer"] = (self.option(match.setup, "first_dealer") + len(match.deals)) \
+            % match.setup.n
+        return options
 
 
 GAME = LuckyCube()

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from .base import (DealScore, Facts, FieldError, Figure, Form, Game, Line, NextDeal, Option,
-                   Outcome, Progress, Ruling, read_column, read_seat)
+from .base import (DealScore, Facts, FieldError, Figure, Form, Game, Line, Match, NextDeal, Option,
+                   Outcome, Progress, Ruling, Stakes, race_stakes, read_column, read_seat)
 from .cards import Card, CardError
 from .text import T, Text, Tn
 
@@ -244,6 +244,17 @@ class Miraiscope(Game):
         return Outcome(True, (winner,), T("{winner} wins the match, {high} to {low}.",
                                           winner=players[winner], high=totals[winner],
                                           low=totals[1 - winner]), rulings)
+
+
+    def stakes(self, progress: Progress, outcome: Outcome) -> Stakes:
+        """The race to 60, and how far the leader still has to go."""
+        return race_stakes(TARGET, progress.totals, self.entrants(progress.setup.players), outcome)
+
+    def rematch_options(self, match: Match) -> dict[str, int]:
+        """Dealers keep alternating: the rematch starts with the player who would deal next."""
+        options = dict(match.setup.options)
+        options["first_dealer"] = (self.option(match.setup, "first_dealer") + len(match.deals)) % 2
+        return options
 
 
 def _tied_end(totals: Sequence[int]) -> bool:

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .base import (Choice, DealScore, Facts, FieldError, Figure, Form, Game, Line, Match, MatchSetup,
-                   NextDeal, Option, Outcome, Progress, Ruling, Stakes, Tally, names, read_column,
-                   read_seat)
+from .base import (FIRST_AMONG, Choice, DealScore, Facts, FieldError, Figure, Form, Game, Line, Match,
+                   MatchSetup, NextDeal, Option, Outcome, Progress, Ruling, Stakes, Tally, among_mask,
+                   first_among, names, read_column)
 from .cards import Card, CardError, parse_card
 from .text import T, Text, Tn, join_names
 
@@ -216,12 +216,12 @@ class RWD(Game):
         players = progress.setup.players
         first_half = T("The first half goes counter-clockwise. The second half is led by "
                        "whoever wins the last first-half trick, and goes clockwise.")
-        if not progress.deals and not progress.setup.options.get(START_AMONG):
+        among = first_among(progress.setup)
+        if not progress.deals and not among:
             starter = self.option(progress.setup, "first_start_player")
         else:
             # A rematch whose last game was shared or drawn asks like a later deal would.
-            last = (progress.deals[-1].score.winners if progress.deals
-                    else seats_of(progress.setup.options[START_AMONG], progress.setup.n))
+            last = progress.deals[-1].score.winners if progress.deals else among
             if len(last) == progress.setup.n:  # everyone: the last game was a draw
                 last = ()
             if len(last) != 1:
@@ -285,25 +285,15 @@ class RWD(Game):
         """As the source plays repeatedly: the last deal's winner starts the next game. After
         a shared win or a draw the rematch's first deal asks among the sharers (or everyone),
         as ruling start_after_tie does between deals."""
-        options = {k: v for k, v in match.setup.options.items() if k != START_AMONG}
+        options = {k: v for k, v in match.setup.options.items() if k != FIRST_AMONG}
         if not match.deals:
             return options
         last = match.deals[-1].score.winners
         if len(last) == 1:
             options["first_start_player"] = last[0]
         else:
-            seats = last or range(match.setup.n)
-            options[START_AMONG] = sum(1 << seat for seat in seats)
+            options[FIRST_AMONG] = among_mask(last or range(match.setup.n))
         return options
-
-
-# Rematch option: the seats (a bitmask) the first deal's start player is chosen among, when the
-# last game ended shared or drawn; absent or 0 = "first_start_player" starts.
-START_AMONG = "start_among"
-
-
-def seats_of(mask: int, n: int) -> tuple[int, ...]:
-    return tuple(seat for seat in range(n) if mask >> seat & 1)
 
 
 def _one_deal_outcome(progress: Progress) -> Outcome:

@@ -196,12 +196,45 @@ def test_parse_nobody_ignores_number():
     assert errors == [] and facts == summary(None, None, 1)
 
 
-def test_parse_tracker_form_wins_when_any_trick_is_entered():
+def test_parse_tracker_form_is_used_when_any_trick_is_entered():
     progress = GAME.start(setup(3))
     form = {f"trick-{k}": str(w) for k, w in enumerate([2, 2, 0, 0, 1, 1], start=1)}
-    form["die_holder"] = "1"
     facts, errors = GAME.parse_deal(form, progress)
     assert errors == [] and facts == {"trick_winners": [2, 2, 0, 0, 1, 1]}
+    # A summary that tells the same story (Ann holds the die at 5, Bob won the last trick) is fine.
+    facts, errors = GAME.parse_deal({**form, "die_holder": "0", "die_number": "5", "last_trick": "1"},
+                                    progress)
+    assert errors == [] and facts == {"trick_winners": [2, 2, 0, 0, 1, 1]}
+
+
+@pytest.mark.parametrize("summary", [{"die_holder": "1"}, {"die_number": "4"}, {"last_trick": "2"},
+                                     {"die_holder": "none"}])
+def test_parse_refuses_a_summary_that_contradicts_the_tracker(summary):
+    # Issue 11: both modes filled in and disagreeing must never let the tracker win silently.
+    progress = GAME.start(setup(3))
+    form = {f"trick-{k}": str(w) for k, w in enumerate([2, 2, 0, 0, 1, 1], start=1)}
+    _, errors = GAME.parse_deal({**form, **summary}, progress)
+    assert [e.field for e in errors] == ["trick_winners"]
+    assert str(errors[0].message) == (
+        "The tricks and the summary disagree: by the tricks tapped, Ann holds the die showing 5 "
+        "and Bob won the last trick. Correct one of them, or clear the summary.")
+
+
+def test_parse_says_so_when_a_summary_meets_half_tapped_tricks():
+    progress = GAME.start(setup(3))
+    _, errors = GAME.parse_deal({"trick-1": "2", "trick-2": "2", "die_holder": "0",
+                                 "die_number": "5", "last_trick": "1"}, progress)
+    assert "trick_winners" in {e.field for e in errors}
+    assert "Winner of trick 3: choose one of the players." in [str(e.message) for e in errors]
+
+
+def test_parse_tracker_where_nobody_takes_the_die_against_a_summary():
+    progress = GAME.start(setup(3))  # dealer Ann, so Bob leads and wins all six
+    form = {f"trick-{k}": "1" for k in range(1, 7)}
+    _, errors = GAME.parse_deal({**form, "die_holder": "none", "last_trick": "1"}, progress)
+    assert errors == []
+    _, errors = GAME.parse_deal({**form, "die_holder": "2", "die_number": "3"}, progress)
+    assert "nobody took the die and Bob won the last trick" in str(errors[0].message)
     facts, errors = GAME.parse_deal({"trick-1": "1"}, progress)
     assert {e.field for e in errors} == {f"trick-{k}" for k in range(2, 7)}
 

@@ -46,7 +46,7 @@ def test_declaration():
     assert [r.id for r in GAME.rulings][:2] == ["shared_win", "start_after_tie"]
     assert GAME.ruling("start_after_tie").table_decides
     assert not GAME.ruling("shared_win").table_decides
-    assert [o.key for o in GAME.options] == ["first_start_player"]
+    assert [o.key for o in GAME.options] == ["first_start_player", "length"]
 
 
 @pytest.mark.parametrize("n, tricks, aside", [(3, 17, 1), (4, 13, 0), (5, 10, 2)])
