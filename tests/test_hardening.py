@@ -5,6 +5,7 @@ a damaged database answered with the app's message and what was typed kept."""
 
 from __future__ import annotations
 
+import ast
 import json
 import sqlite3
 import sys
@@ -442,3 +443,37 @@ def test_a_file_damaged_on_disk_while_running_gives_the_deal_back(app, client):
     html = response.get_data(as_text=True)
     assert "database file is damaged" in html
     assert all(f'name="{k}" value="{v}"' in html for k, v in typed.items())  # ready to send again
+
+
+GEVENT_TURNS = """
+from gevent import monkey; monkey.patch_all()
+import gevent
+from companion.web.load import TableSlots
+slots = TableSlots(per_table=2, max_waiting=1, wait=2.0)
+order = []
+def hold(name):
+    assert slots.acquire("heavy"); order.append("got " + name); gevent.sleep(0.2); slots.release("heavy")
+def wait_turn():
+    order.append("waiter " + str(slots.acquire("heavy"))); slots.release("heavy")
+def other():
+    order.append("other " + str(slots.acquire("other"))); slots.release("other")
+def refused():
+    gevent.sleep(0.05); order.append("refused " + str(slots.acquire("heavy")))
+gevent.joinall([gevent.spawn(hold, "a"), gevent.spawn(hold, "b"), gevent.spawn(wait_turn),
+                gevent.spawn(other), gevent.spawn(refused)])
+print(order)
+"""
+
+
+def test_table_turns_work_under_gevent():
+    """push may serve with gevent: a waiting greenlet must yield, not block the hub."""
+    import subprocess
+    pytest.importorskip("gevent")
+    result = subprocess.run([sys.executable, "-c", GEVENT_TURNS], capture_output=True, text=True, timeout=60,
+                            cwd=Path(__file__).resolve().parent.parent)
+    assert result.returncode == 0, result.stderr
+    order = ast.literal_eval(result.stdout.strip())
+    assert order[:2] == ["got a", "got b"]
+    assert "other True" in order and "refused False" in order
+    assert order.index("other True") < order.index("waiter True")  # the other table never waited
+    assert order[-1] == "waiter True"
