@@ -4,6 +4,8 @@ and logged; and a rematch continues the rotation. Store level (companion.tables)
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from companion import db, tables as store
@@ -141,3 +143,28 @@ def test_rwd_rematch_after_a_shared_last_deal_asks_among_the_sharers(conn):
     assert upcoming.number == 1 and upcoming.choice is not None and upcoming.choice.options == (0, 1)
     table = store.add_deal(conn, new.token, 1, {**ANN_ALONE, "start_player": 1})
     assert table.match().deals[0].facts["start_player"] == 1
+
+
+# --------------------------------------------------------------------------- RWD length at creation
+
+
+def test_new_table_offers_rwd_length_as_two_taps_and_plays_one_deal(client):
+    html = client.get("/tables/new?game=rwd&players=3").get_data(as_text=True)
+    assert 'name="length" value="3" checked' in html and 'name="length" value="1"' in html
+    assert "One deal" in html and "First to 3 deal wins" in html
+    data = {"game": "rwd", "players": "3", "name-0": "Ann", "name-1": "Bo", "name-2": "Cy",
+            "first_start_player": "0", "length": "1"}
+    response = client.post("/tables", data=data)
+    assert response.status_code == 303
+    token = response.headers["Location"].rstrip("/").rsplit("/", 1)[-1]
+    deal = {"number": "1", "chips-0": "4", "chips-1": "5", "tricks-0": "7", "tricks-1": "7"}
+    assert client.post(f"/t/{token}/deals", data=deal).status_code == 303
+    page = re.sub(r"</?bdi>", "", client.get(f"/t/{token}").get_data(as_text=True))
+    assert "Ann wins the game." in page
+    assert "One deal is the whole game" in page
+    # No second deal: the page says the match is over, a forced post is refused.
+    response = client.post(f"/t/{token}/deals", data={**deal, "number": "2"})
+    assert response.status_code in (409, 422)
+    # An unknown length is refused next to its field, nothing created.
+    response = client.post("/tables", data={**data, "length": "2"})
+    assert response.status_code == 422 and "choose one of the options" in response.get_data(as_text=True)
