@@ -5,12 +5,18 @@ from __future__ import annotations
 
 import os
 import secrets
+import site
+import sqlite3
+import sys
 from pathlib import Path
 from typing import Any, Mapping
 
 from flask import Flask
 
 PACKAGE_DIR = Path(__file__).resolve().parent
+APP_DIR_NAME = "table-companion"  # the distribution's name, so the folder says whose it is
+DATABASE_NAME = "companion.sqlite"
+SECRET_KEY_NAME = "secret_key"
 
 
 def _resource_dir(name: str) -> str:
@@ -19,18 +25,119 @@ def _resource_dir(name: str) -> str:
     return str(inside if inside.is_dir() else PACKAGE_DIR.parent / name)
 
 
+def data_dir() -> Path:
+    """Where the scores live: the user's own data folder (~/.local/share/table-companion,
+    ~/Library/Application Support/table-companion, %LOCALAPPDATA%\\table-companion), never the
+    clone or a virtualenv, which people delete and rebuild."""
+    from platformdirs import user_data_path
+
+    return user_data_path(APP_DIR_NAME, appauthor=False, roaming=False)
+
+
+def legacy_dirs(instance_path: str) -> list[Path]:
+    """Where earlier versions kept companion.sqlite and secret_key: Flask's instance folder,
+    which is <prefix>/var/companion-instance for an installed package (inside the virtualenv,
+    or the Python's own prefix, or ~/.local for `pip install --user`) and ./instance in a
+    development checkout. Distinct folders, in that order."""
+    places = [Path(instance_path)]
+    for prefix in (sys.prefix, sys.base_prefix, site.getuserbase()):
+        places.append(Path(prefix) / "var" / "companion-instance")
+    checkout = PACKAGE_DIR.parent
+    if (checkout / "pyproject.toml").is_file():
+        places += [checkout / "instance"] + [checkout / venv / "var" / "companion-instance"
+                                             for venv in (".venv", "venv")]
+    unique: list[Path] = []
+    for place in places:
+        if place.resolve() not in {known.resolve() for known in unique}:
+            unique.append(place)
+    return unique
+
+
+def _is_companion_database(path: Path) -> bool:
+    from .db import is_ours
+
+    try:
+        conn = sqlite3.connect(path)  # reads only (the file exists: nothing is created)
+        try:
+            return is_ours(conn) and conn.execute("PRAGMA user_version").fetchone()[0] > 0
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return False
+
+
+def _last_written(database: Path) -> float:
+    wal = database.with_name(database.name + "-wal")
+    return max(database.stat().st_mtime, wal.stat().st_mtime if wal.exists() else 0)
+
+
+def copy_database(source: Path, target: Path) -> None:
+    """A consistent copy with SQLite's backup API (safe while a server writes to ``source``:
+    the copy is one committed state), written beside ``target`` and then renamed into place,
+    so ``target`` is either absent or complete. The copy is one self-contained file."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(target.name + ".partial")
+    partial.unlink(missing_ok=True)
+    if not source.is_file():
+        raise FileNotFoundError(f"no database at {source}")
+    src = sqlite3.connect(source, timeout=10)
+    try:
+        dst = sqlite3.connect(partial)
+        try:
+            src.backup(dst)
+            dst.execute("PRAGMA journal_mode = DELETE")  # no -wal beside the copy
+            check = dst.execute("PRAGMA integrity_check").fetchone()[0]
+            if check != "ok":
+                raise sqlite3.DatabaseError(f"the copy failed its integrity check ({check})")
+        finally:
+            dst.close()
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    finally:
+        src.close()
+    os.replace(partial, target)
+
+
+def default_database(instance_path: str | None = None) -> tuple[str, str | None]:
+    """The database in the data folder, and where it was moved from if an earlier version's
+    database was found in its old place (the newest one, if several). The old file is
+    renamed to <name>.moved, never deleted; others found are left as they are."""
+    target = data_dir() / DATABASE_NAME
+    if target.exists():
+        return str(target), None
+    if instance_path is None:  # the folder Flask gives the app (as create_app names it)
+        instance_path = Flask("companion").instance_path
+    found = [place / DATABASE_NAME for place in legacy_dirs(instance_path)
+             if (place / DATABASE_NAME).is_file() and _is_companion_database(place / DATABASE_NAME)]
+    if not found:
+        return str(target), None
+    source = max(found, key=_last_written)
+    copy_database(source, target)
+    os.replace(source, source.with_name(source.name + ".moved"))
+    for leftover in ("-wal", "-shm"):  # already in the copy; stale without their main file
+        source.with_name(source.name + leftover).unlink(missing_ok=True)
+    return str(target), str(source)
+
+
 def _secret_key(instance_path: str) -> str:
-    """A per-installation key, made once: sessions and CSRF tokens survive restarts."""
-    path = Path(instance_path) / "secret_key"
+    """A per-installation key, made once (or taken over from an earlier version's instance
+    folder): sessions and CSRF tokens survive restarts and upgrades."""
+    path = data_dir() / SECRET_KEY_NAME
     try:
         return path.read_text().strip()
     except FileNotFoundError:
-        key = secrets.token_hex(32)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        pass
+    old = [place / SECRET_KEY_NAME for place in legacy_dirs(instance_path) if (place / SECRET_KEY_NAME).is_file()]
+    key = (old[0].read_text().strip() if old else "") or secrets.token_hex(32)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w") as fh:
-            fh.write(key)
-        return key
+    except FileExistsError:  # another process made it first: use theirs
+        return path.read_text().strip()
+    with os.fdopen(fd, "w") as fh:
+        fh.write(key)
+    return key
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
@@ -38,7 +145,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app = Flask("companion", instance_relative_config=True,
                 template_folder=_resource_dir("templates"), static_folder=_resource_dir("static"))
     app.config.update(
-        DATABASE=os.path.join(app.instance_path, "companion.sqlite"),
+        DATABASE=None,  # default: companion.sqlite in the user's data folder (default_database)
+        DATABASE_MOVED_FROM=None,  # set when an earlier version's database was moved there
         MAX_CONTENT_LENGTH=64 * 1024,  # a deal is a few hundred bytes; refuse absurd bodies early
         WTF_CSRF_TIME_LIMIT=None,  # a match lasts an evening; tokens must not expire mid-game
         BABEL_DEFAULT_LOCALE="en",
@@ -48,6 +156,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     )
     if config:
         app.config.update(config)
+    if not app.config.get("DATABASE"):
+        app.config["DATABASE"], app.config["DATABASE_MOVED_FROM"] = default_database(app.instance_path)
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = _secret_key(app.instance_path)
 

@@ -1,4 +1,5 @@
-"""`companion serve`: run the app for the table's phones on a production WSGI server."""
+"""`companion serve`: run the app for the table's phones on a production WSGI server;
+`companion backup`: a consistent copy of the scores; `companion --version`."""
 
 from __future__ import annotations
 
@@ -7,9 +8,34 @@ import errno
 import os
 import signal
 import sys
+import threading
+import webbrowser
+from datetime import datetime
+from pathlib import Path
 
 from . import lan
 from .qr import qr_terminal
+
+TROUBLESHOOTING = ("Phones can't connect? They must be on the laptop's Wi-Fi (not mobile data); "
+                   "allow Python through the laptop's firewall when asked (Windows and macOS ask once); "
+                   "guest and hotel Wi-Fi often keep devices apart: then put the laptop and the phones "
+                   "on a phone's hotspot.")
+
+
+def version() -> str:
+    """The installed version; in a checkout that isn't installed, pyproject.toml's."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("table-companion")
+    except metadata.PackageNotFoundError:
+        import tomllib
+
+        pyproject = Path(__file__).resolve().parent.parent / "pyproject.toml"
+        try:
+            return tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["version"]
+        except (OSError, KeyError, ValueError):
+            return "unknown"
 
 
 def join_url(host: str, port: int) -> tuple[str, str | None]:
@@ -29,9 +55,71 @@ def join_url(host: str, port: int) -> tuple[str, str | None]:
     return f"http://{shown}:{port}/", None
 
 
-def serve(args: argparse.Namespace) -> int:
-    from waitress import create_server
+def laptop_url(host: str, port: int) -> str:
+    """The address the laptop's own browser should use: loopback when the server listens
+    there too (the laptop then sees its list of tables), else the address it is bound to."""
+    if host in ("::", "[::]"):
+        return f"http://[::1]:{port}/"
+    if lan.is_wildcard(host):
+        return f"http://127.0.0.1:{port}/"
+    return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
 
+
+def start_message(*, url: str, warning: str | None, laptop: str, database: str,
+                  moved_from: str | None, draw_qr: bool) -> str:
+    """What `serve` prints on start: true whether phones can join or not, the QR code
+    only when it is drawn (and only when phones can use its address)."""
+    lines = [f"Table Companion {version()} is running."]
+    if warning is None:
+        if draw_qr:
+            lines += [f"Phones on the same Wi-Fi: scan this code or open {url}", qr_terminal(url)]
+        else:
+            lines.append(f"Phones on the same Wi-Fi: open {url}")
+        lines.append(f"On this laptop: {laptop} (the home page shows the code large; "
+                     f"{laptop}hall is the big-screen view for a meetup night)")
+        lines.append(TROUBLESHOOTING)
+    else:
+        lines.append(f"Only this laptop can open it: {url}")
+        lines.append(f"Note: {warning}")
+    if moved_from:
+        lines.append(f"Moved your scores from {moved_from} to the data folder "
+                     f"(the old file is kept as {moved_from}.moved).")
+    lines.append(f"Scores are saved in {database} (copy them any time: companion backup FILE)")
+    lines.append("Press Ctrl+C to stop.")
+    return "\n".join(lines)
+
+
+def can_open_browser() -> bool:
+    """A graphical browser is plausible: always on Windows and macOS; on Linux only with a
+    display or $BROWSER (a text browser would fight the server for the terminal)."""
+    if sys.platform in ("win32", "darwin") or os.environ.get("BROWSER"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def open_in_browser(url: str) -> None:
+    """Open ``url`` in the laptop's own browser, beside the running server (the socket is
+    already listening, so the first request simply waits for the server to start)."""
+    if not can_open_browser():
+        print(f"No graphical browser found: open {url} yourself.", flush=True)
+        return
+
+    def launch() -> None:
+        try:
+            opened = webbrowser.open(url)
+        except webbrowser.Error:
+            opened = False
+        if not opened:
+            print(f"Couldn't open a browser: open {url} yourself.", flush=True)
+
+    print(f"Opening {url} in this laptop's browser.", flush=True)
+    threading.Thread(target=launch, name="open-browser", daemon=True).start()
+
+
+def serve(args: argparse.Namespace) -> int:
+    from . import server as http
+
+    http.patch_for_gevent()  # before the app is imported: its locks must be gevent's
     from . import create_app
     from .db import DatabaseError
 
@@ -45,11 +133,10 @@ def serve(args: argparse.Namespace) -> int:
         print(f"companion: {exc}", file=sys.stderr)
         return 2
     try:
-        # Enough threads that phones polling every second never queue behind a slow client.
-        server = create_server(app, host=args.host, port=args.port, threads=args.threads,
-                               connection_limit=2000, channel_timeout=30, ident="companion")
+        # gevent, for thousands of cheap held connections (companion/server.py says why).
+        listener = http.make_listener(args.host, args.port)
     except OSError as exc:
-        if exc.errno in (errno.EADDRINUSE, getattr(errno, "WSAEADDRINUSE", -1)):
+        if http.address_in_use(exc):
             print(f"companion: port {args.port} is already in use (is another companion running?). "
                   f"Try --port {args.port + 1}.", file=sys.stderr)
         elif exc.errno in (errno.EACCES, errno.EPERM):
@@ -57,44 +144,88 @@ def serve(args: argparse.Namespace) -> int:
         else:
             print(f"companion: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
         return 1
+    server = http.build_server(app, listener, http.Limits(max_connections=args.max_connections,
+                                                          per_device=args.per_device))
 
-    print("Table Companion is running.")
-    print(f"Phones on the same Wi-Fi: open {url}  (or scan the code below)")
-    if not args.no_qr:
-        print(qr_terminal(url))
-    if warning:
-        print(f"Note: {warning}")
-    print(f"Scores are saved in {app.config['DATABASE']}")
-    print("Press Ctrl+C to stop.", flush=True)
+    laptop = laptop_url(args.host, args.port)
+    print(start_message(url=url, warning=warning, laptop=laptop, database=app.config["DATABASE"],
+                        moved_from=app.config.get("DATABASE_MOVED_FROM"), draw_qr=not args.no_qr),
+          flush=True)
+    if args.open:
+        open_in_browser(laptop + ("hall" if args.open == "hall" else ""))
 
-    def stop(_signum, _frame):
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, stop)
-    try:
-        server.run()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.close()
+    http.run(server)  # until Ctrl+C or SIGTERM
     print("Stopped.", flush=True)
+    return 0
+
+
+def backup(args: argparse.Namespace) -> int:
+    """Copy the scores to ``args.path`` (a file, or a folder to put a dated file in), safely
+    while a server is running: SQLite's backup API copies one committed state."""
+    import sqlite3
+
+    from .app import copy_database, default_database
+    from .db import is_ours
+
+    source = Path(args.db).resolve() if args.db else Path(default_database()[0])
+    if not source.is_file():
+        print(f"companion: no scores yet at {source}: nothing to back up.", file=sys.stderr)
+        return 1
+    target = Path(args.path).expanduser()
+    if target.is_dir():
+        target = target / f"companion-{datetime.now():%Y-%m-%d-%H%M%S}.sqlite"
+    if target.exists():
+        print(f"companion: {target} already exists; give a new file name, or a folder "
+              "to make a dated copy in.", file=sys.stderr)
+        return 1
+    try:
+        with sqlite3.connect(source) as check:
+            ours = is_ours(check)
+        check.close()
+        if not ours:
+            print(f"companion: {source} is not Table Companion's database.", file=sys.stderr)
+            return 2
+        copy_database(source, target)
+        copy = sqlite3.connect(target)
+        try:
+            tables, deals = (copy.execute(f"SELECT count(*) FROM {name}").fetchone()[0]
+                             for name in ("tables", "deals"))
+        finally:
+            copy.close()
+    except (sqlite3.Error, OSError) as exc:
+        print(f"companion: could not back up {source} to {target}: {exc}", file=sys.stderr)
+        return 1
+    print(f"Backed up {tables} tables ({deals} deals) from {source} to {target}.")
+    print(f"To use it: companion serve --db {target}")
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="companion", description="Table Companion for five trick-taking games.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     sub = parser.add_subparsers(dest="command")
     s = sub.add_parser("serve", help="serve the companion to phones on this network")
     s.add_argument("--host", default="0.0.0.0", help="address to listen on (default: all, so phones can join)")
     s.add_argument("--port", type=int, default=8000, help="port (default 8000)")
-    s.add_argument("--db", help="SQLite file (default: the instance folder); created on first run")
-    s.add_argument("--threads", type=int, default=16, help=argparse.SUPPRESS)
+    s.add_argument("--db", help="SQLite file (default: companion.sqlite in your data folder); created on first run")
+    s.add_argument("--threads", type=int, default=16, help=argparse.SUPPRESS)  # waitress's; kept so old scripts run
+    s.add_argument("--max-connections", type=int, default=0, metavar="N",
+                   help="connections held at once (default: from the open-file limit)")
+    s.add_argument("--per-device", type=int, default=64, metavar="N",
+                   help="connections one device may hold at once (default 64; a phone uses up to 6)")
     s.add_argument("--no-qr", action="store_true", help="don't draw the QR code in the terminal")
+    s.add_argument("--open", nargs="?", const="home", choices=("home", "hall"),
+                   help="open the home page (its big QR code), or the hall view, in this laptop's browser")
+    b = sub.add_parser("backup", help="copy the scores to a file, safely while serving")
+    b.add_argument("path", help="the copy's file name, or a folder to put a dated copy in")
+    b.add_argument("--db", help="the database to copy (default: the one `serve` uses)")
     args = parser.parse_args(argv)
     if args.command == "serve":
         if not 0 < args.port < 65536:
             parser.error("--port must be from 1 to 65535")
         return serve(args)
+    if args.command == "backup":
+        return backup(args)
     parser.print_help()
     return 0
 

@@ -9,6 +9,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.request
@@ -22,6 +23,10 @@ from flask import Flask
 from companion import create_app
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+
+# No test touches the real user's data folder (scores, secret key): platformdirs, in this
+# process and in every server it starts, is given a throw-away one (Linux: XDG_DATA_HOME).
+os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="companion-test-data-")
 
 
 def _config(tmp_path: Path, **extra: Any) -> dict[str, Any]:

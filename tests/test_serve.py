@@ -164,14 +164,23 @@ def test_serve_stops_on_ctrl_c(served):
 
 
 @posix_only
-def test_serve_prints_a_scannable_qr(served, qr_decode):
+def test_serve_on_loopback_draws_no_qr_phones_could_not_use(served):
     server = served()
     server.wait_until_up()
     out = server.stdout
-    assert "█" in out or "▀" in out or "▄" in out
-    assert qr_decode(terminal_qr_image(out)) == [server.url]
+    assert "█" not in out and "▀" not in out and "▄" not in out
+    assert "scan" not in out and "Phones on the same Wi-Fi" not in out
+    assert f"Only this laptop can open it: {server.url}" in out
     server.proc.send_signal(signal.SIGTERM)
     assert server.proc.wait(10) == 0
+
+
+def test_start_message_draws_a_scannable_qr_of_the_join_address(qr_decode):
+    url = "http://192.168.1.20:8000/"
+    out = cli.start_message(url=url, warning=None, laptop="http://127.0.0.1:8000/",
+                            database="/data/companion.sqlite", moved_from=None, draw_qr=True)
+    assert f"scan this code or open {url}" in out
+    assert qr_decode(terminal_qr_image(out)) == [url]
 
 
 def test_port_in_use_is_a_clear_error(tmp_path):
