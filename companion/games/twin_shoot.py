@@ -373,8 +373,12 @@ class TwinShoot(Game):
         raw_open = form.get("open_bid")
         open_bid = None
         if not (raw_open is None or (isinstance(raw_open, str) and raw_open.strip().lower() in ("", "none"))):
-            open_bid = read_int(form, "open_bid", 0, setup.n // 2 - 1, T("Open bid"), errors,
+            unreadable: list[FieldError] = []  # a team is tapped: say "choose", never a 0-based range
+            open_bid = read_int(form, "open_bid", 0, setup.n // 2 - 1, T("Open bid"), unreadable,
                                 required=False)
+            if unreadable:
+                errors.append(FieldError("open_bid", T("{field}: choose one of the teams, or nobody.",
+                                                       field=T("Open bid"))))
         return {"bids": bids, "tricks": tricks, "open_bid": open_bid}, errors
 
     def form_values(self, facts: Facts) -> dict[str, str]:

@@ -282,3 +282,10 @@ def test_choice_option_is_checked_by_the_base_class():
     assert Toy().check_options(MatchSetup("toy_choice", ("A", "B"), {"speed": 1})) == []
     [error] = Toy().check_options(MatchSetup("toy_choice", ("A", "B"), {"speed": 3}))
     assert str(error.message) == "Speed: choose one of the options."
+
+
+def test_twin_shoot_open_bid_is_chosen_not_typed():
+    progress = TWIN.start(MatchSetup("twin_shoot", ("Ann", "Bob", "Cy", "Dee")))
+    _, errors = TWIN.parse_deal({"open_bid": "5"}, progress)
+    said = {e.field: str(e.message) for e in errors}
+    assert said["open_bid"] == "Open bid: choose one of the teams, or nobody."
