@@ -120,15 +120,17 @@ def default_database(instance_path: str | None = None) -> tuple[str, str | None]
     return str(target), str(source)
 
 
-def _secret_key(instance_path: str) -> str:
+def _secret_key(instance_path: str, moved_from: str | None) -> str:
     """A per-installation key, made once (or taken over from an earlier version's instance
-    folder): sessions and CSRF tokens survive restarts and upgrades."""
+    folder, the one the database came from first): sessions and CSRF tokens survive
+    restarts and upgrades."""
     path = data_dir() / SECRET_KEY_NAME
     try:
         return path.read_text().strip()
     except FileNotFoundError:
         pass
-    old = [place / SECRET_KEY_NAME for place in legacy_dirs(instance_path) if (place / SECRET_KEY_NAME).is_file()]
+    places = ([Path(moved_from).parent] if moved_from else []) + legacy_dirs(instance_path)
+    old = [place / SECRET_KEY_NAME for place in places if (place / SECRET_KEY_NAME).is_file()]
     key = (old[0].read_text().strip() if old else "") or secrets.token_hex(32)
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
@@ -159,7 +161,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     if not app.config.get("DATABASE"):
         app.config["DATABASE"], app.config["DATABASE_MOVED_FROM"] = default_database(app.instance_path)
     if not app.config.get("SECRET_KEY"):
-        app.config["SECRET_KEY"] = _secret_key(app.instance_path)
+        app.config["SECRET_KEY"] = _secret_key(app.instance_path, app.config["DATABASE_MOVED_FROM"])
 
     from . import db, web
     db.init_app(app)
