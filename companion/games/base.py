@@ -211,10 +211,10 @@ class Match:
     def ranking(self) -> list[tuple[int, int]]:
         """(place, entrant) pairs, best first, in the order that decides the match.
 
-        Entrants are ordered by :attr:`rank_keys` (what the game says decides its match:
-        RWD's deal wins, then points; by default the totals); equal keys share a place.
-        Once the match is over its winners share first place, whatever their points
-        (two RWD players who reach 3 deal wins together share the match).
+        Places follow :attr:`rank_keys` (what the game says decides its match: RWD's deal
+        wins; by default the totals), equal keys sharing a place; within a place the higher
+        total comes first. Once the match is over its winners share first place, whatever
+        their points (two RWD players who reach 3 deal wins together share the match).
         """
         keys = self.rank_keys or tuple((total,) for total in self.totals)
         won = set(self.outcome.winners) if self.outcome.over else set()
@@ -222,7 +222,8 @@ class Match:
         def key(entrant: int) -> tuple:
             return (entrant in won, keys[entrant])
 
-        order = sorted(range(len(self.totals)), key=key, reverse=True)  # stable: seat order on ties
+        order = sorted(range(len(self.totals)), key=lambda e: (key(e), self.totals[e]),
+                       reverse=True)  # stable: seat order on full ties
         places, place = [], 0
         for pos, entrant in enumerate(order):
             previous = order[pos - 1] if pos else None
@@ -480,10 +481,12 @@ class Game:
         return Stakes()
 
     def rank_key(self, progress: Progress, stakes: Stakes, entrant: int) -> tuple[int, ...]:
-        """What orders the standings, higher first: the deciding tallies (``Tally.decides``,
-        e.g. RWD's deal wins), then the total. Override for another order."""
-        return tuple(t.values[entrant] for t in stakes.tallies if t.decides) \
-            + (progress.totals[entrant],)
+        """What places an entrant in the standings, higher first (equal keys share a place;
+        :meth:`Match.ranking` orders by the total within a place). Default: the deciding
+        tallies (``Tally.decides``, e.g. RWD's deal wins) when the game has any, else the
+        total. Override for another order."""
+        deciding = tuple(t.values[entrant] for t in stakes.tallies if t.decides)
+        return deciding or (progress.totals[entrant],)
 
     def rematch_options(self, match: Match) -> dict[str, int]:
         """The options of the next match between the same players, continuing where this one

@@ -52,6 +52,10 @@ def test_rwd_ranking_follows_deal_wins_not_points():
     match = RWD.replay(rwd_setup(), [ANN, BO_BIG, ANN])
     assert match.totals[1] > match.totals[0]
     assert match.ranking() == [(1, 0), (2, 1), (3, 2)]
+    # Equal deal wins share a place (points decide no match); the higher total is listed first.
+    level = RWD.replay(rwd_setup(), [CY, SHARED, {**SHARED, "start_player": 0}])
+    assert level.stakes.tallies[0].values == (2, 2, 1) and level.totals == (-1, 6, -5)
+    assert level.ranking() == [(1, 1), (1, 0), (3, 2)]
 
 
 def test_rwd_co_winners_share_first_place_whatever_their_points():
