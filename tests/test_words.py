@@ -174,8 +174,8 @@ def test_leaf_drawing_has_as_many_points_as_its_bid_value():
 def test_twin_shoot_partners_may_agree_whether_to_open_bid(client):
     en, ja = card(client, "twin_shoot"), card(client, "twin_shoot", "ja")
     assert "Partners must never discuss the play." not in en
-    assert "may agree on whether to do it" in en
-    assert "オープンビッドするかどうかを確認し合うこと" in ja
+    assert "except to agree whether to open-bid" in en
+    assert "オープンビッドするかどうかの確認だけは許されます" in ja
 
 
 def test_twin_shoot_card_names_all_four_bonuses(client):

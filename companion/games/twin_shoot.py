@@ -250,16 +250,16 @@ def resolve_trick(leader_seat: int, plays: Sequence[Card | str], n_players: int,
 
 RULINGS = (
     Ruling("sides", T("Right-side and left-side players"),
-           T("The source speaks of each pair's right-side and left-side player. The app reads the "
-             "right-side player as the teammate who comes first clockwise (their partner sits on their "
-             "left), so enter each team as two neighbouring seats, right-side player first.")),
+           T("The app reads the source's right-side player as the teammate who comes first clockwise "
+             "(their partner sits on their left): enter each team as two neighbouring seats, right-side "
+             "player first.")),
     Ruling("first_team", T("Who leads the first deal"),
            T("The right-side players pick the first opening leader among themselves in any way they "
              "like; the app asks the table which team that is when the table is created."),
            table_decides=True),
     Ruling("dealer", T("Who deals"),
            T("The source names the dealer only for the first deal: someone outside the opening leader's "
-             "team. The app applies that to every deal and names no dealer: any such player may deal."),
+             "team. The app applies that to every deal and names no one."),
            table_decides=True),
     Ruling("open_bid", T("Who may open-bid"),
            T("“Alone in last place” is read on the totals before the deal. When teams share last place, "
