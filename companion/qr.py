@@ -6,7 +6,7 @@ import io
 
 import qrcode
 import qrcode.image.svg
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 
 def qr_svg(data: str) -> Markup:
@@ -20,7 +20,9 @@ def qr_svg(data: str) -> Markup:
     # Fixed width/height attributes would defeat the CSS sizing; the viewBox keeps proportions.
     head, rest = svg.split(">", 1)
     head = " ".join(p for p in head.split(" ") if not p.startswith(("width=", "height=")))
-    return Markup(head.replace("<svg", '<svg role="img" class="qr"', 1) + ">" + rest)
+    # Its text alternative is what it encodes (readable the same in English and Japanese).
+    label = escape(f"QR: {data}")
+    return Markup(head.replace("<svg", f'<svg role="img" aria-label="{label}" class="qr"', 1) + ">" + rest)
 
 
 def qr_terminal(data: str) -> str:

@@ -1,0 +1,220 @@
+"""Every screen at every width: no sideways scrolling, no control covered by another, no
+clipped text, no word broken mid-word; axe-core finds no serious or critical violation, in
+English and Japanese, light and dark.
+
+One server, one browser and one context per language for the whole module: each page is
+loaded once per language and re-laid out at each width (set_viewport_size), so the run stays
+short enough for CI. Screenshots of every page and width go to test-artifacts/screens/.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from companion import tables
+from companion.app import create_app
+from companion.db import get_db
+
+pytestmark = pytest.mark.browser
+
+WIDTHS = [(360, 640), (390, 844), (768, 1024), (1024, 768), (1280, 800), (1920, 1080)]
+LANGS = ["en", "ja"]
+NAMES = ["Aiko", "Bartholomew Featherstone", "千代子", "Daisuke", "Emi", "Fumi"]
+
+# One valid first deal per game, as a phone sends it (the last player's values left on auto).
+def first_deal(game: str, n: int) -> dict[str, str]:
+    if game == "rwd":
+        t = 52 // n
+        form = {f"chips-{s}": str(t // n) for s in range(n - 1)}
+        form |= {f"tricks-{s}": str(t // n) for s in range(n - 1)}
+        form["chips-0"] = str(t // n - 1)  # Aiko wins the deal
+        return form
+    if game == "miraiscope":
+        return {"queens-0": "2", "points-0": "11", "last_trick": "0"}
+    if game == "lucky_cube":
+        return {f"trick-{k}": str(k % n) for k in range(1, 7)}
+    if game == "pair_quad":
+        # Aiko takes every ranked card in the fewest tricks; the last player the other cards.
+        tricks = -(-20 // n)
+        return {f"{rank}-0": "4" for rank in "7AKQJ"} | {"other-0": str(tricks * n - 20)}
+    return ({f"bid{w}-{s}": "C" for w in (1, 2) for s in range(n)}
+            | {f"tricks-{s}": "1" for s in range(n - 1)} | {"open_bid": "none"})
+
+
+TABLES = [("rwd", 3), ("rwd", 4), ("rwd", 5), ("miraiscope", 2), ("lucky_cube", 3),
+          ("lucky_cube", 4), ("lucky_cube", 5), ("pair_quad", 3), ("pair_quad", 4),
+          ("pair_quad", 5), ("pair_quad", 6), ("twin_shoot", 4), ("twin_shoot", 6)]
+GAMES = ["rwd", "miraiscope", "lucky_cube", "pair_quad", "twin_shoot"]
+
+
+def page_paths(tokens: dict[tuple[str, int], str]) -> dict[str, str]:
+    """Every page a player can reach, by a short name."""
+    paths = {"home": "/"}
+    paths |= {f"game-{g}": f"/games/{g}" for g in GAMES}
+    paths |= {f"new-{g}": f"/tables/new?game={g}" for g in GAMES}
+    paths["new-pair_quad-6"] = "/tables/new?game=pair_quad&players=6"
+    for (game, n), token in tokens.items():
+        paths[f"table-{game}-{n}p"] = f"/t/{token}"
+    for game in GAMES:  # one table per game for the pages below the table page
+        n = next(n for g, n in TABLES if g == game and n in (2, 4))
+        token = tokens[(game, n)]
+        paths[f"correct-{game}"] = f"/t/{token}/deals/1/edit"
+        paths[f"host-{game}"] = f"/t/{token}/host"
+    paths["log"] = f"/t/{tokens[('rwd', 4)]}/log"
+    paths["error-404"] = "/t/no-such-table-here-at-all"
+    paths["error-game"] = "/games/no-such-game"
+    return paths
+
+
+# --- fixtures (module-wide: one server, one browser context per language) ----------------------
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    from waitress import create_server
+
+    db = tmp_path_factory.mktemp("screens") / "screens.sqlite"
+    app = create_app({"DATABASE": str(db), "SECRET_KEY": "test"})
+    tokens = {}
+    with app.app_context():
+        conn = get_db()
+        for game, n in TABLES:
+            token = tables.create(conn, game, NAMES[:n], {})
+            tables.add_deal(conn, token, 1, form=first_deal(game, n))
+            tokens[(game, n)] = token
+    httpd = create_server(app, host="127.0.0.1", port=0, threads=4, ident="screens")
+    thread = threading.Thread(target=httpd.run, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.effective_port}", page_paths(tokens)
+    httpd.close()
+
+
+@pytest.fixture(scope="module")
+def lang_pages(browser, server):
+    base, _ = server
+    pages, contexts = {}, []
+    for lang in LANGS:
+        context = browser.new_context(viewport={"width": 390, "height": 844},
+                                      locale="ja-JP" if lang == "ja" else "en-US")
+        context.set_default_timeout(10_000)
+        page = context.new_page()
+        page.goto(f"{base}/lang/{lang}?next=/")
+        pages[lang] = page
+        contexts.append(context)
+    yield pages
+    for context in contexts:
+        context.close()
+
+
+SCREENS_DIR = Path(__file__).resolve().parents[2] / "test-artifacts" / "screens"
+
+# Run in the page: what is wrong with the layout at the current width.
+LAYOUT_PROBLEMS = r"""() => {
+  const problems = [];
+  const doc = document.documentElement;
+  if (doc.scrollWidth > doc.clientWidth + 1) {
+    const wide = [...document.body.querySelectorAll('*')].filter(e => e.getBoundingClientRect().right > doc.clientWidth + 1)
+      .map(e => e.tagName.toLowerCase() + (e.className && typeof e.className === 'string' ? '.' + e.className.split(' ')[0] : '')).slice(-3);
+    problems.push(`scrolls sideways: ${doc.scrollWidth}px content in ${doc.clientWidth}px (${wide.join(', ')})`);
+  }
+  const visible = (el) => {
+    const r = el.getBoundingClientRect(), s = getComputedStyle(el);
+    return r.width > 0 && r.height > 0 && s.visibility !== 'hidden' && !el.closest('[hidden], details:not([open]) > :not(summary)');
+  };
+  const describe = (el) => {
+    const text = (el.innerText || el.value || el.getAttribute('aria-label') || '').trim().slice(0, 30);
+    return `${el.tagName.toLowerCase()}${el.id ? '#' + el.id : ''}${el.name ? '[name=' + el.name + ']' : ''} "${text}"`;
+  };
+  // Controls: each input's label (or the control itself) must be on top at its own centre.
+  const controls = [...document.querySelectorAll('main input:not([type=hidden]), main select, main textarea, main button, main a[href], main summary, header a, header button')];
+  const saved = scrollY;
+  for (const control of controls) {
+    const target = (control.labels && control.labels.length) ? control.labels[0] : control;
+    if (!visible(target) || target.closest('.sr-only')) continue;
+    // A link that wraps is several boxes: aim at its first one.
+    const box = (el) => (getComputedStyle(el).display === 'inline' && el.getClientRects()[0]) || el.getBoundingClientRect();
+    const r0 = box(target);
+    const pageY = r0.top + scrollY + r0.height / 2;
+    window.scrollTo(0, pageY - innerHeight / 2);
+    const r = box(target);
+    const x = r.left + r.width / 2, y = r.top + r.height / 2;
+    if (x < 0 || x >= innerWidth) { problems.push(`off screen: ${describe(control)}`); continue; }
+    const hit = document.elementFromPoint(x, y);
+    const ok = hit && (target.contains(hit) || control.contains(hit));
+    if (!ok) problems.push(`covered: ${describe(control)} lies under ${hit ? describe(hit) + (hit.className ? '.' + String(hit.className).split(' ')[0] : '') : 'nothing'}`);
+  }
+  window.scrollTo(0, saved);
+  // Clipped text: a box that hides what it holds.
+  for (const el of document.querySelectorAll('main *, header *')) {
+    const s = getComputedStyle(el);
+    if (!visible(el) || el.closest('.sr-only') || el.tagName === 'svg' || el.closest('svg')) continue;
+    if (['INPUT', 'SELECT', 'TEXTAREA'].includes(el.tagName)) continue;
+    const clipsX = s.overflowX !== 'visible' && el.scrollWidth > el.clientWidth + 1;
+    const clipsY = s.overflowY !== 'visible' && el.scrollHeight > el.clientHeight + 1 && el.clientHeight > 0;
+    const scrolls = ['auto', 'scroll'].includes(s.overflowX) || ['auto', 'scroll'].includes(s.overflowY);
+    if ((clipsX || clipsY) && !scrolls && el.textContent.trim())
+      problems.push(`clipped text: ${describe(el)}`);
+  }
+  // Short labels (one word, a Japanese term) must not break in the middle.
+  for (const el of document.querySelectorAll('main a, main button, main summary, main label, main legend, main th, header a, .chip span, .tap span, .seg')) {
+    const text = el.textContent.trim();
+    if (!visible(el) || !text || /\s/.test(text) || text.length > 12) continue;
+    if (el.childNodes.length !== 1 || el.firstChild.nodeType !== Node.TEXT_NODE) continue;
+    // Where the lines break: inside a word means between two letters of one script (Latin,
+    // digits, katakana); Japanese may break between phrases (word-break: auto-phrase).
+    const node = el.firstChild, range = document.createRange();
+    const script = (c) => /[A-Za-z0-9]/.test(c) ? 'latin' : /[\u30A0-\u30FF]/.test(c) ? 'katakana' : null;
+    let lastTop = null;
+    for (let i = 0; i < text.length && node.length > i; i++) {
+      range.setStart(node, i); range.setEnd(node, i + 1);
+      const rect = [...range.getClientRects()].find(r => r.width > 0);
+      if (!rect) continue;
+      const top = Math.round(rect.top);
+      if (lastTop !== null && top > lastTop + 2 && script(node.data[i - 1]) && script(node.data[i - 1]) === script(node.data[i])) {
+        problems.push(`breaks mid-word: ${describe(el)} at "${node.data.slice(0, i)}|${node.data.slice(i)}"`);
+        break;
+      }
+      lastTop = top;
+    }
+  }
+  return problems;
+}"""
+
+
+def axe_serious(page) -> list[str]:
+    from axe_playwright_python.sync_playwright import Axe
+
+    results = Axe().run(page)
+    return [f"{v['id']} ({v['impact']}): {v['help']} — " + "; ".join(n["target"][0] for n in v["nodes"][:4])
+            for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
+
+
+def pytest_generate_tests(metafunc):
+    if "screen" in metafunc.fixturenames:
+        # The page names are fixed by TABLES and GAMES; tokens are filled in by the server fixture.
+        names = list(page_paths({key: "x" for key in TABLES}))
+        metafunc.parametrize("screen", names)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_screen_fits_every_width_and_passes_axe(lang, screen, server, lang_pages):
+    base, paths = server
+    page = lang_pages[lang]
+    response = page.goto(base + paths[screen])
+    assert response is not None and (response.status < 500), f"{screen}: HTTP {response.status}"
+    page.wait_for_load_state("networkidle")
+    SCREENS_DIR.mkdir(parents=True, exist_ok=True)
+    problems: list[str] = []
+    for width, height in WIDTHS:
+        page.set_viewport_size({"width": width, "height": height})
+        page.wait_for_timeout(30)  # one layout pass after the resize
+        problems += [f"{width}px: {p}" for p in page.evaluate(LAYOUT_PROBLEMS)]
+        page.screenshot(path=str(SCREENS_DIR / f"{screen}-{lang}-{width}.png"), full_page=True)
+    page.set_viewport_size({"width": 390, "height": 844})
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        problems += [f"axe {scheme}: {p}" for p in axe_serious(page)]
+    page.emulate_media(color_scheme="light")
+    assert not problems, f"{screen} ({lang}):\n" + "\n".join(problems)
