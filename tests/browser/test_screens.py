@@ -84,10 +84,13 @@ def server(tmp_path_factory):
             token = tables.create(conn, game, NAMES[:n], {})
             tables.add_deal(conn, token, 1, form=first_deal(game, n))
             tokens[(game, n)] = token
-    httpd = create_server(app, host="127.0.0.1", port=0, threads=4, ident="screens")
+        fresh = tables.create(conn, "rwd", NAMES[:4], {})  # no deal yet: for the keyboard test
+    httpd = create_server(app, host="127.0.0.1", port=0, threads=8, ident="screens")
     thread = threading.Thread(target=httpd.run, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{httpd.effective_port}", page_paths(tokens)
+    paths = page_paths(tokens)
+    paths["fresh-rwd-4p"] = f"/t/{fresh}"  # not in the parametrized list: it gets deals
+    yield f"http://127.0.0.1:{httpd.effective_port}", paths
     httpd.close()
 
 
@@ -204,7 +207,7 @@ def test_screen_fits_every_width_and_passes_axe(lang, screen, server, lang_pages
     page = lang_pages[lang]
     response = page.goto(base + paths[screen])
     assert response is not None and (response.status < 500), f"{screen}: HTTP {response.status}"
-    page.wait_for_load_state("networkidle")
+    page.wait_for_load_state("load")
     SCREENS_DIR.mkdir(parents=True, exist_ok=True)
     problems: list[str] = []
     for width, height in WIDTHS:
@@ -218,3 +221,56 @@ def test_screen_fits_every_width_and_passes_axe(lang, screen, server, lang_pages
         problems += [f"axe {scheme}: {p}" for p in axe_serious(page)]
     page.emulate_media(color_scheme="light")
     assert not problems, f"{screen} ({lang}):\n" + "\n".join(problems)
+
+
+# --- keyboard ---------------------------------------------------------------------------------------
+
+FOCUS_RING = """() => {
+  const el = document.activeElement;
+  // A visually hidden radio shows its focus on the key beside it (the label's span).
+  const shown = (el.matches('input[type=radio], input[type=checkbox]') && el.nextElementSibling) || el;
+  const s = getComputedStyle(shown);
+  const ring = (s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) >= 2) || s.boxShadow !== 'none';
+  return {ring, name: el.name || '', tag: el.tagName, type: el.type || '', text: (el.innerText || el.value || '').trim().slice(0, 30)};
+}"""
+
+
+def test_a_deal_entered_with_the_keyboard_alone_shows_a_focus_ring_everywhere(server, browser):
+    """Tab through the table page: every stop shows a focus ring; the deal's tap rows are
+    reached by Tab, a value chosen with the arrow keys, the deal saved with Enter."""
+    base, paths = server
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, locale="en-US")
+    context.set_default_timeout(10_000)
+    page = context.new_page()
+    try:
+        page.goto(base + paths["fresh-rwd-4p"])
+        page.wait_for_load_state("load")
+        wanted = {"chips-0": 3, "chips-1": 4, "chips-2": 2, "tricks-0": 4, "tricks-1": 3, "tricks-2": 5}
+        stops, no_ring, chosen = 0, [], set()
+        while stops < 400:
+            page.keyboard.press("Tab")
+            stops += 1
+            focus = page.evaluate(FOCUS_RING)
+            if not focus["ring"]:
+                no_ring.append(focus)
+            if focus["name"] in wanted and focus["name"] not in chosen:
+                for _ in range(wanted[focus["name"]]):  # from 0, one arrow per step
+                    page.keyboard.press("ArrowRight")
+                chosen.add(focus["name"])
+            if focus["tag"] == "BUTTON" and focus["type"] == "submit" and "Save deal" in focus["text"] \
+                    and chosen == set(wanted):
+                break
+        assert not no_ring, f"focus without a visible ring: {no_ring[:5]}"
+        assert chosen == set(wanted), f"tap rows never reached by Tab: {set(wanted) - chosen}"
+        checked = page.evaluate("() => Object.fromEntries([...new FormData(document.querySelector('#entry'))]"
+                                ".filter(([k]) => /^(chips|tricks)-/.test(k)))")
+        assert checked == {**{k: str(v) for k, v in wanted.items()}, "chips-3": "", "tricks-3": ""}
+        # The worked-out last values are shown before saving.
+        assert page.locator("#f-chips-3 output.derived-value").inner_text().strip() == "= 4"
+        assert page.locator("#f-tricks-3 output.derived-value").inner_text().strip() == "= 1"
+        with page.expect_response(lambda r: r.url.endswith("/deals") and r.request.method == "POST") as info:
+            page.keyboard.press("Enter")
+        assert info.value.status == 200
+        page.wait_for_function("() => document.querySelector('#entry h2')?.textContent.includes('2')")
+    finally:
+        context.close()
