@@ -24,7 +24,7 @@ from .. import tables as store
 from ..db import get_db
 from ..games import GAMES, Game
 from ..games.base import FieldError
-from ..games.text import Text
+from ..games.text import Text, join_names
 from ..qr import qr_svg
 from . import render_text
 from .chart import progression_chart
@@ -327,7 +327,7 @@ def add_deal(token: str):
         if mine is not None and mine[0] == table.deals[number - 1]:
             # The same deal again (a double tap, or two phones typing the same): it is saved.
             return saved(table, number)
-        if conflict.number == number and number <= len(table.deals):
+        if conflict.number == number and 1 <= number <= len(table.deals):
             # Another phone was first: show the recorded deal beside this one; the next form starts empty.
             return render_entry(table, 409, notice=conflict.message,
                                 conflict={"number": number, "mine": mine[1] if mine else None})
@@ -503,7 +503,9 @@ def _plain(value) -> str:
     if value is None:
         return gettext("none")
     if isinstance(value, dict):
-        return ", ".join(f"{k} {_plain(v)}" for k, v in value.items())
+        # Pair & Quad's captured cards: "7 2、A 1、その他 9" in Japanese, "7 2, A 1, Other 9" in English.
+        return render_text(join_names([f"{gettext('Other') if k == 'other' else k} {_plain(v)}"
+                                       for k, v in value.items()]))
     if isinstance(value, list):
         return " ".join(_plain(v) for v in value)
     return str(value)
