@@ -103,7 +103,7 @@ def fresh_machine_env(home: Path) -> dict[str, str]:
 
 @posix_only
 def test_readme_serve_command_on_a_pep668_python_in_a_fresh_clone_and_home(tmp_path):
-    """The first Quick start command, exactly as the README writes it, run by /bin/sh with
+    """The first Quick start command, exactly as the README writes it, run by bash with
     Debian's python3 in a `git clone` of this repository and an empty HOME. Only
     `--host 127.0.0.1 --port N` is appended: tests listen on loopback alone.
     (It clones the last commit: uncommitted edits are not in the clone.)"""
@@ -127,7 +127,8 @@ def test_readme_serve_command_on_a_pep668_python_in_a_fresh_clone_and_home(tmp_p
     port = free_port()
     output = tmp_path / "serve.txt"
     with open(output, "wb") as out:
-        proc = subprocess.Popen(["/bin/sh", "-c", f"{serve_command} --host 127.0.0.1 --port {port}"],
+        # bash runs a lone command in its own process: the signal below reaches the server.
+        proc = subprocess.Popen(["bash", "-c", f"{serve_command} --host 127.0.0.1 --port {port}"],
                                 cwd=clone, env=env, stdout=out, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL, start_new_session=True)
     try:
@@ -153,13 +154,13 @@ def test_readme_serve_command_on_a_pep668_python_in_a_fresh_clone_and_home(tmp_p
 
     # Second run: no reinstall; backup and --version through the same run.py.
     started = time.monotonic()
-    version = subprocess.run(["/bin/sh", "-c", "python3 run.py --version"], cwd=clone, env=env,
+    version = subprocess.run(["bash", "-c", "python3 run.py --version"], cwd=clone, env=env,
                              capture_output=True, text=True, timeout=120)
     assert version.returncode == 0 and version.stdout.strip() == f"companion {cli.version()}", version
     assert "installing" not in version.stdout + version.stderr
     assert time.monotonic() - started < 60
     copy = tmp_path / "copy.sqlite"
-    backup = subprocess.run(["/bin/sh", "-c", f"python3 run.py backup {copy}"], cwd=clone, env=env,
+    backup = subprocess.run(["bash", "-c", f"python3 run.py backup {copy}"], cwd=clone, env=env,
                             capture_output=True, text=True, timeout=120)
     assert backup.returncode == 0, backup.stdout + backup.stderr
     assert f"from {database} to {copy}" in backup.stdout
