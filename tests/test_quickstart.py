@@ -24,6 +24,7 @@ import pytest
 from companion import app as app_module
 from companion import cli, create_app
 from companion.db import connect
+from conftest import free_port
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 README = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
@@ -34,14 +35,6 @@ posix_only = pytest.mark.skipif(os.name != "posix", reason="POSIX processes and 
 def quick_start_commands() -> list[str]:
     quick = README.split("## Quick start", 1)[1].split("\n## ", 1)[0]
     return [line.strip() for line in quick.splitlines() if line.startswith("    ")]
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def wait_for_page(url: str, proc: subprocess.Popen, output: Path, timeout: float) -> str:
