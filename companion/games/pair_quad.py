@@ -153,8 +153,8 @@ class PairQuad(Game):
     seat_facts = frozenset({"dealer"})
     options = (
         Option("first_dealer", T("Dealer of the first deal, who also leads first"), "seat"),
-        Option("deals", T("Number of deals"), "deals", default=0, ruling="match_length",
-               help=T("0 plays open-ended until you press “Finish match”.")),
+        # No help text: the new-table form explains 0 for every "deals" option.
+        Option("deals", T("Number of deals"), "deals", default=0, ruling="match_length"),
     )
 
     # ---- setup

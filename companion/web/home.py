@@ -55,7 +55,10 @@ def index():
     if is_host_request():
         rows = get_db().execute(
             "SELECT token, game, players, updated_at FROM tables ORDER BY updated_at DESC LIMIT 12").fetchall()
-        recent = [dict(row, players=json.loads(row["players"])) for row in rows]
+        from .tables import local_time  # tables imports this module
+        # The laptop's own clock, as the change log shows it (stored times are UTC).
+        recent = [dict(row, players=json.loads(row["players"]), updated_local=local_time(row["updated_at"])[:16])
+                  for row in rows]
     return render_template("home.html", join_url=url, join_qr=qr_svg(url), join_warning=warning,
                            recent_tables=recent)
 
