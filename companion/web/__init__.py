@@ -215,6 +215,8 @@ def init_app(app: Flask) -> None:
     csrf.init_app(app)
     app.jinja_env.filters["t"] = html_text
     app.jinja_env.filters["names_of"] = names_of
+    # Plain text (a <title>): names joined the reader's way, no markup.
+    app.jinja_env.filters["name_list"] = lambda names: render_text(join_names(list(names)))
     app.jinja_env.filters["bdi"] = bdi
     app.jinja_env.globals.update(RANK_NAMES=RANK_NAMES, SUIT_NAMES=SUIT_NAMES, SUIT_SYMBOLS=SUIT_SYMBOLS)
     app.jinja_env.globals.update(GAMES=GAMES, game_name=game_name, LANGUAGES=LANGUAGES,
@@ -240,6 +242,10 @@ def init_app(app: Flask) -> None:
     # "unchanged" live answer in front of it is never held up.
     app.wsgi_app = app.extensions["table_turns"] = TableTurns(app.wsgi_app, headers)
     app.wsgi_app = UnchangedShortcut(app.wsgi_app, lambda: app.config["DATABASE"], headers)
+    from .events import TableEvents
+    # Each table page's event stream (push): held open outside Flask and the table turns.
+    app.wsgi_app = app.extensions["table_events"] = TableEvents(app.wsgi_app, lambda: app.config["DATABASE"],
+                                                                headers)
     from .home import own_join_host
     app.wsgi_app = app.extensions["link_guard"] = LinkGuessGuard(app.wsgi_app, headers,
                                                                  join_host=lambda: own_join_host(app.config))
