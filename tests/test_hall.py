@@ -28,7 +28,7 @@ def prepare(client, game="rwd", players=4, count=3, label=""):
 def seat(client, token, names, **options):
     data = {f"name-{i}": name for i, name in enumerate(names)}
     data.update({k: str(v) for k, v in options.items()})
-    return client.post(f"/t/{token}/seat", data=data)
+    return client.post(f"/t/{token}/players", data=data)
 
 
 def rwd_deal(client, token, number, winner=0):
@@ -49,7 +49,7 @@ def test_every_hall_page_is_refused_to_other_devices(client, path):
 
 
 def test_hall_posts_are_refused_to_other_devices(client, app):
-    for path, data in (("/hall/prepare", {"game": "rwd", "players": "4", "count": "2"}), ("/hall/new-night", {})):
+    for path, data in (("/hall/prepare", {"game": "rwd", "players": "4", "count": "2"}), ("/hall/nights", {})):
         assert client.post(path, data=data, environ_base=PHONE_ON_WIFI).status_code == 403
     with app.app_context():
         conn = connect(app.config["DATABASE"])
@@ -125,7 +125,7 @@ def test_a_new_night_keeps_old_tables_out_of_the_hall_but_never_deletes_them(cli
     old = prepare(client, "rwd", 4, 2)
     confirm = client.get("/hall/new-night").get_data(as_text=True)
     assert "2 tables" in confirm and "Nothing is deleted" in confirm
-    assert client.post("/hall/new-night").status_code == 303
+    assert client.post("/hall/nights").status_code == 303
     page = client.get("/hall").get_data(as_text=True)
     assert not TOKEN.findall(page) and "No tables tonight yet" in page
     new = prepare(client, "rwd", 4, 1)

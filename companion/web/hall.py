@@ -32,7 +32,7 @@ CYCLE_MS = 8000  # how long the cycling mode shows each table
 
 @bp.before_request
 def laptop_only():
-    if request.endpoint != "hall.seat" and not is_host_request():
+    if request.endpoint not in ("hall.seat", "hall.seat_players") and not is_host_request():
         return render_template("error.html", message=gettext(
             "The hall view opens only on the host laptop.")), 403
 
@@ -132,7 +132,7 @@ def new_night_confirm():
     return render_template("hall/new_night.html", count=len(night.night_tables(get_db())))
 
 
-@bp.post("/hall/new-night")
+@bp.post("/hall/nights")
 def new_night():
     night.start_night(get_db())
     return redirect(url_for("hall.index"), code=303)
@@ -183,26 +183,36 @@ def export_csv():
 # A prepared table's first phone gives the players
 
 
-@bp.route("/t/<token>/seat", methods=["GET", "POST"])
+def seating(table: store.Table) -> dict:
+    n = table.setup.n
+    return dict(game=table.game, n=n, counts=[n], table=table, label=table_label(table, 1),
+                form_action=url_for("hall.seat_players", token=table.token), seating=True)
+
+
+@bp.get("/t/<token>/seat")
 def seat(token: str):
     table = table_or_404(token)
     if table.seated:
         return redirect(url_for("tables.show", token=token), code=303)
-    n = table.setup.n
-    context = dict(game=table.game, n=n, counts=[n], table=table, label=table_label(table, 1),
-                   form_action=url_for("hall.seat", token=token), seating=True)
-    if request.method == "GET":
-        values = {opt.key: str(opt.default) for opt in table.game.options}
-        return render_template("tables/new.html", values=values, errors={}, **context)
+    values = {opt.key: str(opt.default) for opt in table.game.options}
+    return render_template("tables/new.html", values=values, errors={}, **seating(table))
+
+
+@bp.post("/t/<token>/players")
+def seat_players(token: str):
+    table = table_or_404(token)
+    if table.seated:  # another phone was first: everyone lands on the same table
+        return redirect(url_for("tables.show", token=token), code=303)
     values = form_values()
-    names = [values.get(f"name-{s}", "") for s in range(n)]
+    names = [values.get(f"name-{s}", "") for s in range(table.setup.n)]
     try:
         night.seat(get_db(), token, names, option_values(table.game, values))
     except night.AlreadySeated:
         return redirect(url_for("tables.show", token=token), code=303)
     except store.Refused as refused:
-        return render_template("tables/new.html", values=values, errors=group_errors(refused.errors), **context), 422
+        return render_template("tables/new.html", values=values, errors=group_errors(refused.errors),
+                               **seating(table)), 422
     except sqlite3.OperationalError:
         return render_template("tables/new.html", values=values, errors={"table": [not_saved_message()]},
-                               **context), 503
+                               **seating(table)), 503
     return redirect(url_for("tables.show", token=token), code=303)
