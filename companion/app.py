@@ -114,7 +114,10 @@ def default_database(instance_path: str | None = None) -> tuple[str, str | None]
         return str(target), None
     source = max(found, key=_last_written)
     copy_database(source, target)
-    os.replace(source, source.with_name(source.name + ".moved"))
+    try:
+        os.replace(source, source.with_name(source.name + ".moved"))
+    except FileNotFoundError:  # another process starting at the same moment moved it first
+        pass
     for leftover in ("-wal", "-shm"):  # already in the copy; stale without their main file
         source.with_name(source.name + leftover).unlink(missing_ok=True)
     return str(target), str(source)

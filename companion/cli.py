@@ -167,7 +167,13 @@ def backup(args: argparse.Namespace) -> int:
     from .app import copy_database, default_database
     from .db import is_ours
 
-    source = Path(args.db).resolve() if args.db else Path(default_database()[0])
+    if args.db:
+        source = Path(args.db).resolve()
+    else:
+        found, moved_from = default_database()
+        source = Path(found)
+        if moved_from:
+            print(f"Moved your scores from {moved_from} to {source} (the old file is kept as {moved_from}.moved).")
     if not source.is_file():
         print(f"companion: no scores yet at {source}: nothing to back up.", file=sys.stderr)
         return 1
