@@ -599,6 +599,21 @@ def among_mask(seats: Sequence[int]) -> int:
     return sum(1 << seat for seat in set(seats))
 
 
+def options_after_last_winner(match: "Match", key: str) -> dict[str, int]:
+    """Rematch options where the last deal's winner deals or starts (option ``key``), as the
+    rules pass it on between deals; after a shared win or a draw the rematch's first deal asks
+    among the sharers, or everyone (``first_among``), as the table decides between deals."""
+    options = {k: v for k, v in match.setup.options.items() if k != FIRST_AMONG}
+    if not match.deals:
+        return options
+    last = match.deals[-1].score.winners
+    if len(last) == 1:
+        options[key] = last[0]
+    else:
+        options[FIRST_AMONG] = among_mask(last or range(match.setup.n))
+    return options
+
+
 def race_stakes(target: int, totals: Sequence[int], entrants: Sequence[str], outcome: Outcome,
                 lines: Sequence[Text] = ()) -> Stakes:
     """Stakes of a race to ``target`` points (Miraiscope, Twin Shoot): the headline, how far

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from .base import (FIRST_AMONG, Choice, DealScore, Facts, FieldError, Figure, Form, Game, Line, Match,
-                   NextDeal, Option, Outcome, Progress, Ruling, Stakes, among_mask, best, first_among,
-                   is_blank, names, read_int, work_out_last)
+from .base import (Choice, DealScore, Facts, FieldError, Figure, Form, Game, Line, Match, NextDeal,
+                   Option, Outcome, Progress, Ruling, Stakes, best, first_among, is_blank, names,
+                   options_after_last_winner, read_int, work_out_last)
 from .text import T, Text, Tn
 
 DECK_SIZE = 52
@@ -353,15 +353,7 @@ class PairQuad(Game):
     def rematch_options(self, match: Match) -> dict[str, int]:
         """The top scorer of the last deal deals the rematch's first deal; after a tie for the
         top, the rematch asks which of them deals (ruling tied_top), as between deals."""
-        options = {k: v for k, v in match.setup.options.items() if k != FIRST_AMONG}
-        if not match.deals:
-            return options
-        top = match.deals[-1].score.winners
-        if len(top) == 1:
-            options["first_dealer"] = top[0]
-        else:
-            options[FIRST_AMONG] = among_mask(top)
-        return options
+        return options_after_last_winner(match, "first_dealer")
 
 
 GAME = PairQuad()

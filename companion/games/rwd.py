@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .base import (FIRST_AMONG, Choice, DealScore, Facts, FieldError, Figure, Form, Game, Line, Match,
-                   MatchSetup, NextDeal, Option, Outcome, Progress, Ruling, Stakes, Tally, among_mask,
-                   first_among, names, read_column)
+from .base import (Choice, DealScore, Facts, FieldError, Figure, Form, Game, Line, Match, MatchSetup,
+                   NextDeal, Option, Outcome, Progress, Ruling, Stakes, Tally, first_among, names,
+                   options_after_last_winner, read_column)
 from .cards import Card, CardError, parse_card
 from .text import T, Text, Tn, join_names
 
@@ -285,15 +285,7 @@ class RWD(Game):
         """As the source plays repeatedly: the last deal's winner starts the next game. After
         a shared win or a draw the rematch's first deal asks among the sharers (or everyone),
         as ruling start_after_tie does between deals."""
-        options = {k: v for k, v in match.setup.options.items() if k != FIRST_AMONG}
-        if not match.deals:
-            return options
-        last = match.deals[-1].score.winners
-        if len(last) == 1:
-            options["first_start_player"] = last[0]
-        else:
-            options[FIRST_AMONG] = among_mask(last or range(match.setup.n))
-        return options
+        return options_after_last_winner(match, "first_start_player")
 
 
 def _one_deal_outcome(progress: Progress) -> Outcome:

@@ -30,6 +30,11 @@ def rwd_setup(**options):
     return MatchSetup("rwd", THREE, {"first_start_player": 0, **options})
 
 
+def row(*counts):
+    """One Pair & Quad player's captured cards: 7, A, K, Q, J and other."""
+    return dict(zip(("7", "A", "K", "Q", "J", "other"), counts))
+
+
 def texts(items) -> list[str]:
     return [str(item) for item in items]
 
@@ -129,8 +134,6 @@ def test_twin_shoot_race_to_100_says_who_may_open_bid():
 
 
 def test_pair_quad_counts_deals_of_the_planned_total():
-    def row(*counts):
-        return dict(zip(("7", "A", "K", "Q", "J", "other"), counts))
     deal = {"captured": [row(0, 0, 0, 0, 0, 16), row(0, 0, 0, 0, 0, 8), row(2, 2, 2, 2, 2, 2),
                          row(2, 2, 2, 2, 2, 6)]}
     four = ("Ann", "Bo", "Cy", "Di")
@@ -262,8 +265,6 @@ def test_rwd_rematch_starts_with_the_last_winner_or_asks_among_the_sharers():
 
 
 def test_pair_quad_rematch_is_dealt_by_the_last_top_scorer():
-    def row(*counts):
-        return dict(zip(("7", "A", "K", "Q", "J", "other"), counts))
     bo_tops = {"captured": [row(0, 0, 0, 0, 0, 8), row(0, 0, 0, 0, 0, 16), row(2, 2, 2, 2, 2, 2),
                             row(2, 2, 2, 2, 2, 6)]}
     four = ("Ann", "Bo", "Cy", "Di")
