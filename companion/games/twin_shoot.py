@@ -288,7 +288,7 @@ class TwinShoot(Game):
     name_ja = "ツインシュート"
     players = (4, 6)
     teams = True
-    credit = T("Designed by {designer}.", designer="安藤慎吾 (Shingo Ando)")
+    credit = T("Designed by {designer} ({romanised}).", designer="安藤慎吾", romanised="Shingo Ando")
     source = "004_453d5ebb181b80f7.txt"
     summary = T("Teams of two secretly bid their tricks with the suits of two cards, follow the "
                 "lead's suit or its rank, and score big when both partners hit their bids exactly.")
