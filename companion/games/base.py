@@ -185,6 +185,7 @@ class Stakes:
     headline: Text | None = None  # e.g. "Deal 6 of at most 12 · ends at 0 or 30 chips"
     tallies: tuple[Tally, ...] = ()
     lines: tuple[Text, ...] = ()
+    total_label: Text | None = None  # heading of the totals when they aren't points ("Chips")
 
 
 @dataclass(frozen=True)

@@ -420,12 +420,13 @@ class LuckyCube(Game):
         """How many of the N × 3 deals are played, and the two chip limits that end it sooner."""
         limit = progress.setup.n * DEALS_PER_PLAYER
         played = len(progress.deals)
+        chips = T("Chips")  # the totals are the chips each player holds
         if outcome.over:
             return Stakes(Tn("{n} deal played of at most {limit} · ends at 0 or {high} chips",
                              "{n} deals played of at most {limit} · ends at 0 or {high} chips",
-                             played, limit=limit, high=HIGH_WATER))
+                             played, limit=limit, high=HIGH_WATER), total_label=chips)
         return Stakes(T("Deal {number} of at most {limit} · ends at 0 or {high} chips",
-                        number=played + 1, limit=limit, high=HIGH_WATER))
+                        number=played + 1, limit=limit, high=HIGH_WATER), total_label=chips)
 
     def rematch_options(self, match: Match) -> dict[str, int]:
         """The deal keeps passing left: the rematch's first dealer is the one after the last."""

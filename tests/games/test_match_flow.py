@@ -108,6 +108,7 @@ def test_lucky_cube_stakes_count_deals_and_name_the_limits():
         deals.append({**draw, "last_trick": leader})
     match = CUBE.replay(setup, deals)
     assert str(match.stakes.headline) == "Deal 6 of at most 12 · ends at 0 or 30 chips"
+    assert str(match.stakes.total_label) == "Chips" and match.totals == (15, 15, 15, 15)
     for number in range(5, 12):
         deals.append({**draw, "last_trick": (number + 1) % 4})
     over = CUBE.replay(setup, deals)
