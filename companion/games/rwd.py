@@ -204,6 +204,8 @@ class RWD(Game):
         winners, notes, rulings = deal_winners(points, chips, progress.setup.players)
         if self.one_deal(progress.setup):  # no match to count wins towards
             rulings = tuple(r for r in rulings if r != "shared_win")
+        if facts.get("start_player") is not None:  # the table chose who started this deal
+            rulings = ("start_after_tie",) + rulings
         return DealScore(points, breakdown, winners, notes, rulings)
 
     def one_deal(self, setup: MatchSetup) -> bool:

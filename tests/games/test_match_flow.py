@@ -71,6 +71,8 @@ def test_rwd_co_winners_share_first_place_whatever_their_points():
     assert match.over and match.winners == (0, 1) and match.totals == (1, 8, -9)
     assert match.ranking() == [(1, 1), (1, 0), (3, 2)]
     assert "shared_win" in match.outcome.rulings
+    # The deals whose start player the table chose show that ruling too.
+    assert [("start_after_tie" in d.score.rulings) for d in match.deals] == [False, False, True, True]
 
 
 def test_rwd_one_deal_is_the_whole_game():
