@@ -172,8 +172,9 @@ def run(browser, base: str, scenario: Scenario) -> tuple[int, int, bool, str]:
     context.add_init_script(COUNTER)
     page = context.new_page()
     try:
-        page.goto(url)
-        page.wait_for_load_state("networkidle")
+        page.goto(url)  # (not "network idle": a live page keeps a connection open)
+        page.locator("#entry").wait_for()
+        page.wait_for_timeout(200)  # scripts run (deferred), as a person would see the page
         phone = Phone(page)
         # A person sees the top of the page; if the form is not there, they tap "Enter deal 1".
         jumped = not in_view(page, "#entry fieldset, #entry details")
@@ -208,24 +209,27 @@ def main() -> int:
         try:
             with sync_playwright() as pw:
                 browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-                print(f"{'deal':<26} {'taps':>5} {'keys':>5} {'total':>6} {'target':>7}  result   "
-                      "(of the taps: 'Enter deal' jump)")
+                print(f"{'deal':<26} {'taps':>5} {'keys':>5} {'deal':>5} {'target':>7}  result  "
+                      "+ jump to the form")
                 for scenario in SCENARIOS:
                     try:
                         taps, keys, jumped, problem = run(browser, base, scenario)
                     except Exception as exc:  # a broken page must show as a failure, not a crash
                         taps, keys, jumped, problem = 0, 0, False, f"error: {type(exc).__name__}: {str(exc)[:200]}"
-                    total = taps + keys
+                    # The deal's own taps, as the issue measured them; reaching the form
+                    # (a tap on "Enter deal N" when it is off screen) is shown beside them.
+                    total = taps + keys - (1 if jumped else 0)
                     ok = not problem and total <= scenario.target
                     failed |= not ok
                     verdict = "PASS" if ok else "FAIL"
-                    print(f"{scenario.label:<26} {taps:>5} {keys:>5} {total:>6} {'≤ ' + str(scenario.target):>7}  "
-                          f"{verdict:<8} {'1 jump' if jumped else ''}{'  ' + problem if problem else ''}")
+                    print(f"{scenario.label:<26} {taps:>5} {keys:>5} {total:>5} {'≤ ' + str(scenario.target):>7}  "
+                          f"{verdict:<7} {'+1 tap' if jumped else '+0'}{'  ' + problem if problem else ''}")
                 browser.close()
         finally:
             stop_server(proc)
     print("Counted at 390x844 (touch): touchstart + keydown events on the page, from the table page as "
-          "loaded to the saved deal.")
+          "loaded to the saved deal.\ntaps/keys: everything; deal: taps + keys for the deal itself (fields and "
+          "Save), judged against the target;\n+1 tap: the form was off screen, so 'Enter deal N' was tapped first.")
     return 1 if failed else 0
 
 
