@@ -40,7 +40,19 @@
     }
   }
 
-  function update(form) {
+  // A stored deal (the correction page) has every value filled in; where a value is what the
+  // others work out anyway, show it as "auto" again so correcting another one carries it along.
+  function adopt(el, value) {
+    if (isRow(el)) {
+      var checked = el.querySelector("input[type=radio]:checked");
+      var auto = el.querySelector(".tap.auto input");
+      if (checked && auto && checked !== auto && checked.value === String(value)) auto.checked = true;
+    } else if (el.value.trim() === String(value)) {
+      el.value = "";
+    }
+  }
+
+  function update(form, adopting) {
     var fields = Array.prototype.slice.call(form.querySelectorAll("[data-col]"));
     var worked = new Map();
     // In page order, so a worked-out value can count towards a later one (the last player's
@@ -60,14 +72,19 @@
       var value = known ? parseInt(el.dataset.derive, 10) - sum : null;
       var max = isRow(el) ? el.querySelectorAll("input[type=radio]").length - 2 : 99;
       if (value !== null && (value < 0 || value > max)) value = null;
-      if (value !== null) worked.set(el, value);
+      if (value !== null) {
+        if (adopting) adopt(el, value);
+        worked.set(el, value);
+      }
       show(el, value);
     });
   }
 
   function updateAll(root) {
     root.querySelectorAll("form").forEach(function (form) {
-      if (form.querySelector("[data-derive]")) update(form);
+      if (!form.querySelector("[data-derive]")) return;
+      update(form, !form.dataset.adopted);  // once per form: never undo what a player taps later
+      form.dataset.adopted = "1";
     });
   }
 

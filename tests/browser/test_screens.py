@@ -274,3 +274,28 @@ def test_a_deal_entered_with_the_keyboard_alone_shows_a_focus_ring_everywhere(se
         page.wait_for_function("() => document.querySelector('#entry h2')?.textContent.includes('2')")
     finally:
         context.close()
+
+
+def test_correction_page_shows_worked_out_values_as_auto_and_follows_changes(server, browser):
+    """Deal 1 of the RWD table was saved with the last player on auto; correcting another
+    player's chips moves the worked-out value with it."""
+    base, paths = server
+    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, locale="en-US")
+    context.set_default_timeout(10_000)
+    page = context.new_page()
+    try:
+        page.goto(base + paths["correct-rwd"])  # 4 players, 13 a half: chips 2 3 3 (5)
+        page.locator("#entry").wait_for()
+        page.wait_for_function("() => document.querySelector('#f-chips-3 output.derived-value')?.textContent")
+        assert page.locator('#f-chips-3 .tap.auto input').is_checked()
+        assert page.locator("#f-chips-3 output.derived-value").inner_text().strip() == "= 5"
+        page.locator('#entry #f-chips-0 label:has(input[value="0"])').tap()
+        assert page.locator("#f-chips-3 output.derived-value").inner_text().strip() == "= 7"
+        assert page.locator('#f-chips-3 label.derived:has(input[value="7"])').count() == 1
+        # Overwriting the worked-out value is one tap; "auto" brings it back.
+        page.locator('#entry #f-chips-3 label:has(input[value="6"])').tap()
+        assert page.locator('#f-chips-3 input[value="6"]').is_checked()
+        page.locator('#entry #f-chips-3 label.auto').tap()
+        assert page.locator('#f-chips-3 .tap.auto input').is_checked()
+    finally:
+        context.close()
