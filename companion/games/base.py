@@ -439,10 +439,26 @@ class Game:
             message = T("{field}: choose one of the players.", field=label)
         else:
             message = T("{field}: choose one of {names}.", field=label, names=names(progress.setup, choice.options))
-        if not errors:  # everything else was readable: check it now rather than after the choice
-            without = {k: v for k, v in facts.items() if k != choice.key}
-            errors.extend(e for e in self.check_deal(progress, without) if e.field != choice.key)
         errors.insert(0, FieldError(choice.key, message))
+
+    def check_readable(self, progress: Progress, facts: Facts, errors: list[FieldError]) -> None:
+        """For :meth:`parse_deal` of games whose facts are columns (a list per key): once some
+        input was refused, add the deal's checks about what *was* read, so one wrong or empty
+        field (an untapped choice, a blank chip count) hides no other mistake (a wrong trick
+        sum). Left out: fields already refused or left unknown (a value the rules could not
+        work out), and the columns they belong to."""
+        if not errors:
+            return  # all was read: validate() runs every check
+        readable = {key: value for key, value in facts.items() if value is not None}
+        unknown = {e.field for e in errors}
+        unknown |= {name for name, value in self.form_values(readable).items()
+                    if value is None or str(value) in ("", "None")}
+        unknown |= {key for key, value in facts.items()
+                    if value is None or isinstance(value, list) and None in value}
+        columns = {field.split("-")[0] for field in unknown}
+        for error in self.check_deal(progress, readable):
+            if error.field not in unknown and error.field.split("-")[0] not in columns:
+                errors.append(error)
 
     def form_values(self, facts: Facts) -> dict[str, str]:
         """The inverse of :meth:`parse_deal`, to pre-fill a form for editing a deal.

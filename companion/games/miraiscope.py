@@ -161,7 +161,9 @@ class Miraiscope(Game):
                              [T("One-pointers captured by {player}", player=p) for p in players],
                              errors, total=ONE_POINTERS)
         last = read_seat(form, "last_trick", 2, T("Winner of the last trick"), errors)
-        return {"queens": queens, "points": points, "last_trick": last}, errors
+        facts = {"queens": queens, "points": points, "last_trick": last}
+        self.check_readable(progress, facts, errors)
+        return facts, errors
 
     def check_deal(self, progress: Progress, facts: Facts) -> list[FieldError]:
         if not isinstance(facts, dict):

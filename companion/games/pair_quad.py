@@ -210,6 +210,7 @@ class PairQuad(Game):
             captured.append(row)
         facts: Facts = {"captured": captured}
         self.read_choice(form, progress, facts, errors, T("Dealer of this deal"))
+        self.check_readable(progress, facts, errors)
         return facts, errors
 
     def form_values(self, facts: Facts) -> dict[str, str]:

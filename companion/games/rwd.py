@@ -159,6 +159,7 @@ class RWD(Game):
                                   errors, total=tricks),
         }
         self.read_choice(form, progress, facts, errors, T("Start player"))
+        self.check_readable(progress, facts, errors)
         return facts, errors
 
     def check_deal(self, progress: Progress, facts: Facts) -> list[FieldError]:

@@ -379,7 +379,9 @@ class TwinShoot(Game):
             if unreadable:
                 errors.append(FieldError("open_bid", T("{field}: choose one of the teams, or nobody.",
                                                        field=T("Open bid"))))
-        return {"bids": bids, "tricks": tricks, "open_bid": open_bid}, errors
+        facts = {"bids": bids, "tricks": tricks, "open_bid": open_bid}
+        self.check_readable(progress, facts, errors)
+        return facts, errors
 
     def form_values(self, facts: Facts) -> dict[str, str]:
         values = {"open_bid": "none" if facts.get("open_bid") is None else str(facts["open_bid"])}

@@ -297,3 +297,18 @@ def test_twin_shoot_open_bid_is_chosen_not_typed():
     _, errors = TWIN.parse_deal({"open_bid": "5"}, progress)
     said = {e.field: str(e.message) for e in errors}
     assert said["open_bid"] == "Open bid: choose one of the teams, or nobody."
+
+
+def test_one_unreadable_column_hides_no_mistake_in_another():
+    progress = RWD.start(rwd_setup())
+    form = {"chips-1": "5", "chips-2": "5", "tricks-0": "9", "tricks-1": "9", "tricks-2": "9"}
+    _, errors = RWD.parse_deal(form, progress)
+    said = {e.field: str(e.message) for e in errors}
+    assert set(said) == {"chips-0", "tricks"}  # chips-0 is blank; the tricks add up to 27, not 17
+    assert "add up to 17" in said["tricks"]
+    # Miraiscope: the last trick not chosen yet, and the Qs typed for both add up to 6.
+    progress = MIRAI.start(MatchSetup("miraiscope", ("Ann", "Ben"), {"first_dealer": 0}))
+    _, errors = MIRAI.parse_deal({"queens-0": "3", "queens-1": "3", "points-0": "10"}, progress)
+    said = {e.field: str(e.message) for e in errors}
+    assert said["last_trick"] == "Winner of the last trick: choose one of the players."
+    assert "add up to 4" in said["queens"] and "points" not in said and "points-1" not in said
