@@ -1,7 +1,9 @@
 """Propagation: how soon a deal entered on one phone shows on another phone's scoresheet.
 
-Target: p95 <= 1 s from the tap on "Save deal" on phone A to the new deal's row
-appearing on phone B (which only polls; nobody touches it).
+Targets (issue 12, push): the worst of 8 deals <= 250 ms from the tap on "Save deal" on
+phone A to the new deal's row appearing on phone B (nobody touches B: its event stream
+says "changed" and it fetches its partial); and phone B, watching a table where nothing
+changes, makes at most 2 requests in 20 s.
 
 Needs Python Playwright (the `test` extra) and Debian's Chromium at /usr/bin/chromium
 (`playwright install` is never used). Starts `companion serve` on 127.0.0.1 (loopback
@@ -11,19 +13,20 @@ phones, 390x844) in one headless Chromium:
 - phone A creates an RWD table for 5 players through the UI and phone B opens its link;
 - for each sample, phone A fills in a deal (the winner rotates among the five seats, so
   a table takes 10 deals before anyone could reach the 3 deal wins that end the match;
-  then phone A opens a new table and phone B follows), waits a random 0-0.7 s (so the
-  tap falls at a random point of B's 0.7 s polling cycle), and in one step reads
+  then phone A opens a new table and phone B follows), waits a random 0-0.7 s, and in one step reads
   Date.now() and clicks "Save deal"; phone B has a MutationObserver that records
   Date.now() when the row #deal-<n> first appears in its DOM. Both pages run on this
   machine, so their Date.now() clocks are the same clock.
 - delay = B's time - A's time. Also shown: how long after A's own answer arrived
   (Resource Timing responseEnd of the POST) B showed the row, i.e. the part that is
-  waiting for B's poll.
+  the push and B's fetch.
+- then B watches its unchanged table for --idle seconds (default 20) and every request
+  its page starts is counted (the event stream held open counts as one).
 
-Per run: p50/p95/max over the samples; at the end the median p95 over runs.
+Per run: p50/p95/max over the samples; at the end the worst and the median p95 over runs.
 
-    python3 bench/propagation.py                    # 3 runs x 20 samples
-    python3 bench/propagation.py --runs 1 --samples 30
+    python3 bench/propagation.py --runs 1 --samples 8     # the issue's figure
+    python3 bench/propagation.py                          # 3 runs x 20 samples
 
 Exit status is 0 whatever the figures (a report, not a test); 1 only if something errors.
 """
@@ -48,8 +51,9 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--disable-component-update", "--disable-sync"]
 PHONE = dict(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True,
              has_touch=True, locale="en-US")
-TARGET_S = 1.0
-POLL_S = 0.7  # the page's polling interval (companion.web.tables.POLL_MS)
+TARGET_S = 0.25  # worst of the samples
+IDLE_TARGET = 2  # requests in the idle window
+POLL_S = 0.7  # how long the random wait before a save may be
 PLAYERS = ["Aiko", "Ben", "Chiyo", "Daisuke", "Emi"]
 DEALS_PER_TABLE = 10  # with the winner rotating among 5 seats, deal 11 would end the match
 TIMEOUT_MS = 10_000
@@ -64,11 +68,12 @@ TIMEOUT_MS = 10_000
 
 
 WATCH = """() => {
-    // Record (Date.now()) when each deal row first appears; #live is swapped whole on change.
+    // Record (Date.now()) when each deal row first appears (the history, swapped out of band
+    // with #live when the table changes).
     window.__seen = {};
     const note = () => {
         const now = Date.now();
-        for (const row of document.querySelectorAll('#live li.deal[id^="deal-"]')) {
+        for (const row of document.querySelectorAll('li.deal[id^="deal-"]')) {
             if (!(row.id in window.__seen)) window.__seen[row.id] = now;
         }
     };
@@ -76,9 +81,12 @@ WATCH = """() => {
     new MutationObserver(note).observe(document.body, {subtree: true, childList: true});
 }"""
 
-SUBMIT = """() => {
+SUBMIT = """async () => {
+    // "Save deal N" (not "Undo"); it is disabled while the form's preview request runs.
+    const save = document.querySelector('#entry button.primary[type=submit]');
+    while (save.disabled) await new Promise(r => setTimeout(r, 10));
     const t = Date.now();
-    document.querySelector('#entry button[type=submit]').click();
+    save.click();
     return t;
 }"""
 
@@ -105,18 +113,49 @@ def new_table(a, b, base: str) -> str:
         a.locator(f"#f-name-{seat}").fill(name)
     a.get_by_role("button", name="Open the table").click()
     a.wait_for_url(re.compile(r"/t/[A-Za-z0-9_-]{16,}$"))
-    a.wait_for_load_state("networkidle")
+    streaming(a)
     b.goto(a.url)
-    b.wait_for_load_state("networkidle")
+    streaming(b)
     b.evaluate(WATCH)
     return a.url
 
 
+def streaming(page) -> None:
+    """The page is loaded and its live region's event stream is open (hx-sse's connection
+    answered 200). A page that holds a stream never reaches "networkidle"."""
+    page.wait_for_load_state("load")
+    page.wait_for_function("() => document.querySelector('#live')?._htmx?.sse?.status === 200")
+
+
+def idle_requests(page, seconds: float) -> list[str]:
+    """Requests a reloaded page starts in its first ``seconds`` while nothing changes
+    (the page and its static files aside; the held event stream counts once)."""
+    seen: list[str] = []
+    start = time.monotonic()
+
+    def listener(request) -> None:
+        if request.resource_type != "document" and "/static/" not in request.url:
+            seen.append(f"{time.monotonic() - start:5.2f} s {request.method} {request.url}")
+
+    page.on("request", listener)
+    try:
+        page.reload()
+        streaming(page)
+        page.wait_for_timeout(max(0.0, seconds - (time.monotonic() - start)) * 1000)
+    finally:
+        page.remove_listener("request", listener)
+    return seen
+
+
 def fill_deal(a, winner: int) -> None:
     chips, tricks = rwd_deal(winner)
-    for seat in range(len(PLAYERS)):
-        a.locator(f"#entry #f-chips-{seat}").fill(str(chips[seat]))
-        a.locator(f"#entry #f-tricks-{seat}").fill(str(tricks[seat]))
+    for seat in range(len(PLAYERS) - 1):  # the last player's numbers are worked out ("auto")
+        for field, value in ((f"chips-{seat}", chips[seat]), (f"tricks-{seat}", tricks[seat])):
+            target = a.locator(f"#entry #f-{field}")
+            if target.evaluate("e => e.tagName") == "FIELDSET":  # a row of values: one click
+                target.locator(f'label:has(input[value="{value}"])').click()
+            else:
+                target.fill(str(value))
 
 
 def pct(values: list[float], q: float) -> float:
@@ -126,7 +165,7 @@ def pct(values: list[float], q: float) -> float:
     return ordered[int(rank) - 1]
 
 
-def one_run(browser, samples: int, rng: random.Random, verbose: bool) -> dict:
+def one_run(browser, samples: int, rng: random.Random, verbose: bool, idle: float = 20) -> dict:
     tmp = Path(tempfile.mkdtemp(prefix="propagation-"))
     proc, port = start_server(tmp)
     base = f"http://{HOST}:{port}"
@@ -173,7 +212,11 @@ def one_run(browser, samples: int, rng: random.Random, verbose: bool) -> dict:
                 extra = f"  ({(seen - answered) / 1000:.3f} s after A's answer)" if answered else ""
                 print(f"    sample {len(delays):>3}: table {tables} deal {number:>2}: {delay:.3f} s{extra}",
                       flush=True)
-        return {"delays": delays, "after_answer": after_answer, "tables": tables, "errors": errors}
+        # Watching a table where nothing changes, from a reload (like a phone that just joined):
+        # every request after the page itself and its static files counts.
+        idle_seen = idle_requests(b, idle) if idle else []
+        return {"delays": delays, "after_answer": after_answer, "tables": tables, "errors": errors,
+                "idle": idle_seen}
     finally:
         for context in contexts:
             try:
@@ -188,6 +231,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3, help="runs (each on a fresh server); default 3")
     parser.add_argument("--samples", type=int, default=20, help="deals per run (>= 20 advised); default 20")
     parser.add_argument("--seed", type=int, default=None, help="seed for the random waits")
+    parser.add_argument("--idle", type=float, default=20, help="seconds B watches an unchanged table (0: skip)")
     parser.add_argument("-v", "--verbose", action="store_true", help="print every sample")
     args = parser.parse_args()
 
@@ -203,6 +247,7 @@ def main() -> int:
     rng = random.Random(args.seed)
     p95s: list[float] = []
     all_delays: list[float] = []
+    worst_idle = 0
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
@@ -210,7 +255,7 @@ def main() -> int:
                 for run in range(1, args.runs + 1):
                     if args.verbose:
                         print(f"run {run}:")
-                    r = one_run(browser, args.samples, rng, args.verbose)
+                    r = one_run(browser, args.samples, rng, args.verbose, args.idle)
                     d = r["delays"]
                     p95s.append(pct(d, 95))
                     all_delays += d
@@ -220,6 +265,10 @@ def main() -> int:
                                 f" p95 {pct(r['after_answer'], 95):.3f} s")
                     print(f"run {run}: {len(d)} deals on {r['tables']} table(s): p50 {pct(d, 50):.3f} s,"
                           f" p95 {pct(d, 95):.3f} s, max {max(d):.3f} s{tail}", flush=True)
+                    if args.idle:
+                        worst_idle = max(worst_idle, len(r["idle"]))
+                        print(f"  idle: {len(r['idle'])} request(s) in {args.idle:g} s while nothing changed"
+                              + "".join(f"\n    {line}" for line in r["idle"]), flush=True)
                     for line in r["errors"]:
                         print(f"  page error: {line}")
             finally:
@@ -232,8 +281,12 @@ def main() -> int:
     print(f"\nmedian p95 over {args.runs} run(s): {median_p95:.3f} s "
           f"(all {len(all_delays)} samples: p50 {pct(all_delays, 50):.3f} s, p95 {pct(all_delays, 95):.3f} s,"
           f" max {max(all_delays):.3f} s)")
-    print(f"{'PASS' if median_p95 <= TARGET_S else 'FAIL'}: a deal entered on phone A shows on phone B "
-          f"with p95 {median_p95:.3f} s (target <= {TARGET_S:.0f} s, median of the runs' p95)")
+    worst = max(all_delays)
+    print(f"{'PASS' if worst <= TARGET_S else 'FAIL'}: a deal entered on phone A shows on phone B "
+          f"within {worst * 1000:.0f} ms, worst of {len(all_delays)} (target <= {TARGET_S * 1000:.0f} ms)")
+    if args.idle:
+        print(f"{'PASS' if worst_idle <= IDLE_TARGET else 'FAIL'}: a phone watching an unchanged table made "
+              f"at most {worst_idle} request(s) in {args.idle:g} s (target <= {IDLE_TARGET})")
     return 0
 
 

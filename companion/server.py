@@ -176,6 +176,10 @@ def build_server(app: Callable, listener: socket.socket, limits: Limits | None =
 
         def handle(self):
             self.socket.settimeout(limits.io_timeout)
+            try:  # an event is a few bytes: send it now, not after the last packet's ACK (Nagle)
+                self.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            except OSError:
+                pass
             super().handle()
 
         def read_requestline(self):
