@@ -131,7 +131,9 @@ def live_server_factory(tmp_path: Path) -> Iterator[Callable[..., LiveServer]]:
     """
     started: list[_ServerThread] = []
 
-    def start(config: Mapping[str, Any] | None = None, *, threads: int = 8) -> LiveServer:
+    # waitress holds a thread per open event stream (each table page holds one): room for
+    # several phones and their reconnects (`companion serve` itself uses gevent, no threads).
+    def start(config: Mapping[str, Any] | None = None, *, threads: int = 32) -> LiveServer:
         settings = {"DATABASE": str(tmp_path / f"live{len(started)}.sqlite"), "SECRET_KEY": "test"}
         settings.update(config or {})
         flask_app = create_app(settings)

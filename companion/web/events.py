@@ -38,6 +38,7 @@ REV_PARAM = re.compile(r"(?:^|&)rev=(\d{1,12})(?:&|$)")
 HEARTBEAT_S = 20.0  # a comment line this often finds dead connections and keeps NATs open
 SWEEP_S = 1.0  # every watched table is checked this often, whatever else happens
 RETRY_MS = 1000  # the browser's reconnect delay after the stream drops
+REPEAT_S = 2.0  # "changed" is said again this long after, if the page has not fetched it
 
 
 class TableWatch:
@@ -205,6 +206,7 @@ class TableEvents:
         # The id says what this phone shows, so a reconnect sends it back as Last-Event-ID.
         opening = f"retry: {RETRY_MS}\n" + (f"id: {shown}\n" if shown is not None else "") + ": open\n\n"
         yield opening.encode()
+        again = None  # seconds until "changed" is said again
         while True:
             if current != shown:
                 # None: the table was removed; the phone's fetch then gets the "gone" notice.
@@ -212,9 +214,18 @@ class TableEvents:
                 shown = current
                 if current is None:
                     return
-            current = self.watch.wait(token, shown, self.heartbeat)
+                again = REPEAT_S
+            current = self.watch.wait(token, shown, again or self.heartbeat)
             if current == shown:
-                yield b": \n\n"
+                if again is not None:
+                    # Still open: a page that fetched its update replaces its live region and
+                    # closes this stream, so that fetch failed (refused while the table was
+                    # busy, Wi-Fi lost): say it again, less and less often. A stream whose
+                    # phone has gone fails on this write and ends.
+                    yield event(shown)
+                    again = again * 2 if again * 2 < self.heartbeat else None
+                else:
+                    yield b": \n\n"
 
 
 class Stream:
