@@ -142,6 +142,8 @@ def main(args):
         os.chdir(ROOT)  # pytest finds its settings and tests/ from here
         run([venv_python(), "-m", "pytest"] + args[1:])
     install("")
+    # The commands companion suggests (e.g. "backup FILE") are then ones that work here.
+    os.environ["COMPANION_COMMAND"] = ("py" if os.name == "nt" else "python3") + " run.py"
     run([venv_python(), "-m", "companion.cli"] + args)
 
 

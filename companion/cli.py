@@ -22,6 +22,12 @@ TROUBLESHOOTING = ("Phones can't connect? They must be on the laptop's Wi-Fi (no
                    "on a phone's hotspot.")
 
 
+def command() -> str:
+    """How the user runs us, for the commands we suggest: run.py says so (`python3 run.py`,
+    `py run.py` on Windows); otherwise the console script."""
+    return os.environ.get("COMPANION_COMMAND") or "companion"
+
+
 def version() -> str:
     """The installed version; in a checkout that isn't installed, pyproject.toml's."""
     from importlib import metadata
@@ -84,7 +90,7 @@ def start_message(*, url: str, warning: str | None, laptop: str, database: str,
     if moved_from:
         lines.append(f"Moved your scores from {moved_from} to the data folder "
                      f"(the old file is kept as {moved_from}.moved).")
-    lines.append(f"Scores are saved in {database} (copy them any time: companion backup FILE)")
+    lines.append(f"Scores are saved in {database} (copy them any time: {command()} backup FILE)")
     lines.append("Press Ctrl+C to stop.")
     return "\n".join(lines)
 
@@ -202,7 +208,7 @@ def backup(args: argparse.Namespace) -> int:
         print(f"companion: could not back up {source} to {target}: {exc}", file=sys.stderr)
         return 1
     print(f"Backed up {tables} tables ({deals} deals) from {source} to {target}.")
-    print(f"To use it: companion serve --db {target}")
+    print(f"To use it: {command()} serve --db {target}")
     return 0
 
 

@@ -132,7 +132,7 @@ def test_readme_serve_command_on_a_pep668_python_in_a_fresh_clone_and_home(tmp_p
         data_dir = home / ".local" / "share" / "table-companion"
         database = data_dir / "companion.sqlite"
         assert database.is_file(), said
-        assert f"Scores are saved in {database}" in said
+        assert f"Scores are saved in {database} (copy them any time: python3 run.py backup FILE)" in said
         assert (data_dir / "secret_key").is_file()
         assert f"Only this laptop can open it: http://127.0.0.1:{port}/" in said
         assert "scan" not in said and "█" not in said
@@ -157,6 +157,7 @@ def test_readme_serve_command_on_a_pep668_python_in_a_fresh_clone_and_home(tmp_p
                             capture_output=True, text=True, timeout=120)
     assert backup.returncode == 0, backup.stdout + backup.stderr
     assert f"from {database} to {copy}" in backup.stdout
+    assert f"To use it: python3 run.py serve --db {copy}" in backup.stdout
 
 
 def test_ci_runs_the_readme_test_command_and_fails_on_no_tests():
@@ -285,12 +286,13 @@ def message(**changes) -> str:
     return cli.start_message(**settings)
 
 
-def test_serve_message_on_the_network_says_where_phones_go_and_what_to_do():
+def test_serve_message_on_the_network_says_where_phones_go_and_what_to_do(monkeypatch):
+    monkeypatch.delenv("COMPANION_COMMAND", raising=False)
     out = message()
     assert f"Phones on the same Wi-Fi: scan this code or open {LAN}" in out
     assert "On this laptop: http://127.0.0.1:8000/" in out and "http://127.0.0.1:8000/hall" in out
     assert "Phones can't connect?" in out and "hotspot" in out and "firewall" in out
-    assert "Scores are saved in /data/companion.sqlite" in out
+    assert "Scores are saved in /data/companion.sqlite (copy them any time: companion backup FILE)" in out
     assert "Only this laptop" not in out
 
 
