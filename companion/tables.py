@@ -435,13 +435,14 @@ def edit_deal(conn: sqlite3.Connection, token: str, number: int, facts: dict[str
         deals = list(table.deals)
         deals[number - 1] = facts
         later_answers = {k: v for k, v in (choices or {}).items() if isinstance(k, int) and k > number}
-        settled, needed = table.game.settle_choices(table.setup, deals, later_answers)
+        settled, needed, answered = table.game.settle_choices(table.setup, deals, later_answers)
         if needed:
             errors = [FieldError("later", T("This correction changes who is chosen in a later deal: "
                                             "answer below and save again."))]
             errors += [FieldError(later_field(later), choice.question)
                        for later, choice in needed if later in later_answers]
-            raise NeedsChoices(errors, needed)
+            # The choices answered so far stay on the page (with their answers), then the new one.
+            raise NeedsChoices(errors, answered + needed)
         deals[number:] = settled[number:]
         try:
             table.game.replay(table.setup, deals, finished=table.finished)

@@ -515,18 +515,20 @@ class Game:
 
     def settle_choices(self, setup: MatchSetup, deals: Sequence[Facts],
                        answers: Mapping[int, Any] | None = None
-                       ) -> tuple[list[Facts], list[tuple[int, Choice]]]:
+                       ) -> tuple[list[Facts], list[tuple[int, Choice]], list[tuple[int, Choice]]]:
         """Fit each deal's recorded answer to the choice its deal now asks, after a correction
         of an earlier deal changed the match before it.
 
         Replays ``deals`` in order. Where deal *k* now opens a choice, its answer is
         ``answers[k]`` if given, else the one recorded in its facts if it is still one of the
         options; an answer recorded where no choice is open any more is dropped. Returns the
-        deals with those answers written in, and the (deal number, Choice) pairs that still
-        need an answer: then the replay stopped at the first of them (a later deal's choice
-        may depend on it). Facts that fail their own checks are left for :meth:`replay` to refuse.
+        deals with those answers written in; the (deal number, Choice) pairs that still need an
+        answer (then the replay stopped at the first of them: a later deal's choice may depend
+        on it); and the pairs answered from ``answers`` (a page asking again keeps showing
+        them). Facts that fail their own checks are left for :meth:`replay` to refuse.
         """
         answers = answers or {}
+        answered: list[tuple[int, Choice]] = []
         settled: list[Facts] = []
         progress = self.start(setup)
         for number, facts in enumerate(deals, start=1):
@@ -537,18 +539,20 @@ class Game:
                     facts = {k: v for k, v in facts.items() if k not in self.choice_keys}
                 else:
                     answer = choice_answer(answers.get(number), choice)
-                    if answer is None and facts.get(choice.key) in choice.options:
+                    if answer is not None:
+                        answered.append((number, choice))
+                    elif facts.get(choice.key) in choice.options:
                         answer = facts[choice.key]
                     if answer is None:
                         return settled + [dict(f) if isinstance(f, Mapping) else f
-                                          for f in deals[number - 1:]], [(number, choice)]
+                                          for f in deals[number - 1:]], [(number, choice)], answered
                     facts[choice.key] = answer
             settled.append(facts)
             try:
                 progress = self.add_deal(progress, facts)
             except InvalidDeal:
-                return settled + [dict(f) if isinstance(f, Mapping) else f for f in deals[number:]], []
-        return settled, []
+                return settled + [dict(f) if isinstance(f, Mapping) else f for f in deals[number:]], [], answered
+        return settled, [], answered
 
     # ---- generic machinery
     def start(self, setup: MatchSetup) -> Progress:

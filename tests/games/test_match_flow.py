@@ -206,16 +206,18 @@ def test_miraiscope_blank_second_player_and_a_wrong_first_row_names_the_real_pro
 def test_settle_choices_keeps_fitting_answers_drops_stale_ones_and_asks_new_ones():
     setup = rwd_setup()
     # Deal 1 corrected from shared to Ann alone: deal 2's recorded start player is dropped.
-    settled, needed = RWD.settle_choices(setup, [ANN, {**CY, "start_player": 1}])
+    settled, needed, _ = RWD.settle_choices(setup, [ANN, {**CY, "start_player": 1}])
     assert needed == [] and settled[1] == CY
     # Deal 1 corrected to shared: deal 2 must now choose among Ann and Bo.
-    settled, needed = RWD.settle_choices(setup, [SHARED, CY])
+    settled, needed, answered = RWD.settle_choices(setup, [SHARED, CY])
+    assert answered == []
     [(number, choice)] = needed
     assert number == 2 and isinstance(choice, Choice) and choice.options == (0, 1)
-    settled, needed = RWD.settle_choices(setup, [SHARED, CY], {2: "1"})
+    settled, needed, answered = RWD.settle_choices(setup, [SHARED, CY], {2: "1"})
     assert needed == [] and settled[1] == {**CY, "start_player": 1}
+    assert [n for n, _ in answered] == [2]
     # An answer outside the options is not taken.
-    _, needed = RWD.settle_choices(setup, [SHARED, CY], {2: 2})
+    _, needed, _ = RWD.settle_choices(setup, [SHARED, CY], {2: 2})
     assert [n for n, _ in needed] == [2]
 
 
