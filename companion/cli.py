@@ -95,6 +95,17 @@ def start_message(*, url: str, warning: str | None, laptop: str, database: str,
     return "\n".join(lines)
 
 
+def terminal_can_draw_qr(stream=None) -> bool:
+    """Whether the output can carry the QR's block characters (a Windows console piped to
+    a cp1252 file can't): if not, the code isn't drawn and the message doesn't mention it."""
+    encoding = getattr(stream or sys.stdout, "encoding", None) or "ascii"
+    try:
+        "█▀▄".encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
+
+
 def can_open_browser() -> bool:
     """A graphical browser is plausible: always on Windows and macOS; on Linux only with a
     display or $BROWSER (a text browser would fight the server for the terminal)."""
@@ -155,7 +166,8 @@ def serve(args: argparse.Namespace) -> int:
 
     laptop = laptop_url(args.host, args.port)
     print(start_message(url=url, warning=warning, laptop=laptop, database=app.config["DATABASE"],
-                        moved_from=app.config.get("DATABASE_MOVED_FROM"), draw_qr=not args.no_qr),
+                        moved_from=app.config.get("DATABASE_MOVED_FROM"),
+                        draw_qr=not args.no_qr and terminal_can_draw_qr()),
           flush=True)
     if args.open:
         open_in_browser(laptop + ("hall" if args.open == "hall" else ""))

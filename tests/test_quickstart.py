@@ -319,6 +319,14 @@ def test_serve_message_without_network(monkeypatch):
     assert "scan" not in out and not set(out) & set("█▀▄")
 
 
+def test_no_qr_where_the_output_cannot_carry_it():
+    import io
+
+    assert not cli.terminal_can_draw_qr(io.TextIOWrapper(io.BytesIO(), encoding="cp1252"))
+    assert not cli.terminal_can_draw_qr(io.TextIOWrapper(io.BytesIO(), encoding="ascii"))
+    assert cli.terminal_can_draw_qr(io.TextIOWrapper(io.BytesIO(), encoding="utf-8"))
+
+
 def test_laptop_url():
     assert cli.laptop_url("0.0.0.0", 8000) == "http://127.0.0.1:8000/"
     assert cli.laptop_url("::", 8000) == "http://[::1]:8000/"
