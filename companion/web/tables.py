@@ -227,10 +227,12 @@ def render_page(table: store.Table, status: int = 200, **kw):
     return response
 
 
-def stale(table: store.Table, message) -> Response:
+def stale(table: store.Table, message, values: dict | None = None) -> Response:
     """A stale button or form (Undo, Finish, a correction of a deal undone meanwhile): the
-    table as it is now, with one plain sentence."""
-    return render_page(table, 409, banner={"kind": "conflict", "message": render_text(message)})
+    table as it is now, with one plain sentence; a correction's typed values wait, unsaved,
+    in the next deal's form, so nothing typed is lost."""
+    return render_page(table, 409, banner={"kind": "conflict", "message": render_text(message)},
+                       values=values)
 
 
 def table_problem(table: store.Table, message: str, status: int):
@@ -400,7 +402,8 @@ def update(token: str, number: int):
     was = request.form.get("was", "")
     if not 1 <= number <= len(table.deals):
         return stale(table, gettext("Deal %(number)s no longer exists (it was undone from another phone); "
-                                    "nothing was changed.", number=number))
+                                    "nothing was changed. What you typed is in the form below, not saved.",
+                                    number=number), values)
     progress = table.progress(upto=number - 1)
     facts, errors = table.game.parse_deal(values, progress)
     later_choices = ()
@@ -410,7 +413,7 @@ def update(token: str, number: int):
         except store.Conflict as conflict:
             table = table_or_404(token)
             if number > len(table.deals):
-                return stale(table, conflict.message)
+                return stale(table, conflict.message, values)
             recorded = table.deals[number - 1]
             return render_edit(table, number, values, {}, conflict.message, store.fingerprint(recorded), 409)
         except (store.Refused, *NEEDS_CHOICES) as refused:
