@@ -11,8 +11,8 @@ installed into, so Debian's, Ubuntu's and Homebrew's "externally-managed-environ
 refusal (PEP 668) never comes up. Scores live in your data folder, not in .venv: deleting
 .venv loses nothing.
 
-Standard library only, and no syntax newer than Python 3.5, so an old Python still gets
-a clear message instead of a SyntaxError.
+Standard library only, and nothing Python 2.7 or 3.5 can't parse, so an old Python still
+gets a clear message instead of a SyntaxError.
 """
 
 import hashlib
@@ -36,11 +36,12 @@ The first run makes .venv here and installs everything into it (needs the intern
 
 
 def say(message):
-    print("run.py: " + message, flush=True)
+    sys.stdout.write("run.py: %s\n" % message)
+    sys.stdout.flush()
 
 
 def fail(message):
-    print("run.py: " + message, file=sys.stderr, flush=True)
+    sys.stderr.write("run.py: %s\n" % message)  # no print(): Python 2 must get this far too
     sys.exit(1)
 
 
