@@ -13,6 +13,22 @@ entry/trivial ratio (same server, same run), errors, and the server's memory.
     python3 bench/load.py --tables 100 --seconds 30 --runs 3
     python3 bench/load.py --knee            # find where p99 of the live check crosses 50 ms
 
+Push mode (issue 12), what the pages do today:
+
+    python3 bench/load.py --push --tables 256 --entry-every 30 --seconds 60 --runs 1
+    python3 bench/load.py --push --knee      # where delivery p99 crosses 100 ms
+
+- every phone holds its table's event stream (/t/<token>/events?rev=R); on "changed" it
+  fetches /t/<token>/live?rev=R&form=N on its keep-alive connection (its partial, as the
+  page does), then, as the page's swapped live region does, opens a new stream at the new
+  revision and makes the load check (a 204); every 30 s it makes the fallback check (a 204);
+- one phone per table (also streaming) enters a deal every ENTRY seconds on average;
+- each phone records when each change reached it: delivery = the phone has the partial
+  with that revision, measured from the moment the save's answer arrived (same clock).
+
+Reports p50/p99 of deal entry, of one phone's delivery and of "all 6 phones of the table
+have it", errors, missed deliveries and the server's memory.
+
 Each run also times deal entries against /healthz on the idle server first ("quiet"),
 where both pay the same HTTP cost, so that ratio shows the app's own work.
 """
@@ -59,6 +75,18 @@ class Conn:
         self.location = ""
 
     async def request(self, method: str, path: str, body: bytes = b"", headers: dict | None = None):
+        reused = self.writer is not None
+        try:
+            return await self._request(method, path, body, headers)
+        except (ConnectionError, OSError):
+            if not reused:
+                raise
+            # The server closed an idle keep-alive connection: a browser retries on a new one.
+            self.close()
+            self.writer = None
+            return await self._request(method, path, body, headers)
+
+    async def _request(self, method: str, path: str, body: bytes = b"", headers: dict | None = None):
         if self.writer is None:
             self.reader, self.writer = await asyncio.open_connection(HOST, self.port)
         lines = [f"{method} {path} HTTP/1.1", f"Host: {HOST}:{self.port}", "Accept-Encoding: gzip"]
@@ -287,6 +315,210 @@ async def run(args) -> dict:
     }
 
 
+# --- push mode ------------------------------------------------------------------------------
+
+FALLBACK_POLL_S = 30.0  # templates/tables/_live_attrs.html: "every 30s"
+
+
+async def open_stream(port: int, token: str, rev: int, form: int):
+    reader, writer = await asyncio.open_connection(HOST, port)
+    writer.write((f"GET /t/{token}/events?rev={rev}&form={form} HTTP/1.1\r\nHost: {HOST}:{port}\r\n"
+                  "Accept: text/html, text/event-stream\r\n\r\n").encode())
+    await writer.drain()
+    status = await reader.readline()
+    if b" 200 " not in status:
+        writer.close()
+        raise ConnectionError(f"stream answered {status!r}")
+    while (await reader.readline()) not in (b"\r\n", b""):
+        pass
+    return reader, writer
+
+
+async def next_change(reader) -> int:
+    """The revision in the next "changed" event (chunked framing lines are skipped)."""
+    while True:
+        line = await reader.readline()
+        if not line:
+            raise ConnectionError("stream closed")
+        if line.startswith(b"event: changed"):
+            line = await reader.readline()
+            return int(line.split(b":", 1)[1])
+
+
+async def run_push(args) -> dict:
+    tmp = Path(tempfile.mkdtemp())
+    db = tmp / "x.sqlite"
+    # Every phone here is this machine: lift the per-device cap that a real venue keeps.
+    server, port = start_server(tmp, "--per-device", "100000")
+    stats = {"entry": [], "one": [], "event": [], "errors": 0, "error_kinds": {}, "missed": 0, "ended": 0,
+             "fetches": 0, "streams": 0}
+    answered: dict[tuple[str, int], float] = {}  # (token, revision) -> when the save's answer came
+    reached: dict[tuple[str, int], list[float]] = {}  # -> when each phone had it
+
+    def error(kind: str) -> None:
+        stats["errors"] += 1
+        stats["error_kinds"][kind] = stats["error_kinds"].get(kind, 0) + 1
+
+    try:
+        setup = Conn(port)
+        for t in range(args.tables):
+            await new_table(setup, f"T{t}-")
+        setup.close()
+        tokens = [r[0] for r in sqlite3.connect(db).execute("SELECT token FROM tables ORDER BY id")]
+        tables = []
+        for token in tokens:
+            conn = Conn(port)
+            status, body = await conn.request("GET", f"/t/{token}")
+            csrf = re.search(rb'name="csrf_token" value="([^"]+)"', body).group(1).decode()
+            rev = int(re.search(rb'data-rev="(\d+)"', body).group(1))
+            tables.append({"token": token, "csrf": csrf, "conn": conn, "rev": rev, "number": 1})
+        measuring = asyncio.Event()
+        connected = 0
+        deadline = [float("inf")]
+
+        async def phone(table: dict, ramp: float):
+            nonlocal connected
+            token, rev, form = table["token"], table["rev"], 1
+            conn = Conn(port)
+            await asyncio.sleep(ramp)
+            stream = None
+            next_poll = time.perf_counter() + random.random() * FALLBACK_POLL_S
+            counted = False
+            while time.perf_counter() < deadline[0]:
+                try:
+                    if stream is None:
+                        stream = await open_stream(port, token, rev, form)
+                        stats["streams"] += 1
+                        if not counted:
+                            counted = True
+                            connected += 1
+                        status, _ = await conn.request("GET", f"/t/{token}/live?rev={rev}&form={form}")  # "load"
+                        if status not in (200, 204):
+                            error(f"load check {status}")
+                    wait = max(0.05, min(next_poll, deadline[0]) - time.perf_counter())
+                    try:
+                        announced = await asyncio.wait_for(next_change(stream[0]), wait)
+                    except asyncio.TimeoutError:
+                        if time.perf_counter() >= next_poll:
+                            next_poll += FALLBACK_POLL_S
+                            status, _ = await conn.request("GET", f"/t/{token}/live?rev={rev}&form={form}")
+                            if status not in (200, 204):
+                                error(f"fallback check {status}")
+                        continue
+                    heard = time.perf_counter()
+                    status, body = await conn.request("GET", f"/t/{token}/live?rev={rev}&form={form}",
+                                                      headers={"HX-Request": "true"})
+                    got = time.perf_counter()
+                    stats["fetches"] += 1
+                    if status != 200:
+                        error(f"fetch {status}")
+                        continue
+                    new = int(re.search(rb'data-rev="(\d+)"', body).group(1))
+                    for r in range(rev + 1, new + 1):
+                        reached.setdefault((token, r), []).append(got)
+                        if measuring.is_set() and (token, r) in answered:
+                            stats["event"].append(heard - answered[(token, r)])
+                    rev, form = new, new + 1
+                    stream[1].close()  # the page swaps its live region: a new stream at the new revision
+                    stream = None
+                except (ConnectionError, OSError, ValueError, AttributeError) as exc:
+                    error(type(exc).__name__)
+                    if stream is not None:
+                        stream[1].close()
+                        stream = None
+                    await asyncio.sleep(0.5)
+            if stream is not None:
+                stream[1].close()
+            conn.close()
+
+        async def enterer(table: dict):
+            await measuring.wait()
+            conn = table["conn"]
+            while True:
+                wait = random.expovariate(1 / args.entry_every)
+                if time.perf_counter() + wait >= deadline[0] - 1.0:  # leave a second to deliver
+                    break
+                await asyncio.sleep(wait)
+                # The winner rotates: 8 deals before anyone has the 3 deal wins that end a match.
+                body = deal_form(table["csrf"], table["number"], table["number"] % 4)
+                start = time.perf_counter()
+                try:
+                    status, _ = await conn.request("POST", f"/t/{table['token']}/deals", body)
+                except Exception:
+                    error("entry")
+                    continue
+                done = time.perf_counter()
+                if status == 303:
+                    stats["entry"].append(done - start)
+                    table["number"] += 1
+                    table["rev"] += 1  # one save, one revision
+                    answered[(table["token"], table["rev"])] = done
+                elif status in (409, 422):  # the match was won: this table is done
+                    stats["ended"] += 1
+                    break
+                else:
+                    error(f"entry {status}")
+
+        ramp = args.ramp
+        tasks = [asyncio.create_task(phone(t, ramp * i / (len(tables) * PHONES_PER_TABLE)))
+                 for n, t in enumerate(tables) for i in [n * PHONES_PER_TABLE + k for k in range(PHONES_PER_TABLE)]]
+        tasks += [asyncio.create_task(enterer(t)) for t in tables]
+        started = time.perf_counter()
+        while connected < len(tables) * PHONES_PER_TABLE and time.perf_counter() - started < ramp + 60:
+            await asyncio.sleep(0.2)
+        stats["connected"] = connected
+        stats["rss_idle_mb"] = rss_mb(server.pid)
+        deadline[0] = time.perf_counter() + args.seconds
+        measuring.set()
+        await asyncio.gather(*tasks)
+        memory = rss_mb(server.pid)
+        for t in tables:
+            t["conn"].close()
+    finally:
+        stop_server(server)
+    everyone = []
+    for key, when in answered.items():
+        got = reached.get(key, [])
+        if len(got) < PHONES_PER_TABLE:
+            stats["missed"] += 1
+            continue
+        everyone.append(max(got) - when)
+        stats["one"] += [g - when for g in got]
+    return {
+        "tables": args.tables, "phones": args.tables * PHONES_PER_TABLE, "streaming": stats["connected"],
+        "seconds": args.seconds, "entries": len(stats["entry"]),
+        "entry_p50_ms": round(pct(stats["entry"], 50), 2), "entry_p99_ms": round(pct(stats["entry"], 99), 2),
+        "event_p50_ms": round(pct(stats["event"], 50), 2), "event_p99_ms": round(pct(stats["event"], 99), 2),
+        "delivery_one_p50_ms": round(pct(stats["one"], 50), 2),
+        "delivery_one_p99_ms": round(pct(stats["one"], 99), 2),
+        "delivery_all6_p50_ms": round(pct(everyone, 50), 2), "delivery_all6_p99_ms": round(pct(everyone, 99), 2),
+        "delivery_all6_max_ms": round(max(everyone) * 1000, 2) if everyone else None,
+        "changes": len(answered), "missed": stats["missed"], "errors": stats["errors"],
+        "error_kinds": stats["error_kinds"], "matches_ended": stats["ended"],
+        "partials_fetched": stats["fetches"], "streams_opened": stats["streams"],
+        "server_rss_idle_mb": round(stats["rss_idle_mb"], 1), "server_rss_mb": round(memory, 1),
+    }
+
+
+def push_verdict(result: dict) -> str:
+    ok = (result["entry_p99_ms"] <= 50 and result["delivery_all6_p99_ms"] <= 100 and result["errors"] == 0
+          and result["missed"] == 0 and result["server_rss_mb"] <= 150)
+    return (f"targets: entry p99 <= 50 ms ({result['entry_p99_ms']}), delivery to all 6 phones p99 <= 100 ms "
+            f"({result['delivery_all6_p99_ms']}), 0 errors ({result['errors']}), 0 missed ({result['missed']}), "
+            f"RSS <= 150 MB ({result['server_rss_mb']}): {'PASS' if ok else 'FAIL'}")
+
+
+def raise_client_file_limit() -> None:
+    try:
+        import resource
+    except ImportError:
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = 65536 if hard == resource.RLIM_INFINITY else min(65536, hard)
+    if soft < want:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+
+
 def median_of(results: list[dict]) -> dict:
     """Each figure's median over the runs (ratios stay per run: take the median of those)."""
     merged = {}
@@ -314,7 +546,30 @@ def main() -> None:
     parser.add_argument("--quiet-entries", type=int, default=300,
                         help="entries timed against /healthz on the idle server first (0 to skip)")
     parser.add_argument("--knee", action="store_true", help="step the table count up until live p99 > 50 ms")
+    parser.add_argument("--push", action="store_true", help="phones hold event streams (what pages do now)")
+    parser.add_argument("--ramp", type=float, default=15.0, help="push: seconds over which the phones join")
     args = parser.parse_args()
+    raise_client_file_limit()
+    if args.push:
+        if args.knee:
+            below = None
+            for tables in (64, 128, 192, 256, 320, 384, 448, 512):
+                args.tables = tables
+                result = asyncio.run(run_push(args))
+                print(json.dumps({k: result[k] for k in ("phones", "streaming", "entry_p99_ms", "delivery_all6_p99_ms",
+                                                         "errors", "missed", "server_rss_mb")}), flush=True)
+                if result["delivery_all6_p99_ms"] > 100 or result["errors"] or result["missed"]:
+                    where = f"between {below} and {result['phones']}" if below else f"below {result['phones']}"
+                    print(f"knee (push): delivery p99 crosses 100 ms {where} phones")
+                    return
+                below = result["phones"]
+            print(f"knee (push): not reached up to {below} phones")
+            return
+        for number in range(1, args.runs + 1):
+            result = asyncio.run(run_push(args))
+            print(f"run {number}: " + json.dumps(result, indent=2), flush=True)
+            print(push_verdict(result))
+        return
     if args.knee:
         args.quiet_entries = 0
         below = None

@@ -162,7 +162,8 @@ def serve(args: argparse.Namespace) -> int:
             print(f"companion: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
         return 1
     server = http.build_server(app, listener, http.Limits(max_connections=args.max_connections,
-                                                          per_device=args.per_device))
+                                                          per_device=args.per_device,
+                                                          header_timeout=args.header_timeout))
 
     laptop = laptop_url(args.host, args.port)
     print(start_message(url=url, warning=warning, laptop=laptop, database=app.config["DATABASE"],
@@ -237,6 +238,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="connections held at once (default: from the open-file limit)")
     s.add_argument("--per-device", type=int, default=64, metavar="N",
                    help="connections one device may hold at once (default 64; a phone uses up to 6)")
+    s.add_argument("--header-timeout", type=float, default=15.0, help=argparse.SUPPRESS)  # seconds; tests use less
     s.add_argument("--no-qr", action="store_true", help="don't draw the QR code in the terminal")
     s.add_argument("--open", nargs="?", const="home", choices=("home", "hall"),
                    help="open the home page (its big QR code), or the hall view, in this laptop's browser")

@@ -193,7 +193,8 @@ class ServerProcess:
     """`python -m companion.cli serve` on loopback with its own database file.
 
     ``kill()`` is SIGKILL (no clean-up at all), ``start()`` starts it again on a fresh
-    port (``port`` changes), ``stop()`` ends it politely. Output goes to ``log``.
+    port (``port`` changes) or on ``start(port=...)``, so phones reconnect to the same address;
+    ``args`` are more `serve` options. ``stop()`` ends it politely. Output goes to ``log``.
     """
 
     def __init__(self, db: Path, log: Path):
@@ -202,15 +203,15 @@ class ServerProcess:
         self.port = 0
         self.starts = 0
 
-    def start(self, timeout: float = 15) -> None:
+    def start(self, timeout: float = 15, *, port: int | None = None, args: tuple[str, ...] = ()) -> None:
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO_ROOT), env.get("PYTHONPATH")) if p)
         env["PYTHONUNBUFFERED"] = "1"
-        port = free_port()
+        port = port or free_port()
         with open(self.log, "ab") as out:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "companion.cli", "serve", "--host", "127.0.0.1", "--port", str(port),
-                 "--db", str(self.db), "--no-qr"],
+                 "--db", str(self.db), "--no-qr", *args],
                 cwd=self.db.parent, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

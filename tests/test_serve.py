@@ -9,6 +9,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -273,3 +274,267 @@ def test_terminal_qr_decodes(qr_decode):
     url = "http://192.168.1.20:8000/"
     assert qr_decode(terminal_qr_image(qr_terminal(url))) == [url]
     assert re.fullmatch(r"[█▀▄ \u00a0\n]+", qr_terminal(url))
+
+
+# --- push: event streams through the real server (issue 12) -----------------------------------
+
+from test_tables_race_crash import Phone, rwd_form  # noqa: E402  (tests/ is on sys.path)
+
+
+class Stream:
+    """One phone's event stream, read as hx-sse does: "changed" events, their ids, and a
+    reconnect that sends the last id seen as Last-Event-ID."""
+
+    def __init__(self, port: int, token: str, rev: int):
+        self.port, self.token, self.rev = port, token, rev
+        self.last_id: str | None = None
+        self.sock: socket.socket | None = None
+        self.buffer = b""
+
+    def connect(self, timeout: float = 10) -> None:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                sock = socket.create_connection(("127.0.0.1", self.port), timeout=5)
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)  # the server is starting again
+        extra = f"Last-Event-ID: {self.last_id}\r\n" if self.last_id is not None else ""
+        sock.sendall(f"GET /t/{self.token}/events?rev={self.rev}&form=1 HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\n"
+                     f"Accept: text/event-stream\r\n{extra}\r\n".encode())
+        self.sock, self.buffer = sock, b""
+        status = self.line()
+        assert b" 200 " in status, status
+        while self.line() not in (b"", b"\r\n"):
+            pass
+
+    def line(self) -> bytes:
+        while b"\n" not in self.buffer:
+            chunk = self.sock.recv(4096)
+            if not chunk:
+                raise ConnectionError("stream closed")
+            self.buffer += chunk
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return line + b"\n"
+
+    def next_change(self, timeout: float = 10) -> int:
+        """The revision of the next "changed" event (ids of other messages are remembered)."""
+        self.sock.settimeout(timeout)
+        event = None
+        while True:
+            line = self.line().rstrip(b"\r\n")
+            if line.startswith(b"id: "):
+                self.last_id = line[4:].decode()
+            elif line.startswith(b"event: "):
+                event = line[7:]
+            elif line == b"" and event == b"changed":
+                return int(self.last_id)
+
+    def close(self) -> None:
+        if self.sock is not None:
+            self.sock.close()
+
+
+def fetch_live(phone: Phone, token: str, rev: int) -> tuple[int, str]:
+    """What the live region fetches on "changed": its partial, with the revision it is at."""
+    status, _headers, body = phone.request("GET", f"/t/{token}/live?rev={rev}&form=1")
+    assert status == 200, (status, body[:300])
+    return int(re.search(r'data-rev="(\d+)"', body).group(1)), body
+
+
+def rwd_deal(csrf: str, number: int) -> dict:
+    """A valid 4-player RWD deal; the winner rotates, so no match ends within 8 deals."""
+    winner = number % 4
+    chips, tricks = [4, 3, 3, 3], [3, 3, 3, 4]
+    tricks[winner] += 2
+    tricks[(winner + 1) % 4] -= 2
+    return rwd_form(csrf, number, chips, tricks)
+
+
+def enter_deals(port: int, token: str, numbers) -> None:
+    phone = Phone(port)
+    csrf = phone.csrf(f"/t/{token}")
+    for number in numbers:
+        status, _h, body = phone.request("POST", f"/t/{token}/deals", rwd_deal(csrf, number))
+        assert status == 303, body[:300]
+
+
+@posix_only
+def test_streaming_phones_reconnect_after_sigkill_and_catch_up_with_nothing_missed(server_process):
+    token = Phone(server_process.port).create_table("rwd", ["Ann", "Ben", "Cho", "Dai"])
+    phones = [Stream(server_process.port, token, 0) for _ in range(3)]
+    for phone in phones:
+        phone.connect()
+    enter_deals(server_process.port, token, [1])
+    assert [phone.next_change() for phone in phones] == [1, 1, 1]
+
+    port = server_process.port
+    server_process.kill()  # mid-stream, no clean-up
+    for phone in phones:
+        with pytest.raises((ConnectionError, OSError)):
+            phone.next_change(timeout=5)
+    server_process.start(port=port)  # the phones' address again
+    enter_deals(port, token, [2, 3])  # two deals before any phone is back
+
+    for phone in phones:
+        phone.connect()  # as hx-sse does: same URL, Last-Event-ID: 1
+        assert phone.last_id == "1"
+        assert phone.next_change(timeout=5) == 3  # at once, not at the next change
+        rev, body = fetch_live(Phone(port), token, 1)
+        assert rev == 3
+        assert all(f'id="deal-{n}"' in body for n in (1, 2, 3)), "a deal missed on reconnect"
+        phone.close()
+
+
+def test_phone_that_missed_several_changes_shows_the_current_state_on_reconnect(server_process):
+    port = server_process.port
+    token = Phone(port).create_table("rwd", ["Ann", "Ben", "Cho", "Dai"])
+    phone = Stream(port, token, 0)
+    phone.connect()
+    enter_deals(port, token, [1])
+    assert phone.next_change() == 1
+    phone.close()  # Wi-Fi lost, phone asleep, page in the background
+    enter_deals(port, token, [2, 3, 4])
+    undoer = Phone(port)
+    status, _h, _b = undoer.request("POST", f"/t/{token}/undo", {"csrf_token": undoer.csrf(f"/t/{token}"), "number": "4"})
+    assert status in (200, 303)
+
+    phone.connect()
+    assert phone.next_change(timeout=5) == 5  # 3 deals and an undo later
+    rev, body = fetch_live(Phone(port), token, 1)
+    assert rev == 5
+    assert 'id="deal-3"' in body and 'id="deal-4"' not in body  # the current state, not a replay
+    # and a phone that is already current is told nothing until the next change
+    current = Stream(port, token, 5)
+    current.connect()
+    with pytest.raises(TimeoutError):
+        current.next_change(timeout=1.5)
+    enter_deals(port, token, [4])
+    assert current.next_change() == 6
+
+
+# --- one device can't take the server away (issue 13, connection level) ----------------------
+
+linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"),
+                                reason="other devices are other loopback addresses (127.0.0.2…), as on Linux")
+
+
+def from_device(address: str, port: int) -> socket.socket:
+    """A connection from another "device": a source address elsewhere in 127/8."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind((address, 0))
+    sock.settimeout(5)
+    sock.connect(("127.0.0.1", port))
+    return sock
+
+
+def closed_by_server(sock: socket.socket) -> bool:
+    """The server has closed this connection (after whatever answer it sent, e.g. a 400)."""
+    sock.settimeout(0.01)
+    try:
+        while sock.recv(4096):
+            pass
+        return True
+    except (TimeoutError, BlockingIOError):
+        return False
+    except OSError:
+        return True
+
+
+def timed_poll(phone: Phone, token: str, rev: int) -> float:
+    start = time.perf_counter()
+    status, _h, _b = phone.request("GET", f"/t/{token}/live?rev={rev}&form=1", timeout=5)
+    assert status == 204
+    return time.perf_counter() - start
+
+
+@linux_only
+def test_a_flood_of_idle_connections_from_one_device_leaves_the_others_served(server_process):
+    server_process.stop()
+    server_process.start(args=("--per-device", "64", "--header-timeout", "3"))
+    port = server_process.port
+    phone = Phone(port)
+    token = phone.create_table("rwd", ["Ann", "Ben", "Cho", "Dai"])
+    flood = []
+    try:
+        for _ in range(600):  # ten times what a device may hold
+            flood.append(from_device("127.0.0.2", port))
+        slowest = max(timed_poll(phone, token, 0) for _ in range(20))
+        assert slowest < 1.0, f"another phone's poll took {slowest:.3f} s during the flood"
+        time.sleep(0.5)
+        refused = sum(closed_by_server(s) for s in flood)
+        assert refused >= 600 - 64, f"only {refused} of 600 closed: the per-device cap did not hold"
+        time.sleep(3.5)  # the 64 it kept never sent a request: closed at the header timeout
+        assert sum(closed_by_server(s) for s in flood) == 600
+        assert timed_poll(phone, token, 0) < 1.0
+    finally:
+        for s in flood:
+            s.close()
+    log = server_process.log.read_text(errors="replace")
+    assert log.count("more than 64 connections at once") == 1, "the flood is logged once, not per connection"
+    assert "Traceback" not in log
+
+
+@linux_only
+def test_slow_clients_are_timed_out_and_logged_once(server_process):
+    server_process.stop()
+    server_process.start(args=("--header-timeout", "2"))
+    port = server_process.port
+    phone = Phone(port)
+    token = phone.create_table("rwd", ["Ann", "Ben", "Cho", "Dai"])
+    slow = [from_device("127.0.0.3", port) for _ in range(40)]
+    try:
+        for s in slow:
+            s.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        started = time.monotonic()
+        polls = []
+        while time.monotonic() - started < 3.5:  # a header line every 0.5 s, never the blank line
+            for s in slow:
+                try:
+                    s.sendall(b"X-Slow: 1\r\n")
+                except OSError:
+                    pass
+            polls.append(timed_poll(phone, token, 0))
+            time.sleep(0.5)
+        assert max(polls) < 1.0
+        assert all(closed_by_server(s) for s in slow), "a slow client outlived the header timeout"
+    finally:
+        for s in slow:
+            s.close()
+    log = server_process.log.read_text(errors="replace")
+    mentions = [line for line in log.splitlines() if "127.0.0.3" in line]
+    assert 1 <= len(mentions) <= 3, mentions  # once per kind of trouble, not once per connection
+    assert "Traceback" not in log
+
+
+def test_a_300_mb_post_is_refused_from_its_headers(server_process):
+    port = server_process.port
+    token = Phone(port).create_table("rwd", ["Ann", "Ben", "Cho", "Dai"])
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    sent = [0]
+
+    def send_body() -> None:
+        block = b"x" * (1 << 20)
+        try:
+            while sent[0] < 300 << 20:
+                sock.sendall(block)
+                sent[0] += len(block)
+        except OSError:
+            pass  # the server closed the connection: it stopped reading
+
+    started = time.perf_counter()
+    sock.sendall(f"POST /t/{token}/deals HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                 f"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {300 << 20}\r\n\r\n".encode())
+    sender = threading.Thread(target=send_body, daemon=True)
+    sender.start()
+    status = sock.recv(64)
+    refused_after = time.perf_counter() - started
+    assert status.startswith(b"HTTP/1.1 413"), status
+    assert refused_after < 2.0, refused_after
+    sender.join(15)
+    assert not sender.is_alive(), "the server kept reading the body"
+    assert sent[0] < 100 << 20, f"{sent[0] >> 20} MB were taken in before the connection closed"
+    sock.close()
+    print(f"300 MB POST refused after {refused_after * 1000:.1f} ms; {sent[0] >> 20} MB sent before the close")
