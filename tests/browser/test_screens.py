@@ -85,7 +85,8 @@ def server(tmp_path_factory):
             tables.add_deal(conn, token, 1, form=first_deal(game, n))
             tokens[(game, n)] = token
         fresh = tables.create(conn, "rwd", NAMES[:4], {})  # no deal yet: for the keyboard test
-    httpd = create_server(app, host="127.0.0.1", port=0, threads=8, ident="screens")
+    # 32 threads: each open table page holds one for its event stream.
+    httpd = create_server(app, host="127.0.0.1", port=0, threads=32, ident="screens")
     thread = threading.Thread(target=httpd.run, daemon=True)
     thread.start()
     paths = page_paths(tokens)
@@ -168,7 +169,7 @@ LAYOUT_PROBLEMS = r"""() => {
     // Where the lines break: inside a word means between two letters of one script (Latin,
     // digits, katakana); Japanese may break between phrases (word-break: auto-phrase).
     const node = el.firstChild, range = document.createRange();
-    const script = (c) => /[A-Za-z0-9]/.test(c) ? 'latin' : /[\u30A0-\u30FF]/.test(c) ? 'katakana' : null;
+    const script = (c) => /[A-Za-z0-9]/.test(c) ? 'latin' : /[\u30A1-\u30FA\u30FC-\u30FF]/.test(c) ? 'katakana' : null;
     let lastTop = null;
     for (let i = 0; i < text.length && node.length > i; i++) {
       range.setStart(node, i); range.setEnd(node, i + 1);
