@@ -302,6 +302,9 @@ def run(server) -> None:
 
     if hasattr(signal, "SIGTERM"):
         gevent.signal_handler(signal.SIGTERM, stop)
+        # Ctrl+C the same way: as a KeyboardInterrupt in the hub, gevent prints
+        # "KeyboardInterrupt" and a timestamp to the terminal on every stop.
+        gevent.signal_handler(signal.SIGINT, stop)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
