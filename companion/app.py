@@ -53,6 +53,13 @@ def legacy_dirs(instance_path: str) -> list[Path]:
     return unique
 
 
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except OSError:  # a folder we may not look into holds nothing we can move
+        return False
+
+
 def _is_companion_database(path: Path) -> bool:
     from .db import is_ours
 
@@ -109,7 +116,7 @@ def default_database(instance_path: str | None = None) -> tuple[str, str | None]
     if instance_path is None:  # the folder Flask gives the app (as create_app names it)
         instance_path = Flask("companion").instance_path
     found = [place / DATABASE_NAME for place in legacy_dirs(instance_path)
-             if (place / DATABASE_NAME).is_file() and _is_companion_database(place / DATABASE_NAME)]
+             if _is_file(place / DATABASE_NAME) and _is_companion_database(place / DATABASE_NAME)]
     if not found:
         return str(target), None
     source = max(found, key=_last_written)
@@ -118,8 +125,13 @@ def default_database(instance_path: str | None = None) -> tuple[str, str | None]
         os.replace(source, source.with_name(source.name + ".moved"))
     except FileNotFoundError:  # another process starting at the same moment moved it first
         pass
+    except OSError:  # a folder we may read but not change: the old file simply stays
+        return str(target), str(source)
     for leftover in ("-wal", "-shm"):  # already in the copy; stale without their main file
-        source.with_name(source.name + leftover).unlink(missing_ok=True)
+        try:
+            source.with_name(source.name + leftover).unlink(missing_ok=True)
+        except OSError:
+            pass
     return str(target), str(source)
 
 
@@ -133,8 +145,14 @@ def _secret_key(instance_path: str, moved_from: str | None) -> str:
     except FileNotFoundError:
         pass
     places = ([Path(moved_from).parent] if moved_from else []) + legacy_dirs(instance_path)
-    old = [place / SECRET_KEY_NAME for place in places if (place / SECRET_KEY_NAME).is_file()]
-    key = (old[0].read_text().strip() if old else "") or secrets.token_hex(32)
+    key = ""
+    for old in (place / SECRET_KEY_NAME for place in places if _is_file(place / SECRET_KEY_NAME)):
+        try:
+            key = old.read_text().strip()
+            break
+        except OSError:
+            continue
+    key = key or secrets.token_hex(32)
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)

@@ -88,11 +88,17 @@ def start_message(*, url: str, warning: str | None, laptop: str, database: str,
         lines.append(f"Only this laptop can open it: {url}")
         lines.append(f"Note: {warning}")
     if moved_from:
-        lines.append(f"Moved your scores from {moved_from} to the data folder "
-                     f"(the old file is kept as {moved_from}.moved).")
+        lines.append(f"Moved your scores from {moved_from} to the data folder ({old_file_kept(moved_from)}).")
     lines.append(f"Scores are saved in {database} (copy them any time: {command()} backup FILE)")
     lines.append("Press Ctrl+C to stop.")
     return "\n".join(lines)
+
+
+def old_file_kept(moved_from: str) -> str:
+    renamed = f"{moved_from}.moved"
+    if os.path.exists(renamed):
+        return f"the old file is kept as {renamed}"
+    return "the old file was left where it was"
 
 
 def terminal_can_draw_qr(stream=None) -> bool:
@@ -192,7 +198,7 @@ def backup(args: argparse.Namespace) -> int:
         found, moved_from = default_database()
         source = Path(found)
         if moved_from:
-            print(f"Moved your scores from {moved_from} to {source} (the old file is kept as {moved_from}.moved).")
+            print(f"Moved your scores from {moved_from} to {source} ({old_file_kept(moved_from)}).")
     if not source.is_file():
         print(f"companion: no scores yet at {source}: nothing to back up.", file=sys.stderr)
         return 1

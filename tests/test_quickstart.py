@@ -144,6 +144,7 @@ def test_readme_serve_command_on_a_pep668_python_in_a_fresh_clone_and_home(tmp_p
     # Nothing of the scores inside the clone or its virtualenv.
     assert not [p for p in clone.rglob("*") if p.name.startswith("companion.sqlite") or p.name == "secret_key"]
     assert not (clone / "instance").exists()
+    assert not (home / ".local" / "lib").exists()  # nothing installed into the user's site either
 
     # Second run: no reinstall; backup and --version through the same run.py.
     started = time.monotonic()
@@ -252,6 +253,27 @@ def test_a_dev_checkouts_instance_database_is_found(tmp_path, monkeypatch):
     path, moved_from = app_module.default_database(str(tmp_path / "checkout" / "instance"))
     assert moved_from == str(old) and Path(path).is_file()
     assert Path(path).parent == tmp_path / "data" / "table-companion"
+
+
+def test_an_old_folder_we_may_not_change_keeps_its_file_and_the_copy_is_used(tmp_path, monkeypatch):
+    old, writer = legacy_database(tmp_path / "readonly" / "instance", deals=2)
+    writer.close()
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    real_replace = os.replace
+
+    def refuse_old_folder(src, dst):
+        if Path(src) == old:
+            raise PermissionError(13, "Permission denied", str(src))
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(app_module.os, "replace", refuse_old_folder)
+    path, moved_from = app_module.default_database(str(old.parent))
+    assert moved_from == str(old) and old.is_file()
+    copy = connect(path)
+    assert copy.execute("SELECT count(*) FROM deals").fetchone()[0] == 2
+    copy.close()
+    out = message(url="http://127.0.0.1:1/", warning="w", moved_from=str(old))
+    assert "the old file was left where it was" in out
 
 
 def test_another_programs_sqlite_file_in_the_old_place_is_left_alone(tmp_path, monkeypatch):
