@@ -402,8 +402,10 @@ def test_pair_quad_fixed_deals_with_tied_top(client):
 def test_pair_quad_open_ended_finish(client):
     names = names_for(4)
     token = create(client, "pair_quad", names, first_dealer=1, deals=0)
-    # 24 counts, most of them 0: a fresh form starts every count at 0.
-    assert input_value(page(client, token), "J-3") == "0"
+    # 24 counts, most of them 0: a fresh form starts empty (never "0"); a blank count is none
+    # and the last player's are worked out ("auto").
+    assert input_value(page(client, token), "J-0") == ""
+    assert input_value(page(client, token), "J-3") == ""
     assert "Finish match" not in page(client, token)  # nothing to finish yet
     enter(client, token, pq(CLEAR))
     enter(client, token, pq(CLEAR))
