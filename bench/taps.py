@@ -66,11 +66,11 @@ class Phone:
         label.scroll_into_view_if_needed()
         label.tap()
 
-    def choose_outside(self, name: str, value) -> None:
-        """A tap on a helper choice that is not part of the form (form="no-form")."""
-        label = self.page.locator(f'label:has(input[name="{name}"][value="{value}"])')
-        label.scroll_into_view_if_needed()
-        label.tap()
+    def tricks_won(self, seat: int, tricks: int) -> None:
+        """Pair & Quad: a tap on a player's tricks won (a button that fills in Other)."""
+        button = self.page.locator(f'#entry [data-other="f-other-{seat}"] button[data-tricks="{tricks}"]')
+        button.scroll_into_view_if_needed()
+        button.tap()
 
     def type_into(self, field_id: str, text: str) -> None:
         """Tap a box, then type into it (one keystroke per character)."""
@@ -119,7 +119,7 @@ def pair_quad_4(p: Phone) -> None:
     for seat, (ranks, won) in enumerate(rows):
         for rank, count in ranks.items():
             p.choose(f"{rank}-{seat}", count)
-        p.choose_outside(f"won-{seat}", won)
+        p.tricks_won(seat, won)
 
 
 def twin_shoot(n: int) -> Callable[[Phone], None]:

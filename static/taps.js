@@ -89,26 +89,35 @@
   }
 
   // [data-other]: one tap on a player's tricks won fills in their other cards (tricks × players,
-  // less the ranks counted). The tricks themselves are never sent (form="no-form").
+  // less the ranks counted). The tricks are buttons, not a field: nothing extra is sent.
   function fillOther(box) {
-    var checked = box.querySelector("input:checked");
+    var pressed = box.querySelector("button[aria-pressed=true]");
     var other = document.getElementById(box.dataset.other);
-    if (!checked || !other) return;
+    if (!pressed || !other) return;
     var counted = 0;
     box.closest(".player-box").querySelectorAll("fieldset[data-col] input:checked").forEach(function (r) {
       counted += parseInt(r.value, 10) || 0;
     });
-    var value = parseInt(checked.value, 10) * parseInt(box.dataset.perTrick, 10) - counted;
+    var value = parseInt(pressed.dataset.tricks, 10) * parseInt(box.dataset.perTrick, 10) - counted;
     other.value = value >= 0 ? String(value) : "";
     other.dispatchEvent(new Event("input", { bubbles: true }));
   }
   function showHelpers(root) {
     root.querySelectorAll(".tricks-won[hidden]").forEach(function (box) { box.hidden = false; });
   }
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest && event.target.closest(".tricks-won button[data-tricks]");
+    if (!button) return;
+    var box = button.closest(".tricks-won");
+    box.querySelectorAll("button[data-tricks]").forEach(function (b) {
+      b.setAttribute("aria-pressed", b === button ? "true" : "false");
+    });
+    fillOther(box);
+  });
   document.addEventListener("change", function (event) {
-    var box = event.target.closest && event.target.closest(".player-box");
-    var helper = box && box.querySelector(".tricks-won");
-    if (helper && event.target.closest("fieldset[data-col], .tricks-won")) fillOther(helper);
+    var player = event.target.closest && event.target.closest(".player-box");
+    var helper = player && player.querySelector(".tricks-won");
+    if (helper && event.target.closest("fieldset[data-col]")) fillOther(helper);
   });
 
   document.addEventListener("change", function (event) {

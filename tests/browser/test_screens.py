@@ -85,12 +85,14 @@ def server(tmp_path_factory):
             tables.add_deal(conn, token, 1, form=first_deal(game, n))
             tokens[(game, n)] = token
         fresh = tables.create(conn, "rwd", NAMES[:4], {})  # no deal yet: for the keyboard test
+        fresh_pq = tables.create(conn, "pair_quad", NAMES[:4], {})
     # 32 threads: each open table page holds one for its event stream.
     httpd = create_server(app, host="127.0.0.1", port=0, threads=32, ident="screens")
     thread = threading.Thread(target=httpd.run, daemon=True)
     thread.start()
     paths = page_paths(tokens)
-    paths["fresh-rwd-4p"] = f"/t/{fresh}"  # not in the parametrized list: it gets deals
+    paths["fresh-rwd-4p"] = f"/t/{fresh}"  # not in the parametrized list: they get deals
+    paths["fresh-pair_quad-4p"] = f"/t/{fresh_pq}"
     yield f"http://127.0.0.1:{httpd.effective_port}", paths
     httpd.close()
 
@@ -298,5 +300,35 @@ def test_correction_page_shows_worked_out_values_as_auto_and_follows_changes(ser
         assert page.locator('#f-chips-3 input[value="6"]').is_checked()
         page.locator('#entry #f-chips-3 label.auto').tap()
         assert page.locator('#f-chips-3 .tap.auto input').is_checked()
+    finally:
+        context.close()
+
+
+def test_counts_by_tap_with_the_last_player_and_other_cards_worked_out(server, browser):
+    """Pair & Quad, 4 players: blank counts are none, a tap on the tricks won fills in Other,
+    the last player's ranks and other cards show as worked out, and the deal saves."""
+    base, paths = server
+    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, locale="en-US")
+    context.set_default_timeout(10_000)
+    page = context.new_page()
+    try:
+        page.goto(base + paths["fresh-pair_quad-4p"])
+        page.locator("#entry").wait_for()
+        tap = lambda name, value: page.locator(f'#entry #f-{name} label:has(input[value="{value}"])').tap()
+        tap("7-0", 1)
+        tap("A-0", 2)
+        page.locator('#entry [data-other="f-other-0"] button[data-tricks="3"]').tap()
+        assert page.locator("#f-other-0").input_value() == "9"  # 3 tricks x 4 cards - 3 ranked
+        tap("7-1", 2)
+        page.locator('#entry [data-other="f-other-1"] button[data-tricks="2"]').tap()
+        assert page.locator("#f-other-1").input_value() == "6"
+        # Daisuke (last): 7s 4 - 1 - 2 = 1, Aces 2, the rest 4; other cards 52 - 12 - 8 - 15 = 17.
+        page.wait_for_function("() => document.querySelector('#f-other-3').placeholder.includes('17')")
+        assert page.locator('#f-7-3 label.derived:has(input[value="1"])').count() == 1
+        assert page.locator('#f-A-3 label.derived:has(input[value="2"])').count() == 1
+        with page.expect_response(lambda r: r.url.endswith("/deals") and r.request.method == "POST") as info:
+            page.locator("#entry button[type=submit]").tap()
+        assert info.value.status == 200, page.locator("#entry").inner_text()[:500]
+        page.wait_for_function("() => document.querySelector('#entry h2')?.textContent.includes('2')")
     finally:
         context.close()
