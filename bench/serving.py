@@ -61,3 +61,91 @@ def stop_server(proc: subprocess.Popen) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(5)
+
+
+# --- which server: measured -------------------------------------------------------------------
+#
+#     python3 bench/serving.py --compare --streams 300
+#
+# One table, --streams phones holding its event stream, then one deal: how many streams heard
+# "changed" within 2 s, how long the last one took, and the server's memory, for
+# `companion serve` (gevent) and for the same app under waitress with the 16 threads
+# `serve` used before. waitress gives each streaming response a thread until it ends, so the
+# 17th phone's stream waits for a thread that never frees.
+
+WAITRESS = ("import sys\nfrom waitress import serve\nfrom companion import create_app\n"
+            "serve(create_app({'DATABASE': sys.argv[1]}), host='127.0.0.1', port=int(sys.argv[2]), threads=16,"
+            " connection_limit=2000, channel_timeout=30)\n")
+
+
+def compare(streams: int) -> None:
+    import asyncio
+    import tempfile
+
+    from load import Conn, deal_form, new_table, rss_mb
+
+    async def measure(port: int, proc) -> dict:
+        token, csrf = await new_table(Conn(port), "W")
+        conns = []
+
+        async def hold() -> float | None:
+            reader, writer = await asyncio.open_connection(HOST, port)
+            conns.append(writer)
+            writer.write(f"GET /t/{token}/events?rev=0 HTTP/1.1\r\nHost: {HOST}:{port}\r\n\r\n".encode())
+            await writer.drain()
+            try:
+                while True:
+                    line = await asyncio.wait_for(reader.readline(), 8)
+                    if line.startswith(b"event: changed"):
+                        return time.perf_counter()
+                    if not line:
+                        return None
+            except asyncio.TimeoutError:
+                return None
+
+        waiting = [asyncio.create_task(hold()) for _ in range(streams)]
+        await asyncio.sleep(2)
+        memory = rss_mb(proc.pid)
+        poster = Conn(port)
+        poster.cookies = {}
+        token2, csrf2 = token, csrf
+        start = time.perf_counter()
+        conn = Conn(port)
+        _t, csrf_new = await new_table(conn, "X")  # a session with a CSRF token, then the deal on the watched table
+        status, body = await conn.request("GET", f"/t/{token2}")
+        import re as _re
+        csrf_page = _re.search(rb'name="csrf_token" value="([^"]+)"', body).group(1).decode()
+        start = time.perf_counter()
+        status, _ = await conn.request("POST", f"/t/{token2}/deals", deal_form(csrf_page, 1, 1))
+        heard = [t for t in await asyncio.gather(*waiting) if t is not None]
+        for w in conns:
+            w.close()
+        return {"status": status, "heard": len(heard), "of": streams,
+                "last_ms": round((max(heard) - start) * 1000, 1) if heard else None, "rss_mb": round(memory, 1)}
+
+    for name in ("gevent (companion serve)", "waitress, 16 threads"):
+        tmp = Path(tempfile.mkdtemp())
+        if name.startswith("gevent"):
+            proc, port = start_server(tmp, "--per-device", "100000")
+        else:
+            port = free_port()
+            proc = subprocess.Popen([sys.executable, "-c", WAITRESS, str(tmp / "x.sqlite"), str(port)], cwd=tmp,
+                                    env=server_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            time.sleep(2.5)
+        try:
+            result = asyncio.run(measure(port, proc))
+        finally:
+            stop_server(proc)
+        print(f"{name}: {result['heard']} of {result['of']} streams heard the deal within 8 s"
+              f" (last after {result['last_ms']} ms); server RSS {result['rss_mb']} MB", flush=True)
+
+
+if __name__ == "__main__":
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Compare servers for held event streams.")
+    parser.add_argument("--compare", action="store_true")
+    parser.add_argument("--streams", type=int, default=300)
+    options = parser.parse_args()
+    if options.compare:
+        compare(options.streams)

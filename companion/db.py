@@ -166,28 +166,54 @@ def _statements(script: str) -> list[str]:
     return parts
 
 
-_per_thread = threading.local()
+class ConnectionPool:
+    """Open connections kept between requests: opening SQLite costs more than the question
+    most requests ask ("has the table changed?"). One is lent per request running at once,
+    not one per thread: under `companion serve` (gevent) every held connection is a greenlet
+    "thread", and a connection (with its page cache) per phone would grow without bound."""
+
+    def __init__(self, keep: int = 8):
+        self.keep = keep
+        self.idle: list[tuple[str, sqlite3.Connection]] = []
+        self.lock = threading.Lock()
+
+    def borrow(self, path: str) -> sqlite3.Connection:
+        with self.lock:
+            while self.idle:
+                held_path, conn = self.idle.pop()
+                if held_path == path:
+                    return conn
+                conn.close()
+        return connect(path)
+
+    def give_back(self, path: str, conn: sqlite3.Connection) -> None:
+        if conn.in_transaction:
+            conn.rollback()  # never carry a half-done transaction into the next request
+        with self.lock:
+            if len(self.idle) < self.keep:
+                self.idle.append((path, conn))
+                return
+        conn.close()
+
+
+pool = ConnectionPool()
 
 
 def get_db() -> sqlite3.Connection:
-    """This request's connection. Each server thread keeps one open between requests:
-    opening SQLite costs more than the question most requests ask ("has the table changed?")."""
+    """This request's connection, lent from the pool until the request ends."""
     if "db" not in g:
-        path = current_app.config["DATABASE"]
-        cached = getattr(_per_thread, "conn", None)
-        if cached is None or _per_thread.path != path:
-            if cached is not None:
-                cached.close()
-            cached = connect(path)
-            _per_thread.conn, _per_thread.path = cached, path
-        g.db = cached
+        g.db_path = current_app.config["DATABASE"]
+        g.db = pool.borrow(g.db_path)
     return g.db
 
 
 def close_db(_exc: BaseException | None = None) -> None:
     conn = g.pop("db", None)
-    if conn is not None and conn.in_transaction:
-        conn.rollback()  # never carry a half-done transaction into the next request
+    if conn is not None:
+        try:
+            pool.give_back(g.pop("db_path"), conn)
+        except sqlite3.Error:
+            conn.close()
 
 
 def init_app(app: Flask) -> None:

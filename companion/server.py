@@ -170,6 +170,11 @@ def build_server(app: Callable, listener: socket.socket, limits: Limits | None =
         pass
 
     class Handler(WSGIHandler):
+        def __init__(self, sock, address, server):
+            # A 1 KB read buffer, not 8 KB: thousands of connections are held open (streams)
+            # and requests here are a few hundred bytes; longer lines are read in pieces.
+            super().__init__(sock, address, server, rfile=sock.makefile("rb", 1024))
+
         def device(self) -> str:
             address = self.client_address
             return address[0] if isinstance(address, tuple) else str(address)
@@ -294,6 +299,14 @@ def run(server) -> None:
 
     import gevent
 
+    import gc
+
+    # Everything loaded so far (Flask, templates, the games) lives as long as the server: keep
+    # it out of the cyclic collector, and collect less often. With thousands of connections a
+    # full collection walks every object and stalls every phone for hundreds of milliseconds.
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(20_000, 50, 100)
     stopping = threading.Event()
 
     def stop(*_args):

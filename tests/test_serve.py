@@ -539,3 +539,30 @@ def test_a_300_mb_post_is_refused_from_its_headers(server_process):
     assert sent[0] < 100 << 20, f"{sent[0] >> 20} MB were taken in before the connection closed"
     sock.close()
     print(f"300 MB POST refused after {refused_after * 1000:.1f} ms; {sent[0] >> 20} MB sent before the close")
+
+
+@pytest.mark.skipif(not socket.has_ipv6, reason="no IPv6 on this machine")
+def test_host_double_colon_serves_ipv4_and_ipv6(tmp_path):
+    """`--host ::` listens on both, so the IPv4 address printed and drawn as the QR code works."""
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::1", 0))
+    except OSError:
+        pytest.skip("IPv6 loopback unavailable")
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "companion.cli", "serve", "--host", "::", "--port", str(port),
+                             "--db", str(tmp_path / "dual.sqlite"), "--no-qr"], cwd=tmp_path, env=serve_env(),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 15
+        while True:
+            try:
+                assert http_status(f"http://[::1]:{port}/healthz") == 200
+                break
+            except (urllib.error.URLError, ConnectionError):
+                assert time.monotonic() < deadline, "serve --host :: did not answer on ::1"
+                time.sleep(0.1)
+        assert http_status(f"http://127.0.0.1:{port}/healthz") == 200  # and over IPv4
+    finally:
+        proc.kill()
+        proc.wait(10)

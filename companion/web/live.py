@@ -10,41 +10,26 @@ from __future__ import annotations
 
 import re
 import sqlite3
-import threading
 from typing import Callable, Iterable
 
-from ..db import connect
+from ..db import pool
 
 LIVE_PATH = re.compile(r"^/t/([A-Za-z0-9_-]{16,64})/live$")
 REV_PARAM = re.compile(r"(?:^|&)rev=(\d{1,12})(?:&|$)")
 
 
 class Revisions:
-    """Reads a table's revision with a few reused SQLite connections (one per request
-    running at once: one under gevent, where a read never yields; one per thread under a
-    threaded server), instead of one connection per thread or greenlet."""
+    """Reads a table's revision with a connection lent by the app's pool (companion.db)."""
 
     def __init__(self, database: Callable[[], str]):
         self.database = database
-        self.idle: list[tuple[str, sqlite3.Connection]] = []
-        self.lock = threading.Lock()
 
     def _borrow(self) -> tuple[str, sqlite3.Connection]:
         path = self.database()
-        with self.lock:
-            while self.idle:
-                held = self.idle.pop()
-                if held[0] == path:
-                    return held
-                held[1].close()
-        return path, connect(path)
+        return path, pool.borrow(path)
 
     def _give_back(self, held: tuple[str, sqlite3.Connection]) -> None:
-        with self.lock:
-            if len(self.idle) < 8:
-                self.idle.append(held)
-                return
-        held[1].close()
+        pool.give_back(*held)
 
     def of(self, token: str) -> int | None:
         held = self._borrow()
