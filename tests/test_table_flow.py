@@ -256,3 +256,22 @@ def test_correction_preview_scores_deal_n_against_the_deals_before_it(client):
     assert client.post(f"/t/{token}/deals/9/preview", data=LC_SWAP[0], headers=HX).status_code == 204
     html = client.get(f"/t/{token}/deals/1/edit").get_data(as_text=True)
     assert f'hx-post="/t/{token}/deals/1/preview"' in html
+
+
+def test_a_correction_that_changes_a_later_choice_asks_for_it_and_goes_through(client):
+    token = rwd_table(client)
+    post(client, token, 1, RWD_WIN)
+    post(client, token, 2, RWD_WIN)
+    shared = rwd([5, 5, 7], [7, 7, 3])  # Ann and Bo share deal 1: deal 2 must say who started
+    was = re.search(r'name="was" value="([^"]+)"',
+                    client.get(f"/t/{token}/deals/1/edit").get_data(as_text=True)).group(1)
+    response = client.post(f"/t/{token}/deals/1", data={**{k: str(v) for k, v in shared.items()}, "was": was})
+    html = response.get_data(as_text=True)
+    assert response.status_code == 422
+    assert 'name="later-2"' in html and "Deal 2" in text_of(html)
+    assert re.search(r'name="chips-0" value="5"[^>]*checked', html)  # the correction is kept
+    response = client.post(f"/t/{token}/deals/1", data={**{k: str(v) for k, v in shared.items()},
+                                                        "was": was, "later-2": "1"})
+    assert response.status_code == 303
+    deals = state(client, token)["deals"]
+    assert deals[0]["points"] == [2, 2, -4] and deals[1]["facts"].get("start_player") == 1

@@ -7,7 +7,6 @@ just the part that changed (``HX-Request``), as in Hypermedia Systems' Contact.a
 from __future__ import annotations
 
 import csv
-import inspect
 import io
 import json
 import re
@@ -416,12 +415,10 @@ def update(token: str, number: int):
                 return stale(table, conflict.message, values)
             recorded = table.deals[number - 1]
             return render_edit(table, number, values, {}, conflict.message, store.fingerprint(recorded), 409)
-        except (store.Refused, *NEEDS_CHOICES) as refused:
-            later_choices = tuple(getattr(refused, "choices", ()) or ())
-            errors = list(getattr(refused, "errors", ()) or ())
-            if later_choices and not errors:
-                errors = [FieldError("later", gettext(
-                    "This correction changes who decides in a later deal: choose below, then save again."))]
+        except store.Refused as refused:
+            errors = refused.errors
+            # store.NeedsChoices: the later deals' choices this correction asks again.
+            later_choices = tuple(getattr(refused, "choices", ()))
         except sqlite3.DatabaseError as error:
             return render_edit(table, number, values, {"deal": [storage_message(error)]}, None, was, 503)
     if errors:
@@ -432,21 +429,12 @@ def update(token: str, number: int):
 
 def later_answers(values: dict) -> dict:
     """Answers to later deals' choices that a correction asked for again (fields named
-    ``later-<deal>``), as the store's ``edit_deal`` takes them (by deal number)."""
+    ``later-<deal>``, see store.later_field), by deal number as ``store.edit_deal`` takes them."""
     answers = {int(name[6:]): value for name, value in values.items()
                if name.startswith("later-") and name[6:].isdigit() and len(name) < 12}
     if not answers:
         return {}
-    takes = inspect.signature(store.edit_deal).parameters
-    for keyword in ("answers", "choices"):
-        if keyword in takes:
-            return {keyword: answers}
-    return {}
-
-
-# A correction that changes a later open choice is refused with the choices to ask again
-# (flow-rules: a Refused carrying ``choices``, or its own NeedsChoices error).
-NEEDS_CHOICES = tuple(error for error in (getattr(store, "NeedsChoices", None),) if isinstance(error, type))
+    return {"choices": answers}
 
 
 @bp.post("/t/<token>/undo")

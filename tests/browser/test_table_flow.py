@@ -385,3 +385,24 @@ def test_correction_page_previews_the_score(live_server, phone):
     preview = phone.locator("#preview-edit .score-preview")
     preview.wait_for()
     assert "Ann" in preview.inner_text() and "+5" in preview.inner_text()
+
+
+def test_correction_that_changes_a_later_choice_goes_through_in_one_more_tap(live_server, phone, phone2):
+    a, b = phone, phone2
+    url = open_table(a, live_server, "rwd")
+    prefill(live_server, url, DEALS["rwd"][:2])
+    b.goto(url)
+    a.goto(url + "/deals/1/edit")
+    type_deal(a, {"chips-0": 5, "chips-1": 5, "chips-2": 7, "tricks-0": 7, "tricks-1": 7, "tricks-2": 3})
+    a.locator("#preview-edit .score-preview").wait_for()  # Ann +2, Bo +2: a shared deal
+    assert "+2" in a.locator("#preview-edit").inner_text()
+    a.get_by_role("button", name="Save the correction").tap()
+    later = a.locator("fieldset.later-choices")
+    later.wait_for()
+    assert "Deal 2" in later.inner_text()
+    a.locator('fieldset.later-choices label:has(> input[name="later-2"][value="1"])').tap()
+    a.get_by_role("button", name="Save the correction").tap()
+    a.locator("#entry-wrap .flash", has_text="Deal 1 corrected").wait_for()
+    b.wait_for_function("() => [...document.querySelectorAll('#live td.total')].map(t => t.textContent.trim())"
+                        ".includes('5')", timeout=5000)  # Ann: +2 (shared) then +3
+    assert deal_count(live_server, url) == 2
