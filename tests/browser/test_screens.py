@@ -86,6 +86,7 @@ def server(tmp_path_factory):
             tokens[(game, n)] = token
         fresh = tables.create(conn, "rwd", NAMES[:4], {})  # no deal yet: for the keyboard test
         fresh_pq = tables.create(conn, "pair_quad", NAMES[:4], {})
+        fresh_ts = tables.create(conn, "twin_shoot", NAMES[:4], {})
     # 32 threads: each open table page holds one for its event stream.
     httpd = create_server(app, host="127.0.0.1", port=0, threads=32, ident="screens")
     thread = threading.Thread(target=httpd.run, daemon=True)
@@ -93,6 +94,7 @@ def server(tmp_path_factory):
     paths = page_paths(tokens)
     paths["fresh-rwd-4p"] = f"/t/{fresh}"  # not in the parametrized list: they get deals
     paths["fresh-pair_quad-4p"] = f"/t/{fresh_pq}"
+    paths["fresh-twin_shoot-4p"] = f"/t/{fresh_ts}"
     yield f"http://127.0.0.1:{httpd.effective_port}", paths
     httpd.close()
 
@@ -330,5 +332,28 @@ def test_counts_by_tap_with_the_last_player_and_other_cards_worked_out(server, b
             page.locator("#entry button[type=submit]").tap()
         assert info.value.status == 200, page.locator("#entry").inner_text()[:500]
         page.wait_for_function("() => document.querySelector('#entry h2')?.textContent.includes('2')")
+    finally:
+        context.close()
+
+
+def test_tap_rows_work_as_a_plain_form_without_javascript(server, browser):
+    """No script at all: the keys are radio buttons, "auto" is sent blank and the rules work
+    the last player's tricks out; the saved deal shows on the scoresheet."""
+    base, paths = server
+    context = browser.new_context(viewport={"width": 390, "height": 844}, java_script_enabled=False,
+                                  locale="en-US")
+    context.set_default_timeout(10_000)
+    page = context.new_page()
+    try:
+        page.goto(base + paths["fresh-twin_shoot-4p"])
+        for seat in range(4):
+            for slot in ("bid1", "bid2"):
+                page.locator(f'#entry label:has(input[name="{slot}-{seat}"][value="C"])').click()
+        for seat, tricks in enumerate([3, 3, 2]):
+            page.locator(f'#entry #f-tricks-{seat} label:has(input[value="{tricks}"])').click()
+        assert page.locator("#f-tricks-3 .tap.auto input").is_checked()
+        page.locator("#entry button[type=submit]").click()
+        page.wait_for_load_state("load")
+        assert page.locator("#deal-1").count() == 1, page.locator("main").inner_text()[:400]
     finally:
         context.close()
