@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 import sys
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -58,7 +58,6 @@ class Scenario:
 @dataclass
 class Phone:
     page: object
-    log: list[str] = field(default_factory=list)
 
     def choose(self, name: str, value) -> None:
         """One tap on a tap-row / chip / suit choice."""
