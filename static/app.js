@@ -245,6 +245,21 @@
     window.location.reload();
   });
 
+  function dropStaleErrors(event) {
+    // The as-you-type check just answered: the messages from the last Save are stale, and
+    // showing both would show each error twice. The check's answer is the one truth now.
+    var target = event.target;
+    if (!target || !target.classList || !target.classList.contains("preview")) return;
+    var form = target.closest("form");
+    if (!form) return;
+    form.querySelectorAll("p.field-error, .error-summary:not(.preview *)").forEach(function (el) {
+      if (!target.contains(el)) el.remove();
+    });
+    form.querySelectorAll(".has-error").forEach(function (el) { el.classList.remove("has-error"); });
+    form.querySelectorAll("[aria-invalid]").forEach(function (el) { el.removeAttribute("aria-invalid"); });
+  }
+
   document.addEventListener("DOMContentLoaded", function () { setUp(); showWhatWasTold(); });
+  document.addEventListener("htmx:after:swap", dropStaleErrors);
   document.addEventListener("htmx:after:swap", function () { setUp(); adoptNextForm(); showWhatWasTold(); });
 })();

@@ -137,6 +137,14 @@ def response_end(page, fragment: str) -> float:
     }""", fragment)
 
 
+def settled(page) -> None:
+    """Loaded, with the live region running (its event stream never lets the network idle)."""
+    page.wait_for_load_state("load")
+    page.wait_for_function("() => !document.querySelector('#live') || "
+                           "document.querySelector('#live').hasAttribute('data-htmx-powered')")
+    page.wait_for_timeout(300)
+
+
 def create_on_phone(page, live_server, game: str) -> str:
     names = NAMES[game]
     page.goto(live_server(f"/tables/new?game={game}&players={len(names)}"))
@@ -144,7 +152,7 @@ def create_on_phone(page, live_server, game: str) -> str:
         page.locator(f"#f-name-{seat}").fill(name)
     page.get_by_role("button", name="Open the table").tap()
     page.wait_for_url(re.compile(r"/t/[A-Za-z0-9_-]{16,}$"))
-    page.wait_for_load_state("networkidle")
+    settled(page)
     return page.url
 
 
@@ -160,7 +168,7 @@ def test_two_phones_share_a_live_scoresheet(game, live_server, phone, phone2, ar
     assert a.locator("p.players").inner_text().count(XSS) == 1  # shown as text, never run
 
     b.goto(url)
-    b.wait_for_load_state("networkidle")
+    settled(b)
     before = standings(b)
     watch_for_change(b)
 
@@ -250,7 +258,7 @@ def test_host_view_on_a_laptop(live_server, phone, laptop, artifacts_dir):
     phone.locator("#entry button[type=submit]").tap()
     phone.wait_for_function("() => document.querySelector('#entry h2')?.textContent.includes('2')")
     laptop.goto(url + "/host")
-    laptop.wait_for_load_state("networkidle")
+    settled(laptop)
     assert laptop.locator(".host-standings li").count() == 2
     assert "36" in laptop.locator(".host-standings").inner_text()
     laptop.screenshot(path=str(artifacts_dir / "table-host-laptop.png"), full_page=True)
