@@ -52,7 +52,6 @@ class Scenario:
     players: int
     target: int
     enter: Callable  # (Phone) -> None
-    note: str = ""
 
 
 @dataclass
@@ -70,13 +69,6 @@ class Phone:
         button = self.page.locator(f'#entry [data-other="f-other-{seat}"] button[data-tricks="{tricks}"]')
         button.scroll_into_view_if_needed()
         button.tap()
-
-    def type_into(self, field_id: str, text: str) -> None:
-        """Tap a box, then type into it (one keystroke per character)."""
-        box = self.page.locator(f"#entry #{field_id}")
-        box.scroll_into_view_if_needed()
-        box.tap()
-        self.page.keyboard.type(text)
 
     def open_details(self, summary_text: str) -> None:
         summary = self.page.locator("#entry summary", has_text=summary_text)
