@@ -190,6 +190,17 @@
     }
   }
 
+  function showMoved(form, text) {
+    var notice = form.querySelector("p.notice.moved");
+    if (!notice) {
+      notice = document.createElement("p");
+      notice.className = "notice moved";
+      notice.setAttribute("role", "alert");
+      form.querySelector("h2").insertAdjacentElement("afterend", notice);
+    }
+    notice.textContent = text;
+  }
+
   function adoptNextForm() {
     // The table moved on (another phone saved or undid): the live answer brought the next form.
     var holder = document.getElementById("entry-next");
@@ -197,25 +208,29 @@
     if (!template) return;
     holder.textContent = "";
     var wrap = document.getElementById("entry-wrap");
+    // Already there: this phone's own save answered first (a live answer asked before it
+    // arrives late). Never tell this phone that another one entered its deal.
+    if (wrap && wrap.dataset.number === template.dataset.number) return;
     var form = entryForm();
     var incoming = template.content.querySelector("form#entry");
+    if (form && !incoming && isTyped(form)) {
+      // No next deal any more (the match ended meanwhile): keep what is typed, say why Save is off.
+      showMoved(form, template.dataset.moved);
+      form.querySelector("button[type=submit]").disabled = true;
+      wrap.dataset.number = "";
+      return;
+    }
     if (form && incoming && isTyped(form)) {
       // Keep what is typed; it will be saved as the new deal number, after a fresh tap.
       var oldKey = draftKey(form);
       var number = template.dataset.number;
       form.elements.number.value = number;
       form.dataset.number = number;
+      wrap.dataset.number = number;
       form.querySelector("h2").textContent = incoming.querySelector("h2").textContent;
       form.querySelector("button[type=submit]").textContent =
         incoming.querySelector("button[type=submit]").textContent;
-      var notice = form.querySelector("p.notice.moved");
-      if (!notice) {
-        notice = document.createElement("p");
-        notice.className = "notice moved";
-        notice.setAttribute("role", "alert");
-        form.querySelector("h2").insertAdjacentElement("afterend", notice);
-      }
-      notice.textContent = template.dataset.moved;
+      showMoved(form, template.dataset.moved);
       store(oldKey, null);
       saveDraft(form);
       coolDown(form, 1500);

@@ -406,3 +406,20 @@ def test_correction_that_changes_a_later_choice_goes_through_in_one_more_tap(liv
     b.wait_for_function("() => [...document.querySelectorAll('#live td.total')].map(t => t.textContent.trim())"
                         ".includes('5')", timeout=5000)  # Ann: +2 (shared) then +3
     assert deal_count(live_server, url) == 2
+
+
+def test_a_half_typed_form_is_kept_when_another_phone_ends_the_match(live_server, phone, phone2):
+    a, b = phone, phone2
+    url = open_table(a, live_server, "rwd")
+    prefill(live_server, url, DEALS["rwd"][:2])
+    a.goto(url)
+    b.goto(url)
+    put(b, "chips-0", 4)
+    type_deal(a, DEALS["rwd"][2])
+    a.locator("#entry .score-preview").wait_for()
+    save(a)  # Ann's third deal win: the match is over
+    b.locator("#entry p.notice.moved").wait_for(timeout=5000)
+    assert "ended the match" in b.locator("#entry p.notice.moved").inner_text()
+    assert b.locator('#entry input[name="chips-0"][value="4"]').is_checked()
+    assert b.locator("#entry button[type=submit]").is_disabled()
+    b.locator("#actions").get_by_role("button", name="Rematch with the same seats").wait_for()
