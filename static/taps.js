@@ -83,7 +83,10 @@
   function updateAll(root) {
     root.querySelectorAll("form").forEach(function (form) {
       if (!form.querySelector("[data-derive]")) return;
-      update(form, !form.dataset.adopted);  // once per form: never undo what a player taps later
+      // Only a stored deal as stored (the correction page before any refusal): once per form,
+      // never touching what a player tapped or typed.
+      var stored = form.querySelector("input[name=was]") && !form.querySelector(".field-error, [aria-invalid=true]");
+      update(form, stored && !form.dataset.adopted);
       form.dataset.adopted = "1";
     });
   }
