@@ -64,6 +64,7 @@ def page_paths(tokens: dict[tuple[str, int], str]) -> dict[str, str]:
         paths[f"correct-{game}"] = f"/t/{token}/deals/1/edit"
         paths[f"host-{game}"] = f"/t/{token}/host"
     paths["log"] = f"/t/{tokens[('rwd', 4)]}/log"
+    paths |= {"hall": "/hall", "hall-cards": "/hall/cards", "hall-new-night": "/hall/new-night"}
     paths["error-404"] = "/t/no-such-table-here-at-all"
     paths["error-game"] = "/games/no-such-game"
     return paths
