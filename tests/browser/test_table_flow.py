@@ -423,3 +423,26 @@ def test_a_half_typed_form_is_kept_when_another_phone_ends_the_match(live_server
     assert b.locator('#entry input[name="chips-0"][value="4"]').is_checked()
     assert b.locator("#entry button[type=submit]").is_disabled()
     b.locator("#actions").get_by_role("button", name="Rematch with the same seats").wait_for()
+
+
+@pytest.mark.parametrize("game", ["rwd", "miraiscope", "lucky_cube", "pair_quad", "twin_shoot"])
+def test_every_game_confirms_a_save_with_undo_there_and_the_other_phone_follows(game, live_server, phone, phone2):
+    from .test_tables_browser import NAMES as PLAYERS, create_on_phone, enter_deal, settled
+    a, b = phone, phone2
+    url = create_on_phone(a, live_server, game)
+    b.goto(url)
+    settled(b)
+    enter_deal(a, game)
+    a.locator("#entry .score-preview").wait_for()
+    save(a)
+    banner = a.locator("#entry-wrap .saved-banner")
+    assert "Deal 1 saved." in banner.inner_text() and banner.is_visible()
+    entrants = a.locator("#live table.standings th.name").all_inner_texts()
+    for name in entrants:
+        assert name.strip() in banner.inner_text()
+    b.locator("#actions").get_by_role("button", name="Undo deal 1").wait_for(timeout=5000)
+    b.wait_for_function("() => document.querySelector('#entry input[name=number]')?.value === '2'")
+    banner.get_by_role("button", name="Undo deal 1").tap()
+    a.locator("#entry-wrap .flash", has_text="Deal 1 undone.").wait_for()
+    b.locator("#history p.empty").wait_for(timeout=5000)
+    assert len(PLAYERS[game]) >= 2 and a.errors == [] and b.errors == []
