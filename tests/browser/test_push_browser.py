@@ -1,0 +1,69 @@
+"""Push in a real browser against the real `companion serve` (gevent): the page's event
+stream brings a change without polling, survives the server being killed, and a removed
+table's page says so and stops asking."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import pytest
+
+from test_serve import enter_deals  # noqa: E402  (tests/ is on sys.path)
+from test_tables_race_crash import Phone  # noqa: E402
+
+posix_only = pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
+
+STREAM_OPEN = "() => document.querySelector('#live')?._htmx?.sse?.status === 200"
+
+
+def watch_requests(page) -> list[str]:
+    seen: list[str] = []
+    page.on("request", lambda request: seen.append(request.url) if "/static/" not in request.url else None)
+    return seen
+
+
+@posix_only
+def test_page_follows_changes_pushed_and_after_the_server_is_killed(server_process, phone):
+    port = server_process.port
+    token = Phone(port).create_table("rwd", ["Ann", "Ben", "Cho", "Dai"])
+    phone.goto(f"http://127.0.0.1:{port}/t/{token}")
+    phone.wait_for_function(STREAM_OPEN)
+    requests = watch_requests(phone)
+
+    enter_deals(port, token, [1])
+    phone.wait_for_selector("#deal-1", timeout=3000)  # pushed: no poll would come within 30 s
+    assert not any("/events" in url and "rev=0" in url for url in requests[1:])
+
+    server_process.kill()
+    time.sleep(1)  # the page notices and retries
+    server_process.start(port=port)
+    enter_deals(port, token, [2, 3])
+    phone.wait_for_selector("#deal-3", timeout=15000)  # reconnected, caught up on both at once
+    assert phone.locator("#deal-2").count() == 1
+    # while the server was down: failed fetches, logged by the browser and by htmx; nothing else
+    unexpected = [e for e in phone.errors if not any(k in e for k in ("Failed to load resource", "net::", "htmx:"))]
+    assert unexpected == [], phone.errors
+
+
+def test_idle_page_makes_no_requests_and_a_removed_table_stops_asking(live_server, phone):
+    port = live_server.port
+    token = Phone(port).create_table("rwd", ["Ann", "Ben", "Cho", "Dai"])
+    phone.goto(live_server(f"/t/{token}"))
+    phone.wait_for_function(STREAM_OPEN)
+    requests = watch_requests(phone)
+    phone.wait_for_timeout(3000)
+    assert requests == [], requests  # the stream is held; nothing is asked while nothing changes
+
+    with live_server.app.app_context():
+        from companion.db import get_db
+        db = get_db()
+        db.execute("PRAGMA foreign_keys = OFF")
+        db.execute("DELETE FROM tables WHERE token = ?", (token,))
+        db.commit() if db.in_transaction else None
+    # the 1 s sweep notices; the page fetches, gets the notice, and has nothing left to ask with
+    phone.wait_for_selector("#live[role=alert]", timeout=5000)
+    assert "no longer on the host laptop" in phone.locator("#live").inner_text()
+    asked = len(requests)
+    phone.wait_for_timeout(3000)
+    assert len(requests) == asked, requests[asked:]
