@@ -116,7 +116,7 @@ def seat(conn: sqlite3.Connection, token: str, names: Sequence[str], options: Ma
             raise store.NoSuchTable(token)
         if table.seated:
             raise AlreadySeated(token)
-        cleaned, errors = store.check_names(list(names), table.game)  # teams too (Twin Shoot)
+        cleaned, errors = store.check_names(list(names), table.game)  # team names too, where the game has teams
         if len(cleaned) != table.setup.n:
             errors.append(FieldError("players", T("This table was prepared for {n} players.", n=table.setup.n)))
         if not errors:

@@ -256,7 +256,8 @@ def test_lucky_cube_payment_refuses(client):
     same = {"lp-holder": 1, "lp-number": 4, "lp-last": 1}
     assert "can never have won the last trick" in partial(client, "lucky_cube", "lp", **same)
     seat = {"players": 3, "lp-holder": 4, "lp-number": 4, "lp-last": 1}
-    assert "must be from 0 to 2" in partial(client, "lucky_cube", "lp", **seat)
+    # A seat past the table is refused as a choice (never a 0-based range).
+    assert "Die holder: choose one of the players, or nobody." in partial(client, "lucky_cube", "lp", **seat)
 
 
 def test_lucky_cube_tracker(client):

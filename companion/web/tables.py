@@ -494,7 +494,7 @@ def _plain(value) -> str:
     if value is None:
         return gettext("none")
     if isinstance(value, dict):
-        # Pair & Quad's captured cards: "7 2、A 1、その他 9" in Japanese, "7 2, A 1, Other 9" in English.
+        # A count per kind (captured cards by rank): "7 2、A 1、その他 9" in Japanese, "7 2, A 1, Other 9" in English.
         return render_text(join_names([f"{gettext('Other') if k == 'other' else k} {_plain(v)}"
                                        for k, v in value.items()]))
     if isinstance(value, list):
