@@ -204,7 +204,8 @@ class TableEvents:
 
     def stream(self, token: str, shown: int | None, current: int | None) -> Iterator[bytes]:
         # The id says what this phone shows, so a reconnect sends it back as Last-Event-ID.
-        opening = f"retry: {RETRY_MS}\n" + (f"id: {shown}\n" if shown is not None else "") + ": open\n\n"
+        # "hello" and the "ping" heartbeat tell the page (static/live.js) its stream gets through.
+        opening = f"retry: {RETRY_MS}\n" + (f"id: {shown}\n" if shown is not None else "") + "event: hello\ndata:\n\n"
         yield opening.encode()
         again = None  # seconds until "changed" is said again
         while True:
@@ -225,7 +226,7 @@ class TableEvents:
                     yield event(shown)
                     again = again * 2 if again * 2 < self.heartbeat else None
                 else:
-                    yield b": \n\n"
+                    yield b"event: ping\ndata:\n\n"
 
 
 class Stream:

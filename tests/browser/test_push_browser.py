@@ -67,3 +67,16 @@ def test_idle_page_makes_no_requests_and_a_removed_table_stops_asking(live_serve
     asked = len(requests)
     phone.wait_for_timeout(3000)
     assert len(requests) == asked, requests[asked:]
+
+
+def test_page_falls_back_to_polling_where_no_stream_gets_through(live_server, phone):
+    """A proxy or network that never lets the stream through: after a silence (45 s; 1 s here)
+    the page asks every 5 s (0.5 s here), long before the region's own 30 s fallback."""
+    port = live_server.port
+    token = Phone(port).create_table("rwd", ["Ann", "Ben", "Cho", "Dai"])
+    phone.route("**/events?*", lambda route: route.abort())
+    phone.add_init_script("window.liveSilenceMs = 1000; window.livePollMs = 500;")
+    phone.goto(live_server(f"/t/{token}"))
+    phone.wait_for_timeout(1500)
+    enter_deals(port, token, [1])
+    phone.wait_for_selector("#deal-1", state="attached", timeout=5000)
