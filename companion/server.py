@@ -295,11 +295,10 @@ def build_server(app: Callable, listener: socket.socket, limits: Limits | None =
 
 def run(server) -> None:
     """Serve until Ctrl+C or SIGTERM (both end the loop quietly)."""
+    import gc
     import signal
 
     import gevent
-
-    import gc
 
     # Everything loaded so far (Flask, templates, the games) lives as long as the server: keep
     # it out of the cyclic collector, and collect less often. With thousands of connections a
@@ -307,13 +306,11 @@ def run(server) -> None:
     gc.collect()
     gc.freeze()
     gc.set_threshold(20_000, 50, 100)
-    stopping = threading.Event()
 
     def stop(*_args):
-        stopping.set()
         server.close()
 
-    if hasattr(signal, "SIGTERM"):
+    if sys.platform != "win32":  # gevent has no signal handlers on Windows, where Ctrl+C is the way
         gevent.signal_handler(signal.SIGTERM, stop)
         # Ctrl+C the same way: as a KeyboardInterrupt in the hub, gevent prints
         # "KeyboardInterrupt" and a timestamp to the terminal on every stop.
