@@ -6,8 +6,9 @@ holding streams would need 1,536 threads (about 8 MB of stack address space and 
 hand-off each), and its loop watches sockets with select(), which stops at 1,024 files. A
 gevent greenlet per connection costs a few kilobytes and its loop uses epoll/kqueue (libev)
 or IOCP (libuv on Windows), so thousands of idle streams cost memory only. gevent ships wheels
-for Linux, macOS and Windows, so `companion serve` stays one command everywhere (the figures
-that chose it are in bench/serving.py's docstring).
+for Linux, macOS and Windows, so `companion serve` stays one command everywhere. Measured with
+`python3 bench/serving.py --compare --streams 300`: under gevent all 300 held streams heard a deal
+within 39 ms (56 MB); under waitress with 16 threads none did, and the save itself got no answer.
 
 What no single device may do here (all configurable, see :class:`Limits`):
 
@@ -24,7 +25,9 @@ What no single device may do here (all configurable, see :class:`Limits`):
   device per minute, with a count of what was left out.
 
 sqlite3 calls are C calls that never yield to other greenlets, so a write transaction runs to
-its end before any other request continues; nothing inside one may do network I/O.
+its end before any other request continues; nothing inside one may do network I/O (today they
+hold only SQL, pure Python and locks that are never held across a yield). The app keeps one
+SQLite connection per running request (companion.db.ConnectionPool), not per greenlet.
 """
 
 from __future__ import annotations
