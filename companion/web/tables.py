@@ -204,16 +204,20 @@ def entry_context(table: store.Table, values: dict | None = None, errors: dict |
     match = table.match()
     full = len(table.deals) >= store.MAX_DEALS
     upcoming = None if full else match.next
+    number = len(table.deals) + 1
     return dict(table=table, game=table.game, match=match, progress=progress, upcoming=upcoming,
                 values=values or {}, errors=errors or {}, notice=notice, preview=preview,
-                number=len(table.deals) + 1, mode="add", banner=banner, conflict=conflict,
-                full=full, max_deals=store.MAX_DEALS)
+                number=number, mode="add", banner=banner, conflict=conflict,
+                full=full, max_deals=store.MAX_DEALS,
+                # The form a phone shows, as its live requests report it: 0 for none (the match
+                # is over), so Finish, Accept the tie and Reopen reach other phones too.
+                form_number=number if upcoming else 0)
 
 
 def page_context(table: store.Table, **kw) -> dict:
     """Everything the whole table page shows."""
     context = entry_context(table, **kw)
-    context.update(sheet_context(table, form_number=context["number"]))
+    context.update(sheet_context(table, form_number=context["form_number"]))
     context["join_link"] = join_link(table)
     context["join_qr"] = qr_svg(context["join_link"])
     return context
@@ -269,7 +273,7 @@ def live(token: str):
         body = render_template("tables/_host_board.html", **sheet_context(table, form_number))
     else:
         context = entry_context(table)
-        context.update(sheet_context(table, form_number=context["number"]))
+        context.update(sheet_context(table, form_number=context["form_number"]))
         context["asked_number"] = form_number
         body = render_template("tables/_live_response.html", **context)
     response = make_response(body)
@@ -289,7 +293,7 @@ def render_entry(table: store.Table, status: int = 200, **kw):
         # The form plus every part of the page that changed, so the phone that entered is as
         # current as every other phone (scoresheet, history, actions).
         context = entry_context(table, **kw)
-        context.update(sheet_context(table, form_number=context["number"]))
+        context.update(sheet_context(table, form_number=context["form_number"]))
         return render_template("tables/_entry_response.html", **context), status
     return render_page(table, status, **kw)
 
