@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.browser.pages import settled
+
 from companion.games import GAMES
 
 pytestmark = pytest.mark.browser
@@ -85,7 +87,7 @@ def _open_in(phone, live_server, path: str, lang: str) -> None:
     """Choose the language with the switch (a cookie), then load the page."""
     response = phone.goto(live_server(f"/lang/{lang}?next={path}"))
     assert response is not None and response.status == 200, path
-    phone.wait_for_load_state("networkidle")
+    settled(phone)
     assert phone.locator("html").get_attribute("lang") == lang, path
 
 

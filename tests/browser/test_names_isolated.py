@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.browser.pages import settled
+
 from companion import db, tables as store
 from test_hardening import rwd_facts  # tests/ is on sys.path (its conftest.py)
 
@@ -68,7 +70,7 @@ def rtl_table(live_server):
 @pytest.mark.parametrize("path", ["", "/deals/1/edit", "/log", "/host"])
 def test_every_name_on_a_table_page_is_isolated(live_server, phone, rtl_table, path, artifacts_dir):
     phone.goto(live_server(f"/t/{rtl_table}{path}"))
-    phone.wait_for_load_state("networkidle")
+    settled(phone)
     assert phone.evaluate(UNISOLATED, SHOWN) == []
     body = phone.locator("body").inner_text()
     assert "\u202e" not in body and "Evilyn" in body

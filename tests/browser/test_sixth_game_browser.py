@@ -7,6 +7,8 @@ import re
 
 import pytest
 
+from tests.browser.pages import settled
+
 from companion.games import register, unregister
 from tests import toy_game
 
@@ -57,7 +59,7 @@ def test_toy_game_on_two_phones(toy, live_server, phone, phone2, artifacts_dir):
     phone.get_by_role("button", name="Open the table").tap()
     phone.wait_for_url(re.compile(r"/t/[A-Za-z0-9_-]{16,}$"))
     phone2.goto(phone.url)
-    phone2.wait_for_load_state("networkidle")
+    settled(phone2)
 
     enter_deal(phone, [2, 1, 3], [2, 1, 2])
     phone2.wait_for_function("() => document.querySelector('#entry h2')?.textContent.includes('2')")

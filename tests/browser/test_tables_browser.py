@@ -9,6 +9,8 @@ import time
 
 import pytest
 
+from tests.browser.pages import settled
+
 pytestmark = pytest.mark.browser
 
 XSS = "<img src=x onerror=alert(1)>"
@@ -135,14 +137,6 @@ def response_end(page, fragment: str) -> float:
         const last = hits[hits.length - 1];
         return last ? performance.timeOrigin + last.responseEnd : null;
     }""", fragment)
-
-
-def settled(page) -> None:
-    """Loaded, with the live region running (its event stream never lets the network idle)."""
-    page.wait_for_load_state("load")
-    page.wait_for_function("() => !document.querySelector('#live') || "
-                           "document.querySelector('#live').hasAttribute('data-htmx-powered')")
-    page.wait_for_timeout(300)
 
 
 def create_on_phone(page, live_server, game: str) -> str:
