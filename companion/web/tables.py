@@ -17,7 +17,8 @@ from typing import Sequence
 
 from flask import (Blueprint, Response, abort, flash, get_flashed_messages, make_response, redirect,
                    render_template, request, url_for)
-from flask_babel import gettext
+from flask_babel import get_locale, gettext
+from flask_wtf.csrf import generate_csrf
 
 from .. import tables as store
 from ..db import get_db
@@ -25,7 +26,7 @@ from ..games import GAMES, Game
 from ..games.base import FieldError
 from ..games.text import Text, join_names
 from ..qr import qr_svg
-from . import render_text
+from . import BytesLRU, render_text
 from .chart import progression_chart
 from .home import join_url
 
@@ -252,6 +253,11 @@ def show(token: str):
     return render_page(table, banner=banner_for(table))
 
 
+# Rendered live answers, shared by the phones of a table (see live()); bounded in bytes.
+LIVE_PAGES = BytesLRU(16 * 1024 * 1024)
+CSRF_SLOT = "\x00csrf-token\x00"  # stands for this phone's token in a shared rendering
+
+
 @bp.get("/t/<token>/live")
 def live(token: str):
     """Phones poll this; an unchanged table costs one indexed read and a 204.
@@ -267,16 +273,26 @@ def live(token: str):
         abort(404)
     if request.args.get("rev") == str(current):
         return Response(status=204, headers={"Cache-Control": "no-store"})
-    table = table_or_404(token)
     form_number = request.args.get("form", type=int)
-    if request.args.get("view") == "host":
-        body = render_template("tables/_host_board.html", **sheet_context(table, form_number))
-    else:
-        context = entry_context(table)
-        context.update(sheet_context(table, form_number=context["form_number"]))
-        context["asked_number"] = form_number
-        body = render_template("tables/_live_response.html", **context)
-    response = make_response(body)
+    view = "host" if request.args.get("view") == "host" else "sheet"
+    # Every phone at a table asks for the same revision at once after a change: render it
+    # once per (revision, language, view, form) and give each phone its own CSRF token.
+    key = (token, current, str(get_locale()), view, form_number)
+    page = LIVE_PAGES.get(key)
+    if page is None:
+        table = table_or_404(token)
+        if view == "host":
+            context = sheet_context(table, form_number)
+            template = "tables/_host_board.html"
+        else:
+            context = entry_context(table)
+            context.update(sheet_context(table, form_number=context["form_number"]))
+            context["asked_number"] = form_number
+            template = "tables/_live_response.html"
+        page = render_template(template, csrf_token=lambda: CSRF_SLOT, **context).encode()
+        if table.revision == current:  # never file a newer table under an older revision
+            LIVE_PAGES.put(key, page)
+    response = make_response(page.replace(CSRF_SLOT.encode(), generate_csrf().encode()))
     response.headers["Cache-Control"] = "no-store"
     return response
 
