@@ -32,8 +32,8 @@ def join_url() -> tuple[str, str | None]:
     host = urlsplit(url).hostname or ""
     warning = None
     if lan.is_loopback(host):
-        warning = gettext("This address works only on the laptop itself. Restart with “companion serve” "
-                          "(it listens on the network by default) so phones can join.")
+        warning = gettext("This address works only on the laptop itself. Start Table Companion again without "
+                          "“--host 127.0.0.1” (it listens on the network by default) so phones can join.")
     return url, warning
 
 
