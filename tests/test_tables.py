@@ -454,7 +454,9 @@ def test_twin_shoot_match_with_open_bids(client):
     assert after["deals"][2]["points"] == [6, 34]
     assert after["over"] and after["winners"] == [teams[1]]
     html = page(client, token)
-    assert "wins the match!" in text_of(html) and 'id="entry"' not in html
+    # A team is two people: "… win the match!", never "wins".
+    assert " win the match!" in text_of(html) and "wins the match!" not in text_of(html)
+    assert 'id="entry"' not in html
     assert XSS not in html
 
 

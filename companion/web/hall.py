@@ -26,7 +26,7 @@ from .tables import (export_rows, form_values, group_errors, join_link, not_save
 
 bp = Blueprint("hall", __name__)
 
-HALL_POLL_MS = 2000  # the projector is the laptop itself: polling loopback costs nothing
+HALL_POLL_MS = 1000  # the projector is the laptop itself: polling loopback costs nothing
 CYCLE_MS = 8000  # how long the cycling mode shows each table
 
 
