@@ -160,6 +160,19 @@ async def new_table(conn: "Conn", name: str) -> tuple[str, str]:
     return conn.location.rsplit("/", 1)[-1], csrf
 
 
+async def open_tables(port: int, db: Path) -> list[dict]:
+    """One phone per table the run made, with the table's CSRF token and revision as its page
+    shows them. Tokens come from the database: the home page lists only the 12 newest."""
+    tables = []
+    for (token,) in sqlite3.connect(db).execute("SELECT token FROM tables ORDER BY id"):
+        conn = Conn(port)
+        _status, body = await conn.request("GET", f"/t/{token}")
+        csrf = re.search(rb'name="csrf_token" value="([^"]+)"', body).group(1).decode()
+        rev = int(re.search(rb'data-rev="(\d+)"', body).group(1))
+        tables.append({"token": token, "csrf": csrf, "conn": conn, "rev": rev, "number": 1})
+    return tables
+
+
 async def quiet_ratio(port: int, entries: int) -> dict:
     """Before the crowd arrives: a deal entry, then a trivial request, alternately, on an
     otherwise idle server. Both pay the same HTTP cost, so the ratio shows the app's own."""
@@ -200,24 +213,11 @@ async def run(args) -> dict:
     server, port = start_server(tmp, "--per-device", "100000")  # every phone here is this machine
     try:
         # Create the tables through the real forms (with CSRF), remembering each link.
-        tables = []
         setup = Conn(port)
         for t in range(args.tables):
-            status, body = await setup.request("GET", "/tables/new?game=rwd&players=4")
-            csrf = re.search(rb'name="csrf_token" value="([^"]+)"', body).group(1).decode()
-            form = {"csrf_token": csrf, "game": "rwd", "players": "4", "first_start_player": "0",
-                    "name-0": f"A{t}", "name-1": f"B{t}", "name-2": f"C{t}", "name-3": f"D{t}"}
-            status, _ = await setup.request("POST", "/tables", urllib.parse.urlencode(form).encode())
-            assert status == 303, status
-        # The home page lists only the 12 newest tables; read every token from the database.
-        tokens = [r[0] for r in sqlite3.connect(db).execute("SELECT token FROM tables ORDER BY id")]
+            await new_table(setup, f"T{t}-")
         setup.close()
-        for token in tokens:
-            conn = Conn(port)
-            status, body = await conn.request("GET", f"/t/{token}")
-            csrf = re.search(rb'name="csrf_token" value="([^"]+)"', body).group(1).decode()
-            rev = int(re.search(rb'data-rev="(\d+)"', body).group(1))
-            tables.append({"token": token, "csrf": csrf, "conn": conn, "rev": rev, "number": 1})
+        tables = await open_tables(port, db)
 
         quiet = await quiet_ratio(port, args.quiet_entries) if args.quiet_entries else {}
 
@@ -364,14 +364,7 @@ async def run_push(args) -> dict:
         for t in range(args.tables):
             await new_table(setup, f"T{t}-")
         setup.close()
-        tokens = [r[0] for r in sqlite3.connect(db).execute("SELECT token FROM tables ORDER BY id")]
-        tables = []
-        for token in tokens:
-            conn = Conn(port)
-            status, body = await conn.request("GET", f"/t/{token}")
-            csrf = re.search(rb'name="csrf_token" value="([^"]+)"', body).group(1).decode()
-            rev = int(re.search(rb'data-rev="(\d+)"', body).group(1))
-            tables.append({"token": token, "csrf": csrf, "conn": conn, "rev": rev, "number": 1})
+        tables = await open_tables(port, db)
         measuring = asyncio.Event()
         connected = 0
         deadline = [float("inf")]

@@ -11,18 +11,10 @@ import pytest
 
 from companion import night
 from companion.db import connect
+from tests.browser.pages import put
 from tests.conftest import decode_qr
 
 HALL = dict(viewport={"width": 1920, "height": 1080}, locale="en-US")
-
-
-def set_field(page, name: str, value) -> None:
-    """Fill a deal field the way its control works: a row of tap choices or a number box."""
-    radio = page.locator(f'#entry input[type=radio][name="{name}"][value="{value}"]')
-    if radio.count():
-        page.locator(f'#entry label:has(input[type=radio][name="{name}"][value="{value}"])').first.click()
-    else:
-        page.locator(f'#entry [name="{name}"]').fill(str(value))
 
 
 def night_tokens(live_server) -> list[str]:
@@ -66,8 +58,8 @@ def test_prepared_table_seated_from_a_phone_shows_live_in_the_hall(browser, live
         phone.wait_for_url(re.compile(rf"/t/{tokens[1]}$"))
         # Bob takes the first deal: chips 3 3 3 4, tricks 2 7 2 2.
         for seat, (chips, tricks) in enumerate(((3, 2), (3, 7), (3, 2), (4, 2))):
-            set_field(phone, f"chips-{seat}", chips)
-            set_field(phone, f"tricks-{seat}", tricks)
+            put(phone, f"chips-{seat}", chips)
+            put(phone, f"tricks-{seat}", tricks)
         phone.locator("#entry button[type=submit]").first.tap()
 
         # The hall view follows without a reload.

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from companion import tables as store
+from tests.browser.pages import put
 
 pytestmark = pytest.mark.browser
 
@@ -30,15 +31,6 @@ DEALS = {
 def shot(page, name: str) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=False)
-
-
-def put(page, name: str, value) -> None:
-    """Set one field as a person would: tap its value in a tap row, or type into a box."""
-    radio = page.locator(f'#entry input[type=radio][name="{name}"][value="{value}"]')
-    if radio.count():
-        page.locator(f'#entry label:has(> input[type=radio][name="{name}"][value="{value}"])').first.tap()
-    else:
-        page.locator(f'#entry [name="{name}"]').fill(str(value))
 
 
 def type_deal(page, fields: dict) -> None:
