@@ -487,10 +487,14 @@ def test_deal_entry_and_preview(app, game_id, state):
         # form starts empty (issue 11): its numbers must not be saved as the next deal.
         if response.status_code in (409, 422) and 'data-taken="' not in html:
             assert_keeps_typed(html, data)
-        if accepted(response, htmx):  # put the table back as it was
+        # The same facts as a recorded deal, sent again under its number, are answered "saved"
+        # and store nothing (a double tap): only a new deal is undone to restore the table.
+        if deal_count(app, token) > count:
+            assert accepted(response, htmx)
             assert state != "over" or game_id == "miraiscope"  # only a tie allows one more deal
             undo = client.post(f"/t/{token}/undo", data={"number": str(count + 1)})
             assert undo.status_code == 303
+        assert deal_count(app, token) == count
 
     run(check, DEAL_EXAMPLES, calls)
 
