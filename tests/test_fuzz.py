@@ -881,7 +881,8 @@ def test_lucky_cube_tracker_with_a_5000_digit_winner():
 def test_lucky_cube_preview_with_a_5000_digit_winner(client):
     token, _count = table_in_state(client, "lucky_cube", "fresh")
     html = checked_response(client.post(f"/t/{token}/preview", data={"trick-1": "9" * 5000}), {200})
-    assert "not a whole number" in refusal_message(html)
+    # A trick winner is tapped, so any value that is no seat is refused as a choice.
+    assert "Winner of trick 1: choose one of the players." in refusal_message(html)
 
 
 # --------------------------------------------------------------------------------------

@@ -386,7 +386,8 @@ def test_correction_that_changes_a_later_choice_goes_through_in_one_more_tap(liv
     b.goto(url)
     a.goto(url + "/deals/1/edit")
     type_deal(a, {"chips-0": 5, "chips-1": 5, "chips-2": 7, "tricks-0": 7, "tricks-1": 7, "tricks-2": 3})
-    a.locator("#preview-edit .score-preview").wait_for()  # Ann +2, Bo +2: a shared deal
+    # Earlier taps may have had their own preview: wait for the one of the whole corrected deal.
+    a.locator("#preview-edit .score-preview", has_text="+2").wait_for()  # Ann +2, Bo +2: a shared deal
     assert "+2" in a.locator("#preview-edit").inner_text()
     a.get_by_role("button", name="Save the correction").tap()
     later = a.locator("fieldset.later-choices")
