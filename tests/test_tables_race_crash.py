@@ -200,10 +200,20 @@ def test_thousand_deals_from_twenty_phones_survive_random_kills(server_process):
 
     def killer() -> None:
         nonlocal kills
-        while not done.wait(rng.uniform(0.3, 1.2)):
-            server_process.kill()
-            kills += 1
-            server_process.start()
+        # At random moments, and at least at a few points of the run's progress: a server fast
+        # enough to take all the deals between two random kills must still be killed mid-run.
+        marks = [CLIENTS * DEALS_EACH * share for share in (0.15, 0.35, 0.55, 0.75)]
+        next_kill = time.monotonic() + rng.uniform(0.3, 1.2)
+        while not done.wait(0.01):
+            with lock:
+                progress = len(acknowledged)
+            if (marks and progress >= marks[0]) or time.monotonic() >= next_kill:
+                while marks and progress >= marks[0]:
+                    marks.pop(0)
+                server_process.kill()
+                kills += 1
+                server_process.start()
+                next_kill = time.monotonic() + rng.uniform(0.3, 1.2)
 
     threads = [threading.Thread(target=client, args=(i,)) for i in range(CLIENTS)]
     chaos = threading.Thread(target=killer)
