@@ -160,9 +160,14 @@ async def new_table(conn: "Conn", name: str) -> tuple[str, str]:
     return conn.location.rsplit("/", 1)[-1], csrf
 
 
-async def open_tables(port: int, db: Path) -> list[dict]:
-    """One phone per table the run made, with the table's CSRF token and revision as its page
-    shows them. Tokens come from the database: the home page lists only the 12 newest."""
+async def open_tables(port: int, db: Path, count: int) -> list[dict]:
+    """Create ``count`` tables through the real forms (with CSRF), then one phone per table with
+    the table's CSRF token and revision as its page shows them. Tokens come from the database:
+    the home page lists only the 12 newest."""
+    setup = Conn(port)
+    for t in range(count):
+        await new_table(setup, f"T{t}-")
+    setup.close()
     tables = []
     for (token,) in sqlite3.connect(db).execute("SELECT token FROM tables ORDER BY id"):
         conn = Conn(port)
@@ -212,12 +217,7 @@ async def run(args) -> dict:
     db = tmp / "x.sqlite"
     server, port = start_server(tmp, "--per-device", "100000")  # every phone here is this machine
     try:
-        # Create the tables through the real forms (with CSRF), remembering each link.
-        setup = Conn(port)
-        for t in range(args.tables):
-            await new_table(setup, f"T{t}-")
-        setup.close()
-        tables = await open_tables(port, db)
+        tables = await open_tables(port, db, args.tables)
 
         quiet = await quiet_ratio(port, args.quiet_entries) if args.quiet_entries else {}
 
@@ -360,11 +360,7 @@ async def run_push(args) -> dict:
         stats["error_kinds"][kind] = stats["error_kinds"].get(kind, 0) + 1
 
     try:
-        setup = Conn(port)
-        for t in range(args.tables):
-            await new_table(setup, f"T{t}-")
-        setup.close()
-        tables = await open_tables(port, db)
+        tables = await open_tables(port, db, args.tables)
         measuring = asyncio.Event()
         connected = 0
         deadline = [float("inf")]
