@@ -131,12 +131,16 @@ def watch_for_change(page) -> None:
 
 
 def response_end(page, fragment: str) -> float:
-    """Epoch ms at which the page finished receiving its last request to ``fragment``."""
-    return page.evaluate("""(fragment) => {
+    """Epoch ms at which the page finished receiving its last request to ``fragment``.
+
+    Playwright reports a response when its headers arrive; the resource-timing entry is only
+    written once the body is in, so wait for it rather than read it at once."""
+    handle = page.wait_for_function("""(fragment) => {
         const hits = performance.getEntriesByType('resource').filter(e => e.name.includes(fragment));
         const last = hits[hits.length - 1];
         return last ? performance.timeOrigin + last.responseEnd : null;
-    }""", fragment)
+    }""", arg=fragment, timeout=5000)
+    return handle.json_value()
 
 
 def create_on_phone(page, live_server, game: str) -> str:
