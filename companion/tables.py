@@ -23,7 +23,7 @@ from typing import Any, Iterator, Mapping, Sequence
 
 from .games import GAMES, Game, InvalidDeal, Match, MatchSetup, Progress
 from .games.base import Choice, FieldError
-from .games.text import T, Text, Tn
+from .games.text import T, Text, Tn, join_sentences
 
 MAX_NAME = 40
 MAX_DEALS = 100  # far beyond any real match (the table page says so); keeps a replay cheap
@@ -414,6 +414,36 @@ def later_field(number: int) -> str:
     return f"later-{number}"
 
 
+def corrected_deals(table: Table, number: int, facts: dict[str, Any],
+                    choices: Mapping[int, Any] | None = None) -> list[dict[str, Any]]:
+    """The table's deals with deal ``number`` replaced by ``facts`` and the later deals' choices
+    settled (see :func:`edit_deal`), checked by replaying the whole match; nothing is written.
+    Raises :class:`NeedsChoices` or :class:`Refused` as :func:`edit_deal` does, so a correction's
+    preview can say what Save would."""
+    deals = list(table.deals)
+    deals[number - 1] = facts
+    later_answers = {k: v for k, v in (choices or {}).items() if isinstance(k, int) and k > number}
+    settled, needed, answered = table.game.settle_choices(table.setup, deals, later_answers)
+    if needed:
+        errors = [FieldError("later", T("This correction changes who is chosen in a later deal: "
+                                        "answer below and save again."))]
+        errors += [FieldError(later_field(later), choice.question)
+                   for later, choice in needed if later in later_answers]
+        # The choices answered so far stay on the page (with their answers), then the new one.
+        raise NeedsChoices(errors, answered + needed)
+    deals[number:] = settled[number:]
+    try:
+        table.game.replay(table.setup, deals, finished=table.finished)
+    except InvalidDeal as exc:
+        if exc.number == number:
+            raise Refused(exc.errors) from exc
+        reasons = join_sentences([e.message for e in exc.errors])  # translated when shown
+        raise Refused([FieldError("deal", T("With this change, deal {later} would no longer be valid: {reasons} "
+                                           "Correct or undo the later deals first.",
+                                           later=exc.number, reasons=reasons))]) from exc
+    return deals
+
+
 def edit_deal(conn: sqlite3.Connection, token: str, number: int, facts: dict[str, Any], was: str,
               choices: Mapping[int, Any] | None = None) -> Table:
     """Replace deal ``number``; everything after it is recomputed. ``was`` guards a concurrent edit.
@@ -432,27 +462,7 @@ def edit_deal(conn: sqlite3.Connection, token: str, number: int, facts: dict[str
         if fingerprint(old) != was:
             raise Conflict(T("Deal {number} was changed from another phone while you were editing. "
                              "Here is the recorded one; your change was not saved.", number=number), number)
-        deals = list(table.deals)
-        deals[number - 1] = facts
-        later_answers = {k: v for k, v in (choices or {}).items() if isinstance(k, int) and k > number}
-        settled, needed, answered = table.game.settle_choices(table.setup, deals, later_answers)
-        if needed:
-            errors = [FieldError("later", T("This correction changes who is chosen in a later deal: "
-                                            "answer below and save again."))]
-            errors += [FieldError(later_field(later), choice.question)
-                       for later, choice in needed if later in later_answers]
-            # The choices answered so far stay on the page (with their answers), then the new one.
-            raise NeedsChoices(errors, answered + needed)
-        deals[number:] = settled[number:]
-        try:
-            table.game.replay(table.setup, deals, finished=table.finished)
-        except InvalidDeal as exc:
-            if exc.number == number:
-                raise Refused(exc.errors) from exc
-            reasons = " ".join(str(e.message) for e in exc.errors)
-            raise Refused([FieldError("deal", T("With this change, deal {later} would no longer be valid: {reasons} "
-                                               "Correct or undo the later deals first.",
-                                               later=exc.number, reasons=reasons))]) from exc
+        deals = corrected_deals(table, number, facts, choices)
         if deals == list(table.deals):
             return table
         for later in range(number, len(deals) + 1):  # this deal, then later ones whose answer changed

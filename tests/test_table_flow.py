@@ -256,6 +256,32 @@ def test_correction_preview_scores_deal_n_against_the_deals_before_it(client):
     assert f'hx-post="/t/{token}/deals/1/preview"' in html
 
 
+def test_correction_preview_says_what_save_would_about_later_deals(client):
+    bo_wins = rwd([7, 2, 8], [6, 5, 6])  # Bo alone: -1 +3 -2
+    token = rwd_table(client)
+    for number, deal in enumerate([RWD_WIN, bo_wins, RWD_WIN, RWD_WIN], start=1):
+        assert post(client, token, number, deal).status_code == 200
+    # Deal 2 made Ann's win: she has 3 wins after deal 3, so deal 4 can't stand. Save refuses,
+    # and the preview says so instead of "Looks right".
+    fields = {k: str(v) for k, v in RWD_WIN.items()}
+    text = text_of(client.post(f"/t/{token}/deals/2/preview", data=fields, headers=HX).get_data(as_text=True))
+    assert "Looks right" not in text and "deal 4 would no longer be valid" in text
+    # In Japanese the reason is Japanese too (it was frozen in English when the refusal was made).
+    ja = text_of(client.post(f"/t/{token}/deals/2/preview", data=fields,
+                             headers={**HX, "Accept-Language": "ja"}).get_data(as_text=True))
+    assert "第4ディールが成り立たなくなります" in ja and "The match is over" not in ja
+    assert "これ以上" in ja or "終了" in ja
+    # A correction that only asks a later choice again previews its score and says Save will ask.
+    shared = {k: str(v) for k, v in rwd([5, 5, 7], [7, 7, 3]).items()}
+    text = text_of(client.post(f"/t/{token}/deals/3/preview", data=shared, headers=HX).get_data(as_text=True))
+    assert "Looks right" in text and "+2" in text
+    assert "This changes who is chosen in deal 4: Save will ask you." in text
+    # Answered on the page (the later-4 field): nothing left to say.
+    text = text_of(client.post(f"/t/{token}/deals/3/preview", data={**shared, "later-4": "0"},
+                               headers=HX).get_data(as_text=True))
+    assert "Looks right" in text and "Save will ask" not in text
+
+
 def test_a_correction_that_changes_a_later_choice_asks_for_it_and_goes_through(client):
     token = rwd_table(client)
     post(client, token, 1, RWD_WIN)

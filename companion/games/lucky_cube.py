@@ -14,7 +14,7 @@ from typing import Any, Mapping, Sequence
 from .base import (DealScore, Facts, FieldError, Figure, Form, Game, Line, Match, MatchSetup,
                    NextDeal, Option, Outcome, Progress, Ruling, Stakes, best, is_blank, names,
                    read_int, read_seat)
-from .text import T, Text, Tn
+from .text import T, Text, Tn, join_names
 
 TRICKS = 6
 SUMMARY_FIELDS = ("die_holder", "die_number", "last_trick")  # the summary way of entering a deal
@@ -425,8 +425,19 @@ class LuckyCube(Game):
             return Stakes(Tn("{n} deal played of at most {limit} · ends at 0 or {high} chips",
                              "{n} deals played of at most {limit} · ends at 0 or {high} chips",
                              played, limit=limit, high=HIGH_WATER), total_label=chips)
+        # A deal moves at most 6 chips (the die's highest number): say who one deal can take to
+        # 0 or to 30, so the table sees the end coming, not only the deal count.
+        players, totals = progress.setup.players, progress.totals
+        near = [s for s in range(progress.setup.n)
+                if totals[s] <= TRICKS or totals[s] >= HIGH_WATER - TRICKS]
+        lines = ()
+        if near:
+            # (Built apart: the catalog's extractor misses a message nested in another's call.)
+            holdings = [Tn("{name} has {n} chip", "{name} has {n} chips", totals[s], name=players[s])
+                        for s in near]
+            lines = (T("This deal can end the match: {names}.", names=join_names(holdings)),)
         return Stakes(T("Deal {number} of at most {limit} · ends at 0 or {high} chips",
-                        number=played + 1, limit=limit, high=HIGH_WATER), total_label=chips)
+                        number=played + 1, limit=limit, high=HIGH_WATER), lines=lines, total_label=chips)
 
     def rematch_options(self, match: Match) -> dict[str, int]:
         """The deal keeps passing left: the rematch's first dealer is the one after the last."""

@@ -112,7 +112,7 @@ class NameList(Text):
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, NameList):
-            return self.names == other.names
+            return type(self) is type(other) and self.names == other.names
         return NotImplemented
 
     def __hash__(self) -> int:
@@ -126,3 +126,19 @@ def join_names(names: Sequence[str | Text]) -> NameList:
 
 # TRANSLATORS: joins two names in a list of players or teams (Japanese: 「{first}、{second}」).
 _LIST_SEPARATOR = T("{first}, {second}", first="", second="")
+
+
+class Sentences(NameList):
+    """Whole sentences one after another, spaced the reader's way ("A. B." / 「A。B。」)."""
+
+    __slots__ = ()
+    SEPARATOR = "{first} {second}"  # extracted below as _SENTENCE_SEPARATOR
+
+
+def join_sentences(sentences: Sequence[str | Text]) -> Sentences:
+    """``sentences`` as one text, each translated when shown (never frozen in English)."""
+    return Sentences(sentences)
+
+
+# TRANSLATORS: puts one whole sentence after another (Japanese, no space: 「{first}{second}」).
+_SENTENCE_SEPARATOR = T("{first} {second}", first="", second="")

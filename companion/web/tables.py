@@ -368,16 +368,25 @@ def saved(table: store.Table, number: int):
     return redirect(table_url(table) + "#entry-wrap", code=303)
 
 
-def check_deal(table: store.Table, progress, values: dict):
-    """The as-you-type check: the deal's messages and its score, nothing saved."""
+def check_deal(table: store.Table, progress, values: dict, correcting: int | None = None):
+    """The as-you-type check: the deal's messages and its score, nothing saved. A correction
+    (of deal ``correcting``) is also replayed through the whole match, so the preview never
+    says "looks right" where Save would refuse for a later deal."""
     facts, errors = table.game.parse_deal(values, progress)
-    score = None
+    score, asks_later = None, ()
     if not errors:
         errors = table.game.validate(progress, facts)
         if not errors:
             score = table.game.score_deal(progress, facts)
+    if score is not None and correcting is not None:
+        try:
+            store.corrected_deals(table, correcting, facts, **later_answers(values))
+        except store.NeedsChoices as needs:
+            asks_later = sorted({later for later, _choice in needs.choices if later > correcting})
+        except store.Refused as refused:
+            score, errors = None, refused.errors
     return render_template("tables/_preview.html", table=table, game=table.game, errors=errors, score=score,
-                           match=table.match(), values=values, progress=progress)
+                           match=table.match(), values=values, progress=progress, asks_later=asks_later)
 
 
 @bp.post("/t/<token>/preview")
@@ -393,7 +402,7 @@ def preview_edit(token: str, number: int):
     table = table_or_404(token)
     if not 1 <= number <= len(table.deals):
         return "", 204  # undone meanwhile: saving will say so
-    return check_deal(table, table.progress(upto=number - 1), form_values())
+    return check_deal(table, table.progress(upto=number - 1), form_values(), correcting=number)
 
 
 @bp.get("/t/<token>/deals/<int:number>/edit")

@@ -118,6 +118,16 @@ def test_lucky_cube_stakes_count_deals_and_name_the_limits():
     assert str(over.stakes.headline) == "12 deals played of at most 12 · ends at 0 or 30 chips"
 
 
+def test_lucky_cube_stakes_say_who_one_deal_can_take_to_0_or_30():
+    setup = MatchSetup("lucky_cube", ("Ann", "Bo", "Cy", "Di"), {"first_dealer": 0})
+    ann_holds_5 = {"die_holder": 0, "die_number": 5, "last_trick": 1}  # Bo pays Ann 5
+    match = CUBE.replay(setup, [ann_holds_5])
+    assert match.totals == (20, 10, 15, 15) and texts(match.stakes.lines) == []  # 6 moves at most
+    match = CUBE.replay(setup, [ann_holds_5, ann_holds_5])
+    assert match.totals == (25, 5, 15, 15)
+    assert texts(match.stakes.lines) == ["This deal can end the match: Ann has 25 chips, Bo has 5 chips."]
+
+
 def test_miraiscope_is_a_race_to_60():
     setup = MatchSetup("miraiscope", ("Ann", "Bo"), {"first_dealer": 0})
     match = MIRAI.replay(setup, [{"queens": [3, 1], "points": [12, 8], "last_trick": 0}])
