@@ -45,6 +45,22 @@ def save(page, status: int = 200) -> None:
     page.wait_for_timeout(50)
 
 
+def rwd_one_deal_from_the_end(a, b, live_server) -> str:
+    """An RWD table where Ann has 2 deal wins (her 3rd ends the match), open on both phones."""
+    url = open_table(a, live_server, "rwd")
+    prefill(live_server, url, DEALS["rwd"][:2])
+    a.goto(url)
+    b.goto(url)
+    return url
+
+
+def enter_and_save(page, fields: dict) -> None:
+    """Type a valid deal, wait until the page's own check agrees (Save waits for it), save."""
+    type_deal(page, fields)
+    page.locator("#entry .score-preview").wait_for()
+    save(page)
+
+
 def open_table(page, live_server, game: str, **options) -> str:
     names = NAMES[game]
     query = "".join(f"&{k}={v}" for k, v in options.items())
@@ -99,9 +115,7 @@ def test_saved_deal_is_confirmed_and_undone_at_once_and_every_phone_follows(game
     assert a.locator("#jump a").inner_text().startswith("Enter deal 1")
     assert a.locator("#actions").get_by_role("button", name=re.compile("Undo")).count() == 0
 
-    type_deal(a, DEALS[game][0])
-    a.locator("#entry .score-preview").wait_for()
-    save(a)
+    enter_and_save(a, DEALS[game][0])
     banner = a.locator("#entry-wrap .saved-banner")
     assert "Deal 1 saved." in banner.inner_text()
     for name in NAMES[game]:
@@ -119,9 +133,7 @@ def test_saved_deal_is_confirmed_and_undone_at_once_and_every_phone_follows(game
     b.wait_for_function("() => document.querySelector('#entry input[name=number]')?.value === '2'")
 
     # Deal 2, then at once Undo from the confirmation, no reload: deal 2 is undone.
-    type_deal(a, DEALS[game][1])
-    a.locator("#entry .score-preview").wait_for()
-    save(a)
+    enter_and_save(a, DEALS[game][1])
     a.locator("#entry-wrap .saved-banner").get_by_role("button", name="Undo deal 2").tap()
     a.locator("#entry-wrap .flash", has_text="Deal 2 undone.").wait_for()
     assert deal_count(live_server, url) == 1
@@ -134,13 +146,8 @@ def test_saved_deal_is_confirmed_and_undone_at_once_and_every_phone_follows(game
 
 def test_match_end_actions_appear_without_reload(live_server, phone, phone2):
     a, b = phone, phone2
-    url = open_table(a, live_server, "rwd")
-    prefill(live_server, url, DEALS["rwd"][:2])
-    a.goto(url)
-    b.goto(url)
-    type_deal(a, DEALS["rwd"][2])
-    a.locator("#entry .score-preview").wait_for()
-    save(a)
+    url = rwd_one_deal_from_the_end(a, b, live_server)
+    enter_and_save(a, DEALS["rwd"][2])
     # Ann's third deal win ends the match: Rematch shows on both phones, no form any more.
     for page in (a, b):
         page.locator("#actions").get_by_role("button", name="Rematch with the same seats").wait_for(timeout=5000)
@@ -155,9 +162,7 @@ def test_half_typed_form_is_kept_and_renumbered_when_another_phone_saves(live_se
     url = open_table(a, live_server, "lucky_cube")
     b.goto(url)
     put(b, "die_holder", 1)  # B starts entering deal 1...
-    type_deal(a, DEALS["lucky_cube"][0])
-    a.locator("#entry .score-preview").wait_for()
-    save(a)  # ...while A saves it
+    enter_and_save(a, DEALS["lucky_cube"][0])  # ...while A saves it
     b.locator("#entry p.notice.moved").wait_for(timeout=5000)
     notice = b.locator("#entry p.notice.moved").inner_text()
     assert "Deal 1 was entered from another phone" in notice and "deal 2" in notice
@@ -176,9 +181,7 @@ def test_conflict_shows_the_recorded_deal_beside_yours_and_an_empty_next_form(li
     url = open_table(a, live_server, "rwd")
     b.goto(url)
     freeze_live(a)  # A doesn't hear that B saved first
-    type_deal(b, DEALS["rwd"][0])
-    b.locator("#entry .score-preview").wait_for()
-    save(b)
+    enter_and_save(b, DEALS["rwd"][0])
     type_deal(a, {"chips-0": 0, "chips-1": 8, "chips-2": 9, "tricks-0": 5, "tricks-1": 6, "tricks-2": 6})
     save(a, 409)
     box = a.locator("#entry-wrap .conflict-box")
@@ -209,9 +212,7 @@ def test_draft_survives_a_reload_and_is_cleared_once_saved(game, live_server, ph
         else:
             assert phone.locator(f'#entry [name="{name}"]').input_value() == str(value)
     assert "Restored" in phone.locator("#entry p.notice.restored").inner_text()
-    type_deal(phone, fields)
-    phone.locator("#entry .score-preview").wait_for()
-    save(phone)
+    enter_and_save(phone, fields)
     phone.reload()
     assert phone.locator("#entry input:checked:not([value=\"\"])").count() == 0
     assert phone.locator("#entry p.notice.restored").count() == 0
@@ -403,14 +404,9 @@ def test_correction_that_changes_a_later_choice_goes_through_in_one_more_tap(liv
 
 def test_a_half_typed_form_is_kept_when_another_phone_ends_the_match(live_server, phone, phone2):
     a, b = phone, phone2
-    url = open_table(a, live_server, "rwd")
-    prefill(live_server, url, DEALS["rwd"][:2])
-    a.goto(url)
-    b.goto(url)
+    url = rwd_one_deal_from_the_end(a, b, live_server)
     put(b, "chips-0", 4)
-    type_deal(a, DEALS["rwd"][2])
-    a.locator("#entry .score-preview").wait_for()
-    save(a)  # Ann's third deal win: the match is over
+    enter_and_save(a, DEALS["rwd"][2])  # Ann's third deal win: the match is over
     b.locator("#entry p.notice.moved").wait_for(timeout=5000)
     assert "ended the match" in b.locator("#entry p.notice.moved").inner_text()
     assert b.locator('#entry input[name="chips-0"][value="4"]').is_checked()
