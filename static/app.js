@@ -244,13 +244,12 @@
     setUp();
   }
 
-  document.addEventListener("input", function (event) {
-    var form = event.target.form;
-    if (form && form.matches("form#entry[data-table]")) saveDraft(form);
-  });
-  document.addEventListener("change", function (event) {
-    var form = event.target.form;
-    if (form && form.matches("form#entry[data-table]")) saveDraft(form);
+  // Typing fires "input", a tap on a radio "change": both update the draft.
+  ["input", "change"].forEach(function (type) {
+    document.addEventListener(type, function (event) {
+      var form = event.target.form;
+      if (form && form.matches("form#entry[data-table]")) saveDraft(form);
+    });
   });
   document.addEventListener("click", function (event) {
     var clear = event.target.closest("[data-clear-draft]");

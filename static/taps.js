@@ -123,13 +123,11 @@
     if (helper && event.target.closest("fieldset[data-col]")) fillOther(helper);
   });
 
-  document.addEventListener("change", function (event) {
-    var form = event.target.form;
-    if (form && form.querySelector("[data-derive]")) update(form);
-  });
-  document.addEventListener("input", function (event) {
-    var form = event.target.form;
-    if (form && form.querySelector("[data-derive]")) update(form);
+  ["change", "input"].forEach(function (type) {  // a tap, or a typed number
+    document.addEventListener(type, function (event) {
+      var form = event.target.form;
+      if (form && form.querySelector("[data-derive]")) update(form);
+    });
   });
   document.addEventListener("DOMContentLoaded", function () { showHelpers(document); updateAll(document); });
   document.addEventListener("htmx:after:swap", function () { showHelpers(document); updateAll(document); });
