@@ -390,11 +390,18 @@ def test_correction_that_changes_a_later_choice_goes_through_in_one_more_tap(liv
     # Earlier taps may have had their own preview: wait for the one of the whole corrected deal.
     a.locator("#preview-edit .score-preview", has_text="+2").wait_for()  # Ann +2, Bo +2: a shared deal
     assert "+2" in a.locator("#preview-edit").inner_text()
+    # The preview says what Save will do: ask who starts deal 2 (it replays the whole match).
+    a.locator("#preview-edit .score-preview",
+              has_text="This changes who is chosen in deal 2: Save will ask you.").wait_for()
     a.get_by_role("button", name="Save the correction").tap()
     later = a.locator("fieldset.later-choices")
     later.wait_for()
     assert "Deal 2" in later.inner_text()
     a.locator('fieldset.later-choices label:has(> input[name="later-2"][value="1"])').tap()
+    # As a player would, wait for the check's answer (it appears just above Save and moves it):
+    # answered on the page, nothing is left to ask.
+    a.locator("#preview-edit .score-preview").wait_for()
+    assert "Save will ask" not in a.locator("#preview-edit").inner_text()
     a.get_by_role("button", name="Save the correction").tap()
     a.locator("#entry-wrap .flash", has_text="Deal 1 corrected").wait_for()
     b.wait_for_function("() => [...document.querySelectorAll('#live td.total')].map(t => t.textContent.trim())"
