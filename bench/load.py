@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gzip
 import json
 import random
@@ -178,6 +179,22 @@ async def open_tables(port: int, db: Path, count: int) -> list[dict]:
     return tables
 
 
+@contextlib.asynccontextmanager
+async def venue(count: int):
+    """A fresh ``companion serve`` with ``count`` tables open, one phone connection each
+    (see :func:`open_tables`): yields (server, port, tables); closes them and stops it after."""
+    tmp = Path(tempfile.mkdtemp())
+    # Every phone here is this machine: lift the per-device cap that a real venue keeps.
+    server, port = start_server(tmp, "--per-device", "100000")
+    try:
+        tables = await open_tables(port, tmp / "x.sqlite", count)
+        yield server, port, tables
+        for t in tables:
+            t["conn"].close()
+    finally:
+        stop_server(server)
+
+
 async def quiet_ratio(port: int, entries: int) -> dict:
     """Before the crowd arrives: a deal entry, then a trivial request, alternately, on an
     otherwise idle server. Both pay the same HTTP cost, so the ratio shows the app's own."""
@@ -213,12 +230,7 @@ async def quiet_ratio(port: int, entries: int) -> dict:
 
 
 async def run(args) -> dict:
-    tmp = Path(tempfile.mkdtemp())
-    db = tmp / "x.sqlite"
-    server, port = start_server(tmp, "--per-device", "100000")  # every phone here is this machine
-    try:
-        tables = await open_tables(port, db, args.tables)
-
+    async with venue(args.tables) as (server, port, tables):
         quiet = await quiet_ratio(port, args.quiet_entries) if args.quiet_entries else {}
 
         stats = {"live": [], "entry": [], "trivial": [], "errors": 0, "conflicts": 0, "changed": 0}
@@ -295,10 +307,6 @@ async def run(args) -> dict:
         tasks += [enterer(t) for t in tables] + [trivial()]
         await asyncio.gather(*tasks)
         memory = rss_mb(server.pid)
-        for t in tables:
-            t["conn"].close()
-    finally:
-        stop_server(server)
     entry_p50, trivial_p50 = pct(stats["entry"], 50), pct(stats["trivial"], 50)
     return {
         "tables": args.tables, "phones": args.tables * PHONES_PER_TABLE, "seconds": args.seconds,
@@ -346,10 +354,6 @@ async def next_change(reader) -> int:
 
 
 async def run_push(args) -> dict:
-    tmp = Path(tempfile.mkdtemp())
-    db = tmp / "x.sqlite"
-    # Every phone here is this machine: lift the per-device cap that a real venue keeps.
-    server, port = start_server(tmp, "--per-device", "100000")
     stats = {"entry": [], "one": [], "event": [], "errors": 0, "error_kinds": {}, "missed": 0, "ended": 0,
              "fetches": 0, "streams": 0}
     answered: dict[tuple[str, int], float] = {}  # (token, revision) -> when the save's answer came
@@ -359,8 +363,7 @@ async def run_push(args) -> dict:
         stats["errors"] += 1
         stats["error_kinds"][kind] = stats["error_kinds"].get(kind, 0) + 1
 
-    try:
-        tables = await open_tables(port, db, args.tables)
+    async with venue(args.tables) as (server, port, tables):
         measuring = asyncio.Event()
         connected = 0
         deadline = [float("inf")]
@@ -461,10 +464,6 @@ async def run_push(args) -> dict:
         measuring.set()
         await asyncio.gather(*tasks)
         memory = rss_mb(server.pid)
-        for t in tables:
-            t["conn"].close()
-    finally:
-        stop_server(server)
     everyone = []
     for key, when in answered.items():
         got = reached.get(key, [])
