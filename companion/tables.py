@@ -401,11 +401,14 @@ class NeedsChoices(Refused):
     ``choices`` lists the (deal number, Choice) pairs to answer again; pass the answers to
     :func:`edit_deal` as ``choices={deal number: seat}``. ``errors`` say so: one for the whole
     correction (field "later") and one per answer given but not fitting (field ``later-<deal>``,
-    where the correction page asks it)."""
+    where the correction page asks it). ``unanswered``: the deal numbers among ``choices`` that
+    still need an answer (the others were answered by the ``choices`` given)."""
 
-    def __init__(self, errors: Sequence[FieldError], choices: Sequence[tuple[int, Choice]]):
+    def __init__(self, errors: Sequence[FieldError], choices: Sequence[tuple[int, Choice]],
+                 unanswered: Sequence[int] = ()):
         super().__init__(errors)
         self.choices = list(choices)
+        self.unanswered = list(unanswered)
 
 
 def later_field(number: int) -> str:
@@ -430,7 +433,7 @@ def corrected_deals(table: Table, number: int, facts: dict[str, Any],
         errors += [FieldError(later_field(later), choice.question)
                    for later, choice in needed if later in later_answers]
         # The choices answered so far stay on the page (with their answers), then the new one.
-        raise NeedsChoices(errors, answered + needed)
+        raise NeedsChoices(errors, answered + needed, [later for later, _choice in needed])
     deals[number:] = settled[number:]
     try:
         table.game.replay(table.setup, deals, finished=table.finished)

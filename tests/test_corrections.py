@@ -50,6 +50,7 @@ def test_a_correction_that_opens_a_later_choice_asks_for_it(conn):
         store.edit_deal(conn, token, 2, SHARED_AB, was(conn, token, 2))
     [(number, choice)] = asked.value.choices
     assert number == 3 and choice.key == "start_player" and choice.options == (0, 1)
+    assert asked.value.unanswered == [3]
     assert choice.ruling == "start_after_tie"
     assert [e.field for e in asked.value.errors] == ["later"]  # nothing answered yet: no red field
     assert "later deal" in str(asked.value.errors[0].message)
@@ -59,6 +60,7 @@ def test_a_correction_that_opens_a_later_choice_asks_for_it(conn):
     with pytest.raises(store.NeedsChoices) as again:
         store.edit_deal(conn, token, 2, SHARED_AB, was(conn, token, 2), choices={3: 2})
     assert "later-3" in [e.field for e in again.value.errors]
+    assert again.value.unanswered == [3]  # a wrong answer is no answer
 
     # Answered (as the correction page's form sends it): both deals written in one go, both logged.
     table = store.edit_deal(conn, token, 2, SHARED_AB, was(conn, token, 2),

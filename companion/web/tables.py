@@ -382,7 +382,7 @@ def check_deal(table: store.Table, progress, values: dict, correcting: int | Non
         try:
             store.corrected_deals(table, correcting, facts, **later_answers(values))
         except store.NeedsChoices as needs:
-            asks_later = sorted({later for later, _choice in needs.choices if later > correcting})
+            asks_later = needs.unanswered  # those answered on the page are not asked again
         except store.Refused as refused:
             score, errors = None, refused.errors
     return render_template("tables/_preview.html", table=table, game=table.game, errors=errors, score=score,
