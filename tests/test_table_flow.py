@@ -195,6 +195,32 @@ def test_error_headline(text, headline):
     assert error_headline(text) == headline
 
 
+@pytest.mark.parametrize("html,headline", [
+    # A table page's sentence (|t): names isolated, the rest escaped. Cut between whole pieces.
+    ("Chips of <bdi>Cy</bdi> can&#39;t be worked out: the others add up to 34 of 17.",
+     "Chips of <bdi>Cy</bdi> can&#39;t be worked out"),
+    ("<bdi>Ann Lee-Fitzgerald</bdi> and <bdi>Bo</bdi> can&#39;t both start the first trick of deal 3.",
+     "<bdi>Ann Lee-Fitzgerald</bdi> and <bdi>Bo</bdi> can&#39;t both…"),  # as plain text would
+    ("Deal 3 is &lt;odd&gt; and <bdi>An Extraordinarily Long Player Name</bdi> too, and more words.",
+     "Deal 3 is &lt;odd&gt; and…"),
+])
+def test_error_headline_of_html_keeps_names_and_characters_whole(html, headline):
+    from markupsafe import Markup
+    from companion.web.tables import error_headline
+    short = error_headline(Markup(html))
+    assert isinstance(short, Markup) and str(short) == headline
+
+
+def test_error_summary_shows_names_once_escaped(client):
+    # Was "Chips of <bdi>Cy</bdi> can&#39;t be…" on the page: |t's HTML escaped a second time.
+    token = rwd_table(client)
+    fields = {"chips-0": "17", "chips-1": "17", "tricks-0": "5", "tricks-1": "6"}
+    html = post(client, token, 1, fields).get_data(as_text=True)
+    summary = re.search(r'<div class="error-summary".*?</div>', html, re.S).group(0)
+    assert "&lt;bdi&gt;" not in summary and "&amp;#39;" not in summary
+    assert "<bdi>Cy</bdi>" in summary and "Chips of Cy can" in text_of(summary)
+
+
 # --- long and full tables -----------------------------------------------------------------------
 
 def test_history_shows_the_latest_ten_unless_all(client):

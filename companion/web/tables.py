@@ -18,6 +18,7 @@ from typing import Sequence
 from flask import (Blueprint, Response, abort, flash, get_flashed_messages, make_response, redirect,
                    render_template, request, url_for)
 from flask_babel import get_locale, gettext
+from markupsafe import Markup
 from flask_wtf.csrf import generate_csrf
 
 from .. import tables as store
@@ -77,16 +78,40 @@ def is_table_token(value: str) -> bool:
     return bool(TOKEN_SHAPE.match(value or ""))
 
 
+# Pieces of a sentence's HTML that must never be cut: an isolated name, a character reference, a tag.
+_WHOLE = re.compile(r"(<bdi>.*?</bdi>|&#?\w+;|<[^>]*>)", re.S)
+HEADLINE_MAX = 40
+
+
 @bp.app_template_filter("error_headline")
 def error_headline(message: str) -> str:
     """The short form of an error for the summary at the top of a form: what comes before its
-    colon ("Start player: choose who starts." → "Start player"), else its first words."""
-    text = str(message)
-    for colon in (": ", "："):
-        head, found, _rest = text.partition(colon)
-        if found and 0 < len(head) <= 40:
-            return head
-    return text if len(text) <= 40 else text[:38].rsplit(" ", 1)[0] + "…"
+    colon ("Start player: choose who starts." → "Start player"), else its first words.
+
+    ``|t`` gives a table page's sentence as HTML with each name isolated (<bdi>): it is cut
+    between whole names and character references, never inside one, and stays HTML."""
+    if not isinstance(message, Markup):
+        message = Markup.escape(str(message))
+    pieces = _WHOLE.split(str(message))  # text, whole, text, whole, ...: whole ones at odd places
+    # Letters a reader sees: a whole piece's text; the words between hold no "&" or "<" any more.
+    shown = [len(Markup(piece).striptags()) if at % 2 else len(piece) for at, piece in enumerate(pieces)]
+    for at in range(0, len(pieces), 2):  # the colon, in the sentence's own words only
+        for colon in (": ", "："):
+            head, found, _rest = pieces[at].partition(colon)
+            if found and 0 < sum(shown[:at]) + len(head) <= HEADLINE_MAX:
+                return Markup("".join(pieces[:at]) + head)
+    if sum(shown) <= HEADLINE_MAX:
+        return message
+    kept, room = [], HEADLINE_MAX - 2
+    for at, piece in enumerate(pieces):
+        if shown[at] <= room:
+            kept.append(piece)
+            room -= shown[at]
+            continue
+        if at % 2 == 0:  # the sentence's own words: up to the last space that fits
+            kept.append(piece[:room].rsplit(" ", 1)[0])
+        break
+    return Markup("".join(kept).rstrip() + "…")
 
 
 def form_values() -> dict[str, str]:
