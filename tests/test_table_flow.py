@@ -187,6 +187,7 @@ def test_each_error_once_next_to_its_field_with_a_linked_summary(client):
 @pytest.mark.parametrize("text,headline", [
     ("Start player: choose who starts.", "Start player"),
     ("開始プレイヤー：選んでください。", "開始プレイヤー"),
+    ("Cyのチップを計算できません。他のプレイヤーの合計が17のうち34になっています。", "Cyのチップを計算できません。"),
     ("Chips must add up to 17 with 3 players (one per trick); they add up to 16.",
      "Chips must add up to 17 with 3…"),
 ])

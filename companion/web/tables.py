@@ -86,7 +86,8 @@ HEADLINE_MAX = 40
 @bp.app_template_filter("error_headline")
 def error_headline(message: str) -> str:
     """The short form of an error for the summary at the top of a form: what comes before its
-    colon ("Start player: choose who starts." → "Start player"), else its first words.
+    colon ("Start player: choose who starts." → "Start player"), else its first sentence in
+    Japanese, else its first words.
 
     ``|t`` gives a table page's sentence as HTML with each name isolated (<bdi>): it is cut
     between whole names and character references, never inside one, and stays HTML."""
@@ -102,6 +103,10 @@ def error_headline(message: str) -> str:
                 return Markup("".join(pieces[:at]) + head)
     if sum(shown) <= HEADLINE_MAX:
         return message
+    for at in range(0, len(pieces), 2):  # Japanese has no spaces to cut at: its first sentence
+        head, found, _rest = pieces[at].partition("。")
+        if found and sum(shown[:at]) + len(head) < HEADLINE_MAX:
+            return Markup("".join(pieces[:at]) + head + found)
     kept, room = [], HEADLINE_MAX - 2
     for at, piece in enumerate(pieces):
         if shown[at] <= room:
