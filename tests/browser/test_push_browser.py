@@ -29,6 +29,8 @@ def test_page_follows_changes_pushed_and_after_the_server_is_killed(server_proce
     token = Phone(port).create_table("rwd", ["Ann", "Ben", "Cho", "Dai"])
     phone.goto(f"http://127.0.0.1:{port}/t/{token}")
     phone.wait_for_function(STREAM_OPEN)
+    # After a drop the stream retries at most 5 s apart (hx-sse's own cap is 60 s).
+    assert phone.evaluate("document.querySelector('#live')._htmx.sse.config.reconnectMaxDelay") == 5000
     requests = watch_requests(phone)
 
     enter_deals(port, token, [1])
