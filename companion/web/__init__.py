@@ -6,8 +6,6 @@ import copy as _copy
 import gzip
 import os
 import sqlite3
-import threading
-from collections import OrderedDict
 
 from flask import Flask, Response, current_app, render_template, request
 from jinja2 import pass_context
@@ -18,6 +16,7 @@ from flask_babel import Babel, get_locale, get_translations, gettext
 from flask_wtf.csrf import CSRFError, CSRFProtect
 
 from ..games import GAMES
+from ..lru import BytesLRU  # noqa: F401  (web.tables and the serving code import it from here too)
 from ..games.cards import RANK_NAMES, SUIT_NAMES, SUIT_SYMBOLS
 from ..games.text import NameList, Text, join_names
 
@@ -114,34 +113,6 @@ def secure_headers(response: Response) -> Response:
     if request.blueprint in PRIVATE_BLUEPRINTS or request.path.startswith("/t/") or request.path == "/":
         response.headers["Cache-Control"] = "no-store"
     return response
-
-
-class BytesLRU:
-    """Least-recently-used values, bounded by their total size in bytes (not their number)."""
-
-    def __init__(self, max_bytes: int):
-        self.max_bytes = max_bytes
-        self.bytes = 0
-        self.entries: OrderedDict[tuple, bytes] = OrderedDict()
-        self.lock = threading.Lock()
-
-    def get(self, key: tuple) -> bytes | None:
-        with self.lock:
-            value = self.entries.get(key)
-            if value is not None:
-                self.entries.move_to_end(key)
-            return value
-
-    def put(self, key: tuple, value: bytes) -> None:
-        if len(value) > self.max_bytes:
-            return
-        with self.lock:
-            old = self.entries.pop(key, None)
-            self.bytes += len(value) - (len(old) if old is not None else 0)
-            self.entries[key] = value
-            while self.bytes > self.max_bytes:
-                _key, dropped = self.entries.popitem(last=False)
-                self.bytes -= len(dropped)
 
 
 # Static files compressed once each (htmx alone is 37 KB raw). Keyed by the file itself and

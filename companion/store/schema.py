@@ -1,0 +1,168 @@
+"""The schema: forward migrations, and recognising our own database file.
+
+Only raw facts are stored; standings are derived by the rules engine.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from . import connection
+from .errors import DatabaseError, DiskFull
+
+# Each entry moves the schema one version forward. Never edit a released entry:
+# append a new one, so that a laptop with last month's matches upgrades in place.
+MIGRATIONS: list[str] = [
+    """
+    CREATE TABLE tables (
+        id INTEGER PRIMARY KEY,
+        token TEXT NOT NULL UNIQUE,
+        game TEXT NOT NULL,
+        players TEXT NOT NULL,            -- JSON list of names, clockwise
+        options TEXT NOT NULL,            -- JSON: choices made at creation
+        finished INTEGER NOT NULL DEFAULT 0,
+        revision INTEGER NOT NULL DEFAULT 0,  -- bumped on every change; phones poll it
+        rematch_of INTEGER REFERENCES tables(id),
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+    );
+    CREATE TABLE deals (
+        table_id INTEGER NOT NULL REFERENCES tables(id) ON DELETE CASCADE,
+        number INTEGER NOT NULL,          -- 1-based; the primary key makes a doubled deal impossible
+        facts TEXT NOT NULL,              -- JSON raw facts
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (table_id, number)
+    );
+    CREATE TABLE changes (
+        id INTEGER PRIMARY KEY,
+        table_id INTEGER NOT NULL REFERENCES tables(id) ON DELETE CASCADE,
+        at TEXT NOT NULL,
+        action TEXT NOT NULL,             -- add, edit, undo, finish, reopen
+        number INTEGER,
+        before TEXT,
+        after TEXT
+    );
+    CREATE INDEX changes_by_table ON changes(table_id, id);
+    """,
+    # 2: meetup nights. A table prepared on the laptop before anyone sits down has a label
+    # ("Table 3") and waits for its first phone to give the players (seated = 0).
+    """
+    ALTER TABLE tables ADD COLUMN label TEXT;        -- the organiser's own label, if any
+    ALTER TABLE tables ADD COLUMN seq INTEGER;       -- its number in the night ("Table 3")
+    ALTER TABLE tables ADD COLUMN seated INTEGER NOT NULL DEFAULT 1;
+    CREATE TABLE nights (
+        id INTEGER PRIMARY KEY,
+        started_at TEXT NOT NULL,
+        after_table INTEGER NOT NULL      -- the night holds tables with a larger id (opened since it began)
+    );
+    """,
+    # 3: every table page asks whether a rematch exists (Table.rematch_token).
+    """
+    CREATE INDEX tables_by_rematch ON tables(rematch_of);
+    """,
+    # 4: exactly-once writes. A phone names each change it sends (write_id); the change and its
+    # outcome are stored in one transaction, so the same change sent again is answered with the
+    # recorded outcome instead of being made twice.
+    """
+    CREATE TABLE writes (
+        table_id INTEGER NOT NULL REFERENCES tables(id) ON DELETE CASCADE,
+        write_id TEXT NOT NULL,
+        outcome TEXT NOT NULL,            -- JSON: what the first answer said, e.g. {"action":"add","number":3}
+        at TEXT NOT NULL,
+        PRIMARY KEY (table_id, write_id)
+    ) WITHOUT ROWID;
+    """,
+]
+
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+# SQLite's header field for "which program's file is this" ("TCmp"): set when we create a
+# database, so another program's SQLite file given with --db is recognised and left alone.
+APPLICATION_ID = 0x54436D70
+
+# What schema 1 and later always have: a database written by a version from before
+# APPLICATION_ID is recognised by these (and then stamped), never converted blindly.
+OUR_TABLES = {"tables": {"id", "token", "game", "players", "options", "revision", "rematch_of"},
+              "deals": {"table_id", "number", "facts"},
+              "changes": {"table_id", "at", "action", "before", "after"}}
+
+
+def migrate(path: str) -> int:
+    """Create or upgrade the database at ``path``; returns the schema version."""
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    try:
+        conn = connection.raw_connect(path)
+        try:
+            # Read-only checks first: a file we refuse must be left byte-for-byte as it was
+            # (switching to WAL rewrites the header, migrating writes pages).
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if version > SCHEMA_VERSION:
+                raise DatabaseError(
+                    f"{path} was written by a newer Table Companion (schema {version}, "
+                    f"this one knows {SCHEMA_VERSION}). Upgrade, or use another --db file.")
+            check = conn.execute("PRAGMA quick_check").fetchone()[0]
+            if check != "ok":
+                raise DatabaseError(f"{path} is damaged ({check}). It was left untouched; "
+                                    "move it aside or start with another --db file.")
+            if not is_ours(conn):
+                raise DatabaseError(
+                    f"{path} is another program's SQLite database, not Table Companion's. It was left "
+                    "untouched; give --db a new file name (or a database Table Companion made).")
+            conn.execute("PRAGMA journal_mode = WAL")
+            if conn.execute("PRAGMA application_id").fetchone()[0] != APPLICATION_ID:
+                conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            for number in range(version, SCHEMA_VERSION):
+                conn.execute("BEGIN IMMEDIATE")
+                for statement in _statements(MIGRATIONS[number]):
+                    conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {number + 1}")
+                conn.execute("COMMIT")
+            return SCHEMA_VERSION
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as exc:
+        if getattr(exc, "sqlite_errorname", "") == "SQLITE_FULL" or "disk is full" in str(exc):
+            raise DiskFull(f"The disk holding {path} is full: Table Companion could not "
+                           "open its database. Free some space on it (or use --db on another disk) "
+                           "and start again; the file was left as it was.") from exc
+        raise DatabaseError(f"{path} is not a usable Table Companion database ({exc}). "
+                            "It was left untouched; move it aside or use another --db file.") from exc
+
+
+def is_ours(conn: sqlite3.Connection) -> bool:
+    """Whether this database is Table Companion's: stamped with APPLICATION_ID, or an earlier
+    version's (unstamped) with our schema, or a new empty file. Reads only."""
+    stamp = conn.execute("PRAGMA application_id").fetchone()[0]
+    if stamp == APPLICATION_ID:
+        return True
+    if stamp != 0:
+        return False
+    names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
+    if not names:
+        return conn.execute("PRAGMA user_version").fetchone()[0] == 0  # a new, empty file
+    if conn.execute("PRAGMA user_version").fetchone()[0] < 1 or not set(OUR_TABLES) <= names:
+        return False
+    for table, columns in OUR_TABLES.items():
+        have = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+        if not columns <= have:
+            return False
+    return True
+
+
+def _statements(script: str) -> list[str]:
+    """Split a migration into statements so they run inside one transaction
+    (executescript would commit implicitly)."""
+    parts, buffer = [], ""
+    for line in script.splitlines():
+        line = line.split("--", 1)[0]
+        buffer += line + "\n"
+        if sqlite3.complete_statement(buffer):
+            if buffer.strip():
+                parts.append(buffer.strip())
+            buffer = ""
+    return parts
+
+
