@@ -140,9 +140,10 @@ def open_in_browser(url: str) -> None:
 
 
 def serve(args: argparse.Namespace) -> int:
-    from . import server as http
+    from .serving.patch import patch_for_gevent
 
-    http.patch_for_gevent()  # before the app is imported: its locks must be gevent's
+    patch_for_gevent()  # before the server and the app are imported: their locks must be gevent's
+    from .serving import server as http
     from . import create_app
     from .db import DatabaseError
 
@@ -156,7 +157,7 @@ def serve(args: argparse.Namespace) -> int:
         print(f"companion: {exc}", file=sys.stderr)
         return 2
     try:
-        # gevent, for thousands of cheap held connections (companion/server.py says why).
+        # gevent, for thousands of cheap held connections (companion/serving/server.py says why).
         listener = http.make_listener(args.host, args.port)
     except OSError as exc:
         if http.address_in_use(exc):

@@ -1,26 +1,65 @@
-// The live region's event stream (templates/tables/_live_attrs.html), opened by hx-sse.
+// The page's event stream (templates/tables/_live_stream.html, opened by hx-sse) and the live
+// region it keeps current (templates/tables/_live_attrs.html). The stream is never swapped, so
+// it stays open across changes; each "changed" carries the table's revision, and the region
+// fetches it only if it does not show that revision yet (the phone that saved already does).
 (() => {
-  const region = () => document.querySelector("[hx-sse\\:connect]");
+  const stream = () => document.getElementById("live-stream");
+  const region = () => document.getElementById("live");
+  const shown = (live) => Number(live.dataset.rev ?? -1);
 
   // hx-sse only sees elements htmx processes after it registered, and the scripts load in
-  // parallel: if the region has no stream two seconds on, process it again (it then catches up
+  // parallel: if the stream is not open two seconds on, process it again (it then catches up
   // by revision; a connected stream is never touched).
   setTimeout(() => {
-    const live = region();
-    if (live && live._htmx && !live._htmx.sse) htmx.process(live);
+    const source = stream();
+    if (source && source._htmx && !source._htmx.sse) htmx.process(source);
   }, 2000);
+
+  // The newest revision announced; the region fetches until it shows it. A fetch that failed
+  // (the table busy, Wi-Fi lost) is tried again 2, 4, 8, 16 s later (the server says each
+  // revision once).
+  let wanted = -1, retry = null, delay = 2000;
+  const update = () => {
+    const live = region();
+    clearTimeout(retry);
+    if (!live || !live.hasAttribute("hx-get") || shown(live) >= wanted) { delay = 2000; return; }
+    htmx.trigger(live, "changed");
+    retry = setTimeout(update, delay);
+    delay = Math.min(delay * 2, 16000);
+  };
+  // The table is gone: the region fetches the notice (which has no trigger) and the stream,
+  // which would only be refused from now on, is removed (hx-sse stops when its element goes).
+  const gone = () => {
+    const live = region();
+    if (live && live.hasAttribute("hx-get")) htmx.trigger(live, "changed");
+    stream()?.remove();
+  };
 
   // The stream says "hello" when it opens and "ping" every 20 s. Where nothing gets through (a
   // proxy that buffers the stream, a network that drops it), poll every 5 s until it does.
   const silence = window.liveSilenceMs || 45000, every = window.livePollMs || 5000;  // tests shorten them
   let heard = Date.now();
-  for (const name of ["hello", "ping", "changed"]) {
+  const fromStream = (event) => event.target === stream();
+  for (const name of ["hello", "ping", "changed", "gone"]) {
     document.addEventListener(name, (event) => {
-      if (event.target.matches && event.target.matches("[hx-sse\\:connect]")) heard = Date.now();
-    }, true);
+      if (!fromStream(event)) return;
+      heard = Date.now();
+      if (name === "changed") {
+        wanted = Math.max(wanted, Number(event.detail?.data ?? 0));
+        delay = 2000;
+        update();
+      } else if (name === "gone") {
+        gone();
+      }
+    });
   }
+  document.addEventListener("htmx:sse:error", (event) => {
+    if (fromStream(event) && event.detail?.status === 404) gone();  // removed while disconnected
+  });
   setInterval(() => {
     const live = region();
-    if (live && !document.hidden && Date.now() - heard > silence) htmx.trigger(live, "changed");
+    if (live && live.hasAttribute("hx-get") && !document.hidden && Date.now() - heard > silence) {
+      htmx.trigger(live, "changed");
+    }
   }, every);
 })();

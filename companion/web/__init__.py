@@ -204,22 +204,10 @@ def init_app(app: Flask) -> None:
     app.after_request(secure_headers)
     app.after_request(compress)
 
-    from .live import UnchangedShortcut
-    from .guard import LinkGuessGuard
-    # Answers made outside Flask carry the same security headers as Flask's.
-    headers = [("Content-Security-Policy", CSP)] + list(FIXED_HEADERS.items())
-    from .load import TableTurns
-    # A few requests per table at a time (one heavy table can't starve the rest); the cheap
-    # "unchanged" live answer in front of it is never held up.
-    app.wsgi_app = app.extensions["table_turns"] = TableTurns(app.wsgi_app, headers)
-    app.wsgi_app = UnchangedShortcut(app.wsgi_app, lambda: app.config["DATABASE"], headers)
-    from .events import TableEvents
-    # Each table page's event stream (push): held open outside Flask and the table turns.
-    app.wsgi_app = app.extensions["table_events"] = TableEvents(app.wsgi_app, lambda: app.config["DATABASE"],
-                                                                headers)
+    from ..serving import install
     from .home import own_join_host
-    app.wsgi_app = app.extensions["link_guard"] = LinkGuessGuard(app.wsgi_app, headers,
-                                                                 join_host=lambda: own_join_host(app.config))
+    install(app, [("Content-Security-Policy", CSP)] + list(FIXED_HEADERS.items()),
+            join_host=lambda: own_join_host(app.config))
 
     @app.errorhandler(CSRFError)
     def csrf_refused(error: CSRFError):

@@ -14,7 +14,7 @@ from test_tables_race_crash import Phone  # noqa: E402
 
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
 
-STREAM_OPEN = "() => document.querySelector('#live')?._htmx?.sse?.status === 200"
+STREAM_OPEN = "() => document.querySelector('#live-stream')?._htmx?.sse?.status === 200"
 
 
 def watch_requests(page) -> list[str]:
@@ -30,7 +30,7 @@ def test_page_follows_changes_pushed_and_after_the_server_is_killed(server_proce
     phone.goto(f"http://127.0.0.1:{port}/t/{token}")
     phone.wait_for_function(STREAM_OPEN)
     # After a drop the stream retries at most 5 s apart (hx-sse's own cap is 60 s).
-    assert phone.evaluate("document.querySelector('#live')._htmx.sse.config.reconnectMaxDelay") == 5000
+    assert phone.evaluate("document.querySelector('#live-stream')._htmx.sse.config.reconnectMaxDelay") == 5000
     requests = watch_requests(phone)
 
     enter_deals(port, token, [1])

@@ -1,44 +1,44 @@
 """Push, not poll: each table page holds one Server-Sent Events stream, GET /t/<token>/events.
 
 The stream carries a signal, never the HTML: ``event: changed`` with the table's revision as
-its id and data. The page's live region (templates/tables/_live_attrs.html) answers it by
-fetching /t/<token>/live?rev=R, which renders that phone's own partial (its language, its
-form) in a normal Flask request. So one save costs one render per phone, as polling did, but
-nothing at all while nothing changes.
+its id and data. The page opens it once, on an element that is never swapped
+(templates/tables/_live_stream.html), so it stays open across changes; static/live.js answers
+each ``changed`` whose revision the page does not show yet by having the live region fetch
+/t/<token>/live?rev=R, which renders that phone's own partial (its language, its form) in a
+normal Flask request. So one change costs each watching phone exactly one request (its
+partial), and nothing at all while nothing changes. A removed table is said once
+(``event: gone``) and the stream ends; the page then fetches the notice and stops asking.
 
 Catching up is by revision, not by replaying events: a stream opened with ``?rev=R`` (the
 revision the page shows) or a ``Last-Event-ID: R`` header (the last one it saw, sent by
 htmx's hx-sse on reconnect) gets ``changed`` at once if the table has moved on since, however
 many changes it missed (server restarted, Wi-Fi lost, phone asleep, tab in the background).
+A fetch that failed (the table busy, Wi-Fi lost) is retried by the page, not re-announced here.
 
 How changes are noticed: after any request that may write (not GET/HEAD) to a table, this
-layer asks SQLite for that table's revision at once; every second it also checks every watched
-table (a change made by another process, or through another route). Either way one query
-serves every phone watching the table, and only that table's streams are woken.
+layer asks the store for that table's revision at once; every second it also checks every
+watched table (a change made by another process, or through another route). Either way one
+query serves every phone watching the table, and only that table's streams are woken.
 
-Like the 204 shortcut, this sits in front of Flask: a held stream costs a greenlet (under
-`companion serve`, see companion/server.py) or a thread (under `flask run`), a socket and a
-few hundred bytes here, and no Flask request context.
+This sits in front of Flask: a held stream costs a greenlet (under `companion serve`, see
+companion/serving/server.py) or a thread (under `flask run`), a socket and a few hundred
+bytes here, and no Flask request context or database connection.
 """
 
 from __future__ import annotations
 
-import re
-import sqlite3
 import threading
 import time
 from typing import Callable, Iterable, Iterator
 
-from .live import GONE, Revisions
-
-EVENTS_PATH = re.compile(r"^/t/([A-Za-z0-9_-]{16,64})/events$")
-TABLE_PATH = re.compile(r"^/t/([A-Za-z0-9_-]{16,64})(?:/|$)")
-REV_PARAM = re.compile(r"(?:^|&)rev=(\d{1,12})(?:&|$)")
+from ..store import StorageError
+from ..store.revisions import Revisions
+from . import query_revision, table_route, table_token
+from .pages import Pages
 
 HEARTBEAT_S = 20.0  # a comment line this often finds dead connections and keeps NATs open
 SWEEP_S = 1.0  # every watched table is checked this often, whatever else happens
 RETRY_MS = 1000  # the browser's reconnect delay after the stream drops
-REPEAT_S = 2.0  # "changed" is said again this long after, if the page has not fetched it
 
 
 class TableWatch:
@@ -130,7 +130,7 @@ class TableWatch:
     def check(self, tokens: list[str]) -> None:
         try:
             found = self.revisions.of_many(tokens)
-        except sqlite3.Error:
+        except StorageError:
             return  # the database is busy or damaged: the next sweep tries again
         self.checks += 1
         woken = []
@@ -149,84 +149,77 @@ def event(revision: int) -> bytes:
     return f"event: changed\nid: {revision}\ndata: {revision}\n\n".encode()
 
 
+GONE_EVENT = b"event: gone\ndata:\n\n"
+
+
+def last_event_id(environ: dict) -> int | None:
+    """The Last-Event-ID header as a revision; anything but a plain number is treated as absent."""
+    value = environ.get("HTTP_LAST_EVENT_ID", "").strip()
+    return int(value) if value.isascii() and value.isdigit() and len(value) <= 12 else None
+
+
 class TableEvents:
     """WSGI layer: serves GET /t/<token>/events, and notices answered writes to tables."""
 
     def __init__(self, app: Callable, database: Callable[[], str], headers: list[tuple[str, str]],
-                 heartbeat: float = HEARTBEAT_S, sweep: float = SWEEP_S):
+                 pages: Pages, heartbeat: float = HEARTBEAT_S, sweep: float = SWEEP_S):
         self.app = app
+        self.pages = pages
         self.heartbeat = heartbeat
         self.watch = TableWatch(Revisions(database), sweep)
         self.stream_headers = [("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-store"),
                                ("X-Accel-Buffering", "no")] + headers  # no proxy may hold events back
-        self.gone_headers = [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store"),
-                             ("Content-Length", str(len(GONE)))] + headers
+        self.gone_headers = [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store")] + headers
+        self.opened = 0  # streams opened, for tests and benchmarks
 
     def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
-        path = environ.get("PATH_INFO", "")
         method = environ.get("REQUEST_METHOD", "GET")
         if method == "GET":
-            match = EVENTS_PATH.match(path)
-            if match:
-                return self.open(match.group(1), environ, start_response)
+            if table_route(environ) == "events":
+                return self.open(table_token(environ), environ, start_response)
             return self.app(environ, start_response)
         if method == "HEAD":
             return self.app(environ, start_response)
         try:
             return self.app(environ, start_response)
         finally:  # the answer is rendered, so the write (if any) is committed
-            table = TABLE_PATH.match(path)
-            self.watch.poke(table.group(1) if table else None)
+            self.watch.poke(table_token(environ))
 
     def open(self, token: str, environ: dict, start_response: Callable) -> Iterable[bytes]:
-        shown = self.shown_revision(environ)
+        # What the phone shows: the last event it saw, else the revision its page was drawn at.
+        shown = last_event_id(environ)
+        if shown is None:
+            shown = query_revision(environ)
         try:
             current = self.watch.watch(token)
-        except sqlite3.Error:
+        except StorageError:
             start_response("503 Service Unavailable", [("Retry-After", "2"), ("Content-Length", "0"),
                                                        ("Cache-Control", "no-store")])
             return [b""]
         if current is None:
             self.watch.unwatch(token)
-            start_response("404 Not Found", self.gone_headers)
-            return [GONE]
+            gone = self.pages.for_request("gone", environ)
+            start_response("404 Not Found", self.gone_headers + [("Content-Length", str(len(gone)))])
+            return [gone]
+        self.opened += 1
         start_response("200 OK", self.stream_headers)
         return Stream(self.stream(token, shown, current), lambda: self.watch.unwatch(token))
-
-    @staticmethod
-    def shown_revision(environ: dict) -> int | None:
-        """What the phone shows: the last event it saw, else the revision its page was drawn at."""
-        last = environ.get("HTTP_LAST_EVENT_ID", "").strip()
-        if last.isdigit() and len(last) <= 12:
-            return int(last)
-        rev = REV_PARAM.search(environ.get("QUERY_STRING", ""))
-        return int(rev.group(1)) if rev else None
 
     def stream(self, token: str, shown: int | None, current: int | None) -> Iterator[bytes]:
         # The id says what this phone shows, so a reconnect sends it back as Last-Event-ID.
         # "hello" and the "ping" heartbeat tell the page (static/live.js) its stream gets through.
         opening = f"retry: {RETRY_MS}\n" + (f"id: {shown}\n" if shown is not None else "") + "event: hello\ndata:\n\n"
         yield opening.encode()
-        again = None  # seconds until "changed" is said again
         while True:
+            if current is None:  # the table was removed: the page fetches the notice
+                yield GONE_EVENT
+                return
             if current != shown:
-                # None: the table was removed; the phone's fetch then gets the "gone" notice.
-                yield event(current if current is not None else 0)
+                yield event(current)
                 shown = current
-                if current is None:
-                    return
-                again = REPEAT_S
-            current = self.watch.wait(token, shown, again or self.heartbeat)
+            current = self.watch.wait(token, shown, self.heartbeat)
             if current == shown:
-                if again is not None:
-                    # Still open: a page that fetched its update replaces its live region and
-                    # closes this stream, so that fetch failed (refused while the table was
-                    # busy, Wi-Fi lost): say it again, less and less often. A stream whose
-                    # phone has gone fails on this write and ends.
-                    yield event(shown)
-                    again = again * 2 if again * 2 < self.heartbeat else None
-                else:
-                    yield b"event: ping\ndata:\n\n"
+                yield b"event: ping\ndata:\n\n"
 
 
 class Stream:

@@ -17,29 +17,23 @@ from collections import OrderedDict
 from typing import Callable, Iterable
 
 from .. import lan
+from . import table_token
+from .pages import Pages
 
 TABLE_PATH_PREFIX = "/t/"
 
-# Outside Flask (no locale yet), so both languages; the page keeps the app's look-free minimum.
-TOO_MANY = ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
-            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            "<title>Too many wrong links</title></head><body>"
-            "<p role=\"alert\">Too many wrong table links from this device. Wait a minute, then scan "
-            "the table's QR code again.</p>"
-            "<p lang=\"ja\">このデバイスから無効なテーブルのリンクが多すぎます。1分待ってから、"
-            "テーブルのQRコードをもう一度読み取ってください。</p></body></html>").encode()
 
-
-def table_token(path: str) -> str:
-    """The link token in /t/<token>/…"""
-    return path[len(TABLE_PATH_PREFIX):].split("/", 1)[0]
+def any_token(environ: dict) -> str:
+    """The link token asked for, well-formed or not (a malformed one is a miss as well)."""
+    return table_token(environ) or environ.get("PATH_INFO", "")[len(TABLE_PATH_PREFIX):].split("/", 1)[0]
 
 
 class LinkGuessGuard:
-    def __init__(self, app: Callable, headers: list[tuple[str, str]], limit: int = 30,
+    def __init__(self, app: Callable, headers: list[tuple[str, str]], pages: Pages, limit: int = 30,
                  window: float = 60.0, clock: Callable[[], float] = time.monotonic,
                  join_host: Callable[[], str | None] | None = None):
         self.app = app
+        self.pages = pages
         self.limit = limit
         self.window = window
         self.clock = clock
@@ -47,8 +41,8 @@ class LinkGuessGuard:
         # device -> unknown token -> when it was last asked for (oldest first)
         self.misses: dict[str, OrderedDict[str, float]] = {}
         self.lock = threading.Lock()
-        self.headers = [("Content-Type", "text/html; charset=utf-8"), ("Content-Length", str(len(TOO_MANY))),
-                        ("Retry-After", str(int(window))), ("Cache-Control", "no-store")] + headers
+        self.headers = [("Content-Type", "text/html; charset=utf-8"), ("Retry-After", str(int(window))),
+                        ("Cache-Control", "no-store")] + headers
 
     def _recent(self, address: str) -> OrderedDict[str, float] | None:
         """This device's unknown tokens still inside the window (caller holds the lock)."""
@@ -91,12 +85,13 @@ class LinkGuessGuard:
         if not path.startswith(TABLE_PATH_PREFIX) or self.trusted(environ):
             return self.app(environ, start_response)
         if self.blocked(address):
-            start_response("429 Too Many Requests", self.headers)
-            return [TOO_MANY]
+            page = self.pages.for_request("too_many_links", environ)
+            start_response("429 Too Many Requests", self.headers + [("Content-Length", str(len(page)))])
+            return [page]
 
         def watch(status: str, headers, exc_info=None):
             if status.startswith("404"):
-                self.missed(address, table_token(path))
+                self.missed(address, any_token(environ))
             return start_response(status, headers, exc_info) if exc_info else start_response(status, headers)
 
         return self.app(environ, watch)

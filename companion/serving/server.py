@@ -1,0 +1,366 @@
+"""The production server behind `companion serve`: gevent's WSGI server, hardened for a venue.
+
+Why gevent: every table page holds a Server-Sent Events stream open for as long as it is on
+screen. waitress answers each request on one of a fixed pool of threads, so 1,536 phones
+holding streams would need 1,536 threads (about 8 MB of stack address space and a GIL
+hand-off each), and its loop watches sockets with select(), which stops at 1,024 files. A
+gevent greenlet per connection costs a few kilobytes and its loop uses epoll/kqueue (libev)
+or IOCP (libuv on Windows), so thousands of idle streams cost memory only. gevent ships wheels
+for Linux, macOS and Windows, so `companion serve` stays one command everywhere. Measured with
+`python3 bench/serving.py --compare --streams 300`: under gevent all 300 held streams heard a deal
+within 39 ms (56 MB); under waitress with 16 threads none did, and the save itself got no answer.
+
+What no single device may do here (all configurable, see :class:`Limits`):
+
+- hold more than ``per_device`` connections (a phone's browser opens at most 6 per host);
+  the rest are closed at accept, before a greenlet is spawned;
+- push the server past ``max_connections`` (always below the open-file limit, which is raised
+  to its hard maximum at start where the OS allows): further connections wait in the kernel's
+  backlog instead of failing with "too many open files";
+- take longer than ``header_timeout`` seconds to send a request's line and headers (slowloris),
+  or stall a send for ``io_timeout`` seconds (a reader that stopped reading);
+- send a body larger than ``max_body`` bytes: refused from its Content-Length header, before a
+  byte of it is read (never spooled), and the connection closed instead of drained;
+- fill the log: client-caused trouble (refusals, timeouts, resets) is logged once per kind and
+  device per minute, with a count of what was left out.
+
+sqlite3 calls are C calls that never yield to other greenlets, so a write transaction runs to
+its end before any other request continues; nothing inside one may do network I/O (today they
+hold only SQL, pure Python and locks that are never held across a yield). The app keeps one
+SQLite connection per running request (companion/store/connection.py), not per greenlet.
+"""
+
+from __future__ import annotations
+
+import errno
+import socket
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+MAX_BODY = 64 * 1024  # as Flask's MAX_CONTENT_LENGTH: a deal form is a few hundred bytes
+
+
+@dataclass
+class Limits:
+    max_connections: int = 0  # 0: from the open-file limit (see connection_cap)
+    per_device: int = 64
+    header_timeout: float = 15.0  # request line + headers, idle keep-alive included
+    io_timeout: float = 30.0  # any single read or send
+    max_body: int = MAX_BODY
+
+
+def raise_open_file_limit(wanted: int = 65536) -> int:
+    """Raise the soft open-file limit towards the hard one; returns the soft limit in force.
+    Windows has no such limit (the C runtime's doesn't apply to sockets): a large number."""
+    try:
+        import resource
+    except ImportError:
+        return 1 << 16
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if sys.platform == "darwin":
+        target = min(target, 10240)  # OPEN_MAX: macOS refuses more for setrlimit
+    if soft != resource.RLIM_INFINITY and soft < target:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+        except (ValueError, OSError):
+            pass
+    return soft if soft != resource.RLIM_INFINITY else wanted
+
+
+def connection_cap(open_files: int) -> int:
+    """Connections we accept at once: leave room for the database, logs and the listener."""
+    return max(16, min(20000, open_files - max(64, open_files // 10)))
+
+
+class FloodLog:
+    """Log client-caused trouble once per (kind, device) per ``every`` seconds; the next
+    line says how many were left out. One hostile device can't grow the log."""
+
+    def __init__(self, stream=None, every: float = 60.0, clock: Callable[[], float] = time.monotonic):
+        self.stream = stream or sys.stderr
+        self.every = every
+        self.clock = clock
+        self.last: dict[tuple[str, str], tuple[float, int]] = {}
+        self.lock = threading.Lock()
+
+    def __call__(self, kind: str, device: str, message: str) -> bool:
+        now = self.clock()
+        key = (kind, device)
+        with self.lock:
+            when, skipped = self.last.get(key, (None, 0))
+            if when is not None and now - when < self.every:
+                self.last[key] = (when, skipped + 1)
+                return False
+            if len(self.last) > 4096:  # a flood of addresses: forget the old entries
+                self.last = {k: v for k, v in self.last.items() if now - v[0] < self.every}
+            self.last[key] = (now, 0)
+        more = f" ({skipped} more like it since the last report)" if skipped else ""
+        try:
+            self.stream.write(f"companion: {device}: {message}{more}; logged once a minute\n")
+            self.stream.flush()
+        except (OSError, ValueError):
+            pass
+        return True
+
+
+def make_listener(host: str, port: int, backlog: int = 2048) -> socket.socket:
+    """A listening socket. ``::`` (or ``[::]``) listens on IPv6 *and* IPv4, so the IPv4
+    address printed and drawn as the QR code works for phones either way."""
+    host = host.strip("[]")
+    infos = socket.getaddrinfo(host or None, port, socket.AF_UNSPEC, socket.SOCK_STREAM, 0, socket.AI_PASSIVE)
+    family, kind, proto, _name, address = infos[0]
+    if host == "::" or (host == "" and socket.has_ipv6):
+        family, address = socket.AF_INET6, ("::", port, 0, 0)
+    sock = socket.socket(family, kind, proto)
+    try:
+        if sys.platform != "win32":  # on Windows SO_REUSEADDR would let another process share the port
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if family == socket.AF_INET6 and host in ("::", ""):
+            sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)  # dual stack
+        sock.bind(address)
+        sock.listen(backlog)
+    except OSError:
+        sock.close()
+        raise
+    sock.setblocking(False)
+    return sock
+
+
+def address_in_use(exc: OSError) -> bool:
+    return exc.errno in (errno.EADDRINUSE, getattr(errno, "WSAEADDRINUSE", -1))
+
+
+# --- gevent's server, with the limits above ----------------------------------------------------
+#
+# gevent is imported here at module level: `companion serve` runs
+# companion.serving.patch.patch_for_gevent() before it imports this module and the app. Each place
+# where gevent's own behaviour is replaced is one small, named override below, with why; the
+# gevent versions they were written against are pinned in pyproject.toml, and
+# tests/test_serving_patches.py fails if a name they override disappears from gevent.
+
+import gevent  # noqa: E402
+from gevent.pool import Pool  # noqa: E402
+from gevent.pywsgi import Input, WSGIHandler, WSGIServer  # noqa: E402
+
+
+def device_of(address) -> str:
+    """A connection's device: its source address (a phone, or a test's 127.0.0.x)."""
+    return address[0] if isinstance(address, tuple) else str(address)
+
+
+class KeptBody(Input):
+    """Patch 1 of 4 (``Input._discard``): gevent reads and throws away whatever body the app
+    left unread, so the connection can carry the next request. A refused or half-read body
+    could be up to ``max_body`` bytes a slow phone is still sending: never read it, close the
+    connection instead (Handler.handle_one_response sets close_connection)."""
+
+    __slots__ = ()
+
+    def _discard(self):
+        pass
+
+
+class HeadTimeout(Exception):
+    """The request line and headers took longer than ``Limits.header_timeout``."""
+
+
+class Handler(WSGIHandler):
+    """One connection. Its server (:class:`Server`) carries the limits and the flood log."""
+
+    def __init__(self, sock, address, server):
+        # A 1 KB read buffer, not 8 KB: thousands of connections are held open (streams)
+        # and requests here are a few hundred bytes; longer lines are read in pieces.
+        super().__init__(sock, address, server, rfile=sock.makefile("rb", 1024))
+        self.head_deadline = None
+
+    @property
+    def limits(self) -> Limits:
+        return self.server.limits
+
+    def flood(self, kind: str, message: str) -> None:
+        self.server.flood(kind, self.device(), message)
+
+    def device(self) -> str:
+        return device_of(self.client_address)
+
+    def handle(self):
+        self.socket.settimeout(self.limits.io_timeout)
+        try:  # an event is a few bytes: send it now, not after the last packet's ACK (Nagle)
+            self.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        except OSError:
+            pass
+        super().handle()
+
+    def read_requestline(self):
+        # One deadline for the request line and the headers after it (cancelled in
+        # read_request); an idle keep-alive connection also ends here.
+        self.head_deadline = gevent.Timeout.start_new(self.limits.header_timeout, HeadTimeout)
+        try:
+            return super().read_requestline()
+        except HeadTimeout:
+            self.head_deadline.cancel()
+            return ""  # nothing (or not a whole line) in time: close quietly
+        except BaseException:
+            self.head_deadline.cancel()
+            raise
+
+    def read_request(self, raw_requestline):
+        try:
+            return super().read_request(raw_requestline)
+        except HeadTimeout:
+            self.flood("slow", f"request headers not sent within {self.limits.header_timeout:g} s: "
+                               "connection closed")
+            raise ValueError("headers too slow") from None
+        finally:
+            self.head_deadline.cancel()
+
+    def handle_one_response(self):
+        length = self.headers.get("Content-Length", "")
+        chunked = "chunked" in self.headers.get("Transfer-Encoding", "").lower()
+        if length.strip().isdigit() and int(length) > self.limits.max_body:
+            self.refuse_too_large(int(length))
+            return
+        if chunked or (length.strip().isdigit() and int(length) > 0):
+            # Patch 2 of 4 (``wsgi_input.__class__``): gevent builds the body's Input itself,
+            # with no hook for its class; KeptBody only drops the draining (see there).
+            self.wsgi_input.__class__ = KeptBody
+        super().handle_one_response()
+        body = self.wsgi_input
+        if body is not None and (body.chunked_input or body.position < (body.content_length or 0)):
+            self.close_connection = True  # what the app didn't read is never read (or spooled)
+
+    def refuse_too_large(self, length: int) -> None:
+        """413 from the Content-Length header, before a byte of the body is read; closed after."""
+        self.flood("large", f"refused a {length:,}-byte body from its headers (limit {self.limits.max_body:,})")
+        self.close_connection = True
+        page = self.server.page("too_large", self.headers.get("Cookie", ""), self.headers.get("Accept-Language", ""))
+        self.start_response("413 Content Too Large", [
+            ("Content-Type", "text/html; charset=utf-8"), ("Content-Length", str(len(page))),
+            ("Connection", "close"), ("Cache-Control", "no-store")])
+        self.write(page)
+        self.time_finish = time.time()
+
+    def log_request(self):
+        pass  # no access log: a busy night would write thousands of lines a minute
+
+    def log_error(self, msg, *args):
+        self.flood("client", (msg % args) if args else msg)
+
+    def _log_error(self, t, v, tb):
+        # Patch 3 of 4 (``WSGIHandler._log_error``): gevent prints a traceback for any error
+        # while handling a connection. A phone that went away or stopped reading (OSError) is
+        # client trouble, said once a minute per device; anything else is ours and is printed.
+        if isinstance(v, OSError):
+            self.flood("socket", f"connection dropped: {v}")
+            return
+        super()._log_error(t, v, tb)
+
+
+class Server(WSGIServer):
+    """gevent's WSGIServer, counting each device's connections (``Limits.per_device``)."""
+
+    handler_class = Handler
+
+    def __init__(self, listener, application, limits: Limits, flood: FloodLog, cap: int):
+        super().__init__(listener, application, spawn=Pool(cap), log=None, error_log=None)
+        self.limits = limits
+        self.flood = flood
+        self.connection_cap = cap
+        self.per_device: dict[str, int] = {}
+
+    def page(self, name: str, cookie: str, accept_language: str) -> bytes:
+        """A page of companion/serving/pages.py in the phone's language (the app's, if it has them)."""
+        from .pages import language
+
+        pages = getattr(self.application, "extensions", {}).get("serving_pages")
+        if pages is None:
+            return b"That was far more data than any form here sends."
+        return pages.page(name, language(cookie, accept_language))
+
+    def do_handle(self, sock, address):
+        device = device_of(address)
+        count = self.per_device.get(device, 0)
+        if count >= self.limits.per_device:
+            self.flood("connections", device, f"more than {self.limits.per_device} connections at once: "
+                                              "further ones closed at once")
+            sock.close()
+            return
+        self.per_device[device] = count + 1
+        try:
+            super().do_handle(sock, address)
+        except BaseException:
+            self.release(device)
+            raise
+
+    def handle(self, sock, address):
+        try:
+            super().handle(sock, address)
+        finally:
+            self.release(device_of(address))
+
+    def release(self, device: str) -> None:
+        left = self.per_device.get(device, 1) - 1
+        if left > 0:
+            self.per_device[device] = left
+        else:
+            self.per_device.pop(device, None)
+
+
+def quiet_accept_errors(flood: FloodLog) -> None:
+    """Patch 4 of 4 (``hub.print_exception``): accept() failing (EMFILE and the like) is retried
+    by gevent with a back-off, and printed by the hub with a traceback each time: say it once
+    a minute instead. Any other error is printed as gevent would."""
+    hub = gevent.get_hub()
+    original = getattr(hub.print_exception, "companion_original", hub.print_exception)
+
+    def quiet_print(context, t, v, tb):
+        if isinstance(v, OSError):
+            flood("server", "server", f"{v}")
+            return
+        original(context, t, v, tb)
+
+    quiet_print.companion_original = original
+    hub.print_exception = quiet_print
+
+
+def build_server(app: Callable, listener: socket.socket, limits: Limits | None = None,
+                 log: FloodLog | None = None) -> Server:
+    """gevent's WSGIServer on ``listener`` with the limits above. ``patch_for_gevent()``
+    must have run first."""
+    limits = limits or Limits()
+    flood = log or FloodLog()
+    quiet_accept_errors(flood)
+    return Server(listener, app, limits, flood, limits.max_connections or connection_cap(raise_open_file_limit()))
+
+
+def run(server) -> None:
+    """Serve until Ctrl+C or SIGTERM (both end the loop quietly)."""
+    import gc
+    import signal
+
+    # Everything loaded so far (Flask, templates, the games) lives as long as the server: keep
+    # it out of the cyclic collector, and collect less often. With thousands of connections a
+    # full collection walks every object and stalls every phone for hundreds of milliseconds.
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(20_000, 50, 100)
+
+    def stop(*_args):
+        server.close()
+
+    if sys.platform != "win32":  # gevent has no signal handlers on Windows, where Ctrl+C is the way
+        gevent.signal_handler(signal.SIGTERM, stop)
+        # Ctrl+C the same way: as a KeyboardInterrupt in the hub, gevent prints
+        # "KeyboardInterrupt" and a timestamp to the terminal on every stop.
+        gevent.signal_handler(signal.SIGINT, stop)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()

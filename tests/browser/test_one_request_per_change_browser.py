@@ -1,0 +1,43 @@
+"""One request per phone per change: a phone watching its table (its event stream open)
+fetches exactly its own partial for each deal another phone saves. The stream stays open
+across changes (it is not inside the swapped live region), and no "has it changed?" check
+follows the update. Against the real `companion serve` (gevent)."""
+
+from __future__ import annotations
+
+from test_serve import enter_deals  # noqa: E402  (tests/ is on sys.path)
+from test_tables_race_crash import Phone  # noqa: E402
+
+# The element holding the page's stream, wherever the markup puts it.
+STREAM_OPEN = "() => document.querySelector('[hx-sse\\\\:connect]')?._htmx?.sse?.status === 200"
+DEALS = 8
+
+
+def test_a_watching_phone_makes_one_request_per_change(server_process, phone):
+    port = server_process.port
+    token = Phone(port).create_table("rwd", ["Ann", "Ben", "Cho", "Dai"])
+    phone.goto(f"http://127.0.0.1:{port}/t/{token}")
+    phone.wait_for_function(STREAM_OPEN)
+    answered: list[tuple[str, int]] = []
+    phone.on("response", lambda response: answered.append((response.url, response.status))
+             if "/static/" not in response.url else None)
+    asked: list[str] = []
+    phone.on("request", lambda request: asked.append(request.url) if "/static/" not in request.url else None)
+
+    for number in range(1, DEALS + 1):
+        enter_deals(port, token, [number])  # saved by another phone
+        phone.wait_for_selector(f"#deal-{number}", state="attached", timeout=5000)
+        # The update is in; anything it sets off (a check, a new stream) starts at once.
+        phone.wait_for_function("n => document.querySelector('#live')?.dataset.rev == n", arg=number)
+    # Requests the last update would set off are asked within a moment: wait for them (bounded).
+    phone.wait_for_timeout(1500)
+
+    partials = [url for url, status in answered if "/live?" in url and status == 200]
+    checks = [url for url, status in answered if "/live?" in url and status != 200]
+    streams = [url for url in asked if "/events" in url]
+    assert len(partials) == DEALS, answered
+    assert checks == [], checks
+    assert streams == [], streams
+    assert len(asked) == DEALS, asked  # and nothing else
+    # The one stream the page opened is still the one open.
+    assert phone.evaluate(STREAM_OPEN)
