@@ -34,7 +34,6 @@ from .home import join_url
 bp = Blueprint("tables", __name__)
 
 TOKEN_SHAPE = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
-POLL_MS = 700  # phones ask this often; with request time it keeps propagation under 1 s
 
 
 def not_saved_message() -> str:
@@ -222,7 +221,7 @@ def sheet_context(table: store.Table, form_number: int | None = None) -> dict:
     show_all = request.args.get("all") == "1"
     deals = match.deals if show_all else match.deals[-HISTORY_RECENT:]
     return dict(table=table, game=table.game, match=match, chart=progression_chart(match),
-                form_number=form_number, poll_ms=POLL_MS, show_all=show_all, history=deals[::-1],
+                form_number=form_number, show_all=show_all, history=deals[::-1],
                 max_deals=store.MAX_DEALS, full=len(table.deals) >= store.MAX_DEALS,
                 # "Finish match" while it runs; a tie at the end has its own "accept the tie".
                 can_finish=table.can_finish() and not match.over)
@@ -290,7 +289,8 @@ CSRF_SLOT = "\x00csrf-token\x00"  # stands for this phone's token in a shared re
 
 @bp.get("/t/<token>/live")
 def live(token: str):
-    """Phones poll this; an unchanged table costs one indexed read and a 204.
+    """A phone's live region fetches this when its table changed (its event stream said so).
+    ``?rev=R`` when unchanged is answered 204 before Flask (companion/serving/live.py).
 
     Otherwise the scoresheet, plus out-of-band parts (history, actions) and, when the phone's
     form is for another deal than the next one, the next deal's form in a <template>: app.js
@@ -301,8 +301,6 @@ def live(token: str):
     current = store.revision(get_db(), token)
     if current is None:
         abort(404)
-    if request.args.get("rev") == str(current):
-        return Response(status=204, headers={"Cache-Control": "no-store"})
     form_number = request.args.get("form", type=int)
     view = "host" if request.args.get("view") == "host" else "sheet"
     # Every phone at a table asks for the same revision at once after a change: render it
