@@ -18,16 +18,19 @@ Push mode (issue 12), what the pages do today:
     python3 bench/load.py --push --tables 256 --entry-every 30 --seconds 60 --runs 1
     python3 bench/load.py --push --knee      # where delivery p99 crosses 100 ms
 
-- every phone holds its table's event stream (/t/<token>/events?rev=R); on "changed" it
-  fetches /t/<token>/live?rev=R&form=N on its keep-alive connection (its partial, as the
-  page does), then, as the page's swapped live region does, opens a new stream at the new
-  revision and makes the load check (a 204); every 30 s it makes the fallback check (a 204);
+- every phone holds its table's event stream (/t/<token>/events?rev=R), opened once, as the
+  page's #live-stream (templates/tables/_live_stream.html) is; on "changed" for a revision
+  it does not show it fetches /t/<token>/live?rev=R&form=N on its keep-alive connection (its
+  partial, as static/live.js has the page do), and keeps the stream; every 30 s it makes the
+  fallback check (a 204);
 - one phone per table (also streaming) enters a deal every ENTRY seconds on average;
 - each phone records when each change reached it: delivery = the phone has the partial
   with that revision, measured from the moment the save's answer arrived (same clock).
 
 Reports p50/p99 of deal entry, of one phone's delivery and of "all 6 phones of the table
-have it", errors, missed deliveries and the server's memory.
+have it", errors, missed deliveries, the server's memory, and what each change cost the
+phones while measuring: partials fetched and streams opened per change and phone (the page's
+target: 1 partial, 0 streams), and the fallback checks per phone and minute (the 30 s timer).
 
 Each run also times deal entries against /healthz on the idle server first ("quiet"),
 where both pay the same HTTP cost, so that ratio shows the app's own work.
@@ -52,7 +55,7 @@ from pathlib import Path
 from serving import HOST, start_server, stop_server
 
 PHONES_PER_TABLE = 6
-POLL_S = 0.7  # the page's polling interval (companion.web.tables.POLL_MS)
+POLL_S = 0.7  # the polling mode's interval (pages polled this often before push)
 
 
 def rss_mb(pid: int) -> float:
@@ -355,7 +358,7 @@ async def next_change(reader) -> int:
 
 async def run_push(args) -> dict:
     stats = {"entry": [], "one": [], "event": [], "errors": 0, "error_kinds": {}, "missed": 0, "ended": 0,
-             "fetches": 0, "streams": 0}
+             "fetches": 0, "streams": 0, "measured_fetches": 0, "measured_streams": 0, "measured_checks": 0}
     answered: dict[tuple[str, int], float] = {}  # (token, revision) -> when the save's answer came
     reached: dict[tuple[str, int], list[float]] = {}  # -> when each phone had it
 
@@ -381,27 +384,29 @@ async def run_push(args) -> dict:
                     if stream is None:
                         stream = await open_stream(port, token, rev, form)
                         stats["streams"] += 1
+                        stats["measured_streams"] += measuring.is_set()
                         if not counted:
                             counted = True
                             connected += 1
-                        status, _ = await conn.request("GET", f"/t/{token}/live?rev={rev}&form={form}")  # "load"
-                        if status not in (200, 204):
-                            error(f"load check {status}")
                     wait = max(0.05, min(next_poll, deadline[0]) - time.perf_counter())
                     try:
                         announced = await asyncio.wait_for(next_change(stream[0]), wait)
                     except asyncio.TimeoutError:
                         if time.perf_counter() >= next_poll:
                             next_poll += FALLBACK_POLL_S
+                            stats["measured_checks"] += measuring.is_set()
                             status, _ = await conn.request("GET", f"/t/{token}/live?rev={rev}&form={form}")
                             if status not in (200, 204):
                                 error(f"fallback check {status}")
+                        continue
+                    if announced <= rev:  # already shown (static/live.js fetches nothing)
                         continue
                     heard = time.perf_counter()
                     status, body = await conn.request("GET", f"/t/{token}/live?rev={rev}&form={form}",
                                                       headers={"HX-Request": "true"})
                     got = time.perf_counter()
                     stats["fetches"] += 1
+                    stats["measured_fetches"] += measuring.is_set()
                     if status != 200:
                         error(f"fetch {status}")
                         continue
@@ -410,9 +415,7 @@ async def run_push(args) -> dict:
                         reached.setdefault((token, r), []).append(got)
                         if measuring.is_set() and (token, r) in answered:
                             stats["event"].append(heard - answered[(token, r)])
-                    rev, form = new, new + 1
-                    stream[1].close()  # the page swaps its live region: a new stream at the new revision
-                    stream = None
+                    rev, form = new, new + 1  # the stream stays open (it is not in the swapped region)
                 except (ConnectionError, OSError, ValueError, AttributeError) as exc:
                     error(type(exc).__name__)
                     if stream is not None:
@@ -484,8 +487,19 @@ async def run_push(args) -> dict:
         "changes": len(answered), "missed": stats["missed"], "errors": stats["errors"],
         "error_kinds": stats["error_kinds"], "matches_ended": stats["ended"],
         "partials_fetched": stats["fetches"], "streams_opened": stats["streams"],
+        # while measuring, per change and watching phone (the page's target: 1, 0)
+        "partials_per_phone_change": per_phone_change(stats["measured_fetches"], answered, args.tables),
+        "streams_per_phone_change": per_phone_change(stats["measured_streams"], answered, args.tables),
+        # the region's 30 s timer, whatever changes: not a cost of a change
+        "fallback_checks_per_phone_min": round(stats["measured_checks"] / (args.tables * PHONES_PER_TABLE)
+                                               / (args.seconds / 60), 2),
         "server_rss_idle_mb": round(stats["rss_idle_mb"], 1), "server_rss_mb": round(memory, 1),
     }
+
+
+def per_phone_change(count: int, changes: dict, tables: int) -> float | None:
+    """``count`` requests over every (change, phone of its table) pair."""
+    return round(count / (len(changes) * PHONES_PER_TABLE), 3) if changes else None
 
 
 def push_verdict(result: dict) -> str:

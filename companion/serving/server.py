@@ -148,9 +148,18 @@ from gevent.pool import Pool  # noqa: E402
 from gevent.pywsgi import Input, WSGIHandler, WSGIServer  # noqa: E402
 
 
+def plain_address(address: str) -> str:
+    """An IPv4 address as itself: a dual-stack listener (``--host ::``) sees IPv4 clients as
+    ``::ffff:a.b.c.d``, and the laptop reaching itself as 127.0.0.1 must still be loopback
+    (trusted on /hall) and one device with its IPv4 self."""
+    if address[:7].lower() == "::ffff:" and "." in address:
+        return address[7:]
+    return address
+
+
 def device_of(address) -> str:
     """A connection's device: its source address (a phone, or a test's 127.0.0.x)."""
-    return address[0] if isinstance(address, tuple) else str(address)
+    return plain_address(address[0] if isinstance(address, tuple) else str(address))
 
 
 class KeptBody(Input):
@@ -187,6 +196,11 @@ class Handler(WSGIHandler):
 
     def device(self) -> str:
         return device_of(self.client_address)
+
+    def get_environ(self):
+        environ = super().get_environ()
+        environ["REMOTE_ADDR"] = plain_address(environ.get("REMOTE_ADDR", ""))
+        return environ
 
     def handle(self):
         self.socket.settimeout(self.limits.io_timeout)
