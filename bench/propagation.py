@@ -13,7 +13,8 @@ phones, 390x844) in one headless Chromium:
 - phone A creates an RWD table for 5 players through the UI and phone B opens its link;
 - for each sample, phone A fills in a deal (the winner rotates among the five seats, so
   a table takes 10 deals before anyone could reach the 3 deal wins that end the match;
-  then phone A opens a new table and phone B follows), waits a random 0-0.7 s, and in one step reads
+  then phone A opens a new table and phone B follows), waits a random 0-0.7 s (so saves
+  land at no fixed point of B's stream heartbeat), and in one step reads
   Date.now() and clicks "Save deal"; phone B has a MutationObserver that records
   Date.now() when the row #deal-<n> first appears in its DOM. Both pages run on this
   machine, so their Date.now() clocks are the same clock.
@@ -53,7 +54,7 @@ PHONE = dict(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_m
              has_touch=True, locale="en-US")
 TARGET_S = 0.25  # worst of the samples
 IDLE_TARGET = 2  # requests in the idle window
-POLL_S = 0.7  # how long the random wait before a save may be
+JITTER_S = 0.7  # how long the random wait before a save may be
 PLAYERS = ["Aiko", "Ben", "Chiyo", "Daisuke", "Emi"]
 DEALS_PER_TABLE = 10  # with the winner rotating among 5 seats, deal 11 would end the match
 TIMEOUT_MS = 10_000
@@ -124,10 +125,10 @@ def new_table(a, b, base: str) -> str:
 
 
 def streaming(page) -> None:
-    """The page is loaded and its live region's event stream is open (hx-sse's connection
+    """The page is loaded and its event stream (#live-stream) is open (hx-sse's connection
     answered 200). A page that holds a stream never reaches "networkidle"."""
     page.wait_for_load_state("load")
-    page.wait_for_function("() => document.querySelector('#live')?._htmx?.sse?.status === 200")
+    page.wait_for_function("() => document.querySelector('#live-stream')?._htmx?.sse?.status === 200")
 
 
 def idle_requests(page, seconds: float) -> list[str]:
@@ -197,7 +198,7 @@ def one_run(browser, samples: int, rng: random.Random, verbose: bool, idle: floa
                 number = 0
             number += 1
             fill_deal(a, (number - 1) % len(PLAYERS))
-            time.sleep(rng.uniform(0, POLL_S))  # land anywhere in B's polling cycle
+            time.sleep(rng.uniform(0, JITTER_S))  # no fixed phase against B's stream
             tapped = a.evaluate(SUBMIT)
             b.wait_for_function("(id) => window.__seen[id] !== undefined", arg=f"deal-{number}",
                                 timeout=TIMEOUT_MS)
