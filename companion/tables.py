@@ -235,7 +235,7 @@ def check_names(raw_names: Sequence[str], game: Game | None = None) -> tuple[lis
             key = name_key(entrant)
             if key in teams:
                 # Teams: "A & B" + "C" and "A" + "B & C" would both be "A & B & C".
-                seat = 2 * team  # the team's first seat (teams are two seats in a row)
+                seat = game.seating(len(names))[team].seats[0]  # the team's first-named seat
                 errors.append(FieldError(f"name-{seat}", T(
                     "Team “{name}” would have the same name as team {other}; change a name so the teams "
                     "can be told apart (for example, don't use “&” in names).",

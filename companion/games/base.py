@@ -6,7 +6,13 @@ deal. Standings are never stored; :meth:`Game.replay` derives them from the
 facts every time, which is what makes undo, edits and audits trivial.
 
 Seats are 0-based indexes into ``players`` in clockwise order. "Entrants" are
-what a game ranks: the players themselves, or teams (Twin Shoot).
+what a game ranks: the players themselves, or the teams its :meth:`Game.seating` declares.
+
+A game also declares what shared code must never guess: which seats form each team
+(:class:`Team`), the per-player number columns a deal records (:class:`Column`: range,
+the total the column adds up to, whether the last value is worked out) and how its facts
+read in the log and exports (:meth:`Game.describe_facts`). Parsing, the checks, the deal
+forms and the log read these declarations; nothing outside a game's module knows them.
 """
 
 from __future__ import annotations
@@ -16,6 +22,17 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Sequence
 
 from .text import NameList, T, Text, Tn, join_names
+
+
+class Spaced(NameList):
+    """Values one after another with a space in every language ("4 3 2": a list of numbers)."""
+
+    __slots__ = ()
+    SEPARATOR = "{first} {second}"
+
+    def render(self, gettext=None, ngettext=None) -> str:  # the separator is never translated
+        return " ".join(name.render(gettext, ngettext) if isinstance(name, Text) else name
+                        for name in self.names)
 
 Facts = dict[str, Any]
 Form = Mapping[str, Any]
@@ -109,20 +126,96 @@ class Choice:
     question: Text
     options: tuple[int, ...]  # seats
     ruling: str | None = None
+    # What each option value is called when the options are not seats (Twin Shoot's teams and
+    # "nobody"): labels[value]. Empty: the options are seats, named by the players.
+    labels: tuple[Text | str, ...] = ()
 
 
 @dataclass(frozen=True)
 class NextDeal:
-    """Who does what in a deal, in the game's own words."""
+    """Who does what in a deal, in the game's own words.
+
+    ``detail`` is the game's own account of the deal (a dataclass of its own, e.g. which team
+    leads and from which side): shared code never reads it; the game's templates and helpers may.
+    """
 
     number: int  # 1-based
     dealer: int | None = None  # seat
     leader: int | None = None  # seat that starts / leads first (None while a choice is open)
     lines: tuple[Text, ...] = ()
     choice: Choice | None = None
-    team: int | None = None  # Twin Shoot: leading team
-    side: str | None = None  # Twin Shoot: "right" or "left"
-    direction: str | None = None  # "clockwise" / "counter-clockwise"
+    detail: Any = None  # the game's own facts about this deal; opaque to shared code
+
+
+@dataclass(frozen=True)
+class Team:
+    """One team of a team game, as the game seats it.
+
+    ``seats`` are seat indexes (clockwise, 0-based) in the order the game names the team's
+    players ("Ann & Cy"); ``roles`` says what each of those seats is within the team where the
+    rules give seats a role (Twin Shoot's right-side and left-side players), else is empty.
+    """
+
+    seats: tuple[int, ...]
+    roles: tuple[Text, ...] = ()
+
+
+@dataclass(frozen=True)
+class Column:
+    """One number per player that a deal records (RWD's chips, Miraiscope's Queens).
+
+    The form's fields are ``<key>-<seat>``; a message about the whole column names the field
+    ``<key>``. :func:`read_columns` reads them, :func:`check_columns` checks them, and the deal
+    form gets them from :meth:`Game.columns` (range, total, which value is worked out) instead
+    of recomputing the rules.
+    """
+
+    key: str  # facts key and field prefix: "chips" -> chips-0, chips-1, …
+    label: Text  # the whole column, in its messages: "Chips"
+    players: tuple[Text, ...]  # one label per seat, in that value's messages: "Chips of Ann"
+    hi: int  # largest value one player can have
+    lo: int = 0
+    total: int | None = None  # the column adds up to exactly this (None: no fixed sum)
+    at_most: int | None = None  # else the column adds up to at most this (None: no bound)
+    why: Text | None = None  # why it adds up so, said with the sum: "one per trick"
+    derive_last: bool = False  # a blank last value is worked out from the others
+    # What the worked-out last value completes, when that is not ``total``: a sum over this
+    # column and the columns ``worked_over`` (Pair & Quad: every card dealt is captured).
+    worked_out: int | None = None
+    worked_over: tuple[str, ...] = ()
+    blank: int | None = None  # what a blank value means when it is not worked out (None: required)
+
+    @property
+    def n(self) -> int:
+        return len(self.players)
+
+    def field(self, seat: int) -> str:
+        return f"{self.key}-{seat}"
+
+    @property
+    def values(self) -> range:
+        """The values one player can have, for a row of taps."""
+        return range(self.lo, self.hi + 1)
+
+    @property
+    def worked_to(self) -> int | None:
+        """The sum the worked-out last value completes (None when nothing is worked out)."""
+        if not self.derive_last:
+            return None
+        return self.worked_out if self.worked_out is not None else self.total
+
+    def derive(self, seat: int) -> int | None:
+        """For the form: the sum the value at ``seat`` is worked out to (its "auto" choice), or None."""
+        return self.worked_to if seat == self.n - 1 else None
+
+
+@dataclass(frozen=True)
+class FactItem:
+    """One fact of a deal for reading (log, CSV, history): "Chips · Ann · 4"."""
+
+    label: Text | str
+    owner: str  # the player's or team's name, "" when it concerns the whole deal
+    value: Text | str
 
 
 @dataclass(frozen=True)
@@ -293,17 +386,71 @@ def work_out_last(known: Sequence[int | None], total: int, hi: int, name: str, l
     return value
 
 
-def read_column(form: Form, names: Sequence[str], lo: int, hi: int, labels: Sequence[Text],
-                errors: list[FieldError], total: int) -> list[int | None]:
-    """One number per player where the column adds up to ``total``: a blank last value is
-    worked out from the others (as the rules fix it), a typed one is read as typed."""
-    values = [read_int(form, name, lo, hi, label, errors)
-              for name, label in zip(names[:-1], labels[:-1])]
-    if is_blank(form, names[-1]):
-        values.append(work_out_last(values, total, hi, names[-1], labels[-1], errors))
-    else:
-        values.append(read_int(form, names[-1], lo, hi, labels[-1], errors))
-    return values
+def read_columns(form: Form, columns: Sequence[Column], errors: list[FieldError]
+                 ) -> dict[str, list[int | None]]:
+    """Read the declared columns, in order: each value as typed; a blank one is worked out
+    (the last of a ``derive_last`` column, from the others and the columns it is worked out
+    over, which must come earlier), means ``blank`` if the column says so, else is refused."""
+    read: dict[str, list[int | None]] = {}
+    for column in columns:
+        values: list[int | None] = []
+        for seat, label in enumerate(column.players):
+            name = column.field(seat)
+            if is_blank(form, name):
+                if column.derive_last and seat == column.n - 1:
+                    known = values + [v for key in column.worked_over for v in read[key]]
+                    values.append(work_out_last(known, column.worked_to, column.hi,  # type: ignore[arg-type]
+                                                name, label, errors))
+                    continue
+                if column.blank is not None:
+                    values.append(column.blank)
+                    continue
+            values.append(read_int(form, name, column.lo, column.hi, label, errors))
+        read[column.key] = values
+    return read
+
+
+def check_columns(columns: Sequence[Column], facts: Mapping[str, Any]) -> list[FieldError]:
+    """The checks of declared columns on recorded facts (``facts[key]``: one value per player):
+    each value a whole number in range (named like the form's own messages), and the column
+    adding up to its ``total`` (or at most ``at_most``), said with the rule's reason."""
+    errors: list[FieldError] = []
+    for column in columns:
+        values = facts.get(column.key)
+        n = column.n
+        if not isinstance(values, list) or len(values) != n:
+            errors.append(FieldError(column.key, T("{field}: enter one number for each of the {n} "
+                                                    "players.", field=column.label, n=n)))
+            continue
+        bad = False
+        for seat, value in enumerate(values):
+            label = column.players[seat]
+            if isinstance(value, bool) or not isinstance(value, int):
+                errors.append(FieldError(column.field(seat), T(
+                    "{field}: “{value}” is not a whole number.", field=label, value=str(value)[:12])))
+                bad = True
+            elif not column.lo <= value <= column.hi:
+                errors.append(FieldError(column.field(seat), T(
+                    "{field} must be from {lo} to {hi}; it is {value}.", field=label, lo=column.lo,
+                    hi=column.hi, value=value)))
+                bad = True
+        if bad:
+            continue
+        added = sum(values)
+        if column.total is not None and added != column.total:
+            if column.why is not None:
+                message = T("{field} must add up to {total} with {n} players ({why}); they add up "
+                            "to {sum}.", field=column.label, total=column.total, n=n, why=column.why,
+                            sum=added)
+            else:
+                message = T("{field} must add up to {total} with {n} players; they add up to {sum}.",
+                            field=column.label, total=column.total, n=n, sum=added)
+            errors.append(FieldError(column.key, message))
+        elif column.at_most is not None and added > column.at_most:
+            errors.append(FieldError(column.key, T(
+                "{field} can add up to at most {most}; they add up to {sum}.", field=column.label,
+                most=column.at_most, sum=added)))
+    return errors
 
 
 def read_seat(form: Form, name: str, n: int, label: Text, errors: list[FieldError],
@@ -343,7 +490,6 @@ class Game:
     name_ja: str = ""
     players: tuple[int, ...] = ()  # allowed player counts
     variant_players: tuple[int, ...] = ()  # counts allowed only as a marked variant (a ruling)
-    teams: bool = False
     credit: Text = T("Designer not named in the source.")
     source: str = ""  # file name in shared/sources
     summary: Text = Text("")  # not T(): an empty msgid must not be extracted
@@ -353,7 +499,8 @@ class Game:
     calculators: tuple["Calculator", ...] = ()  # the game page's calculators and helpers
     choice_keys: tuple[str, ...] = ()  # facts keys that hold answers to a Choice (NextDeal.choice)
     # How the deal log and the exports name each key of the facts ("called" → "Called" if
-    # absent), and which keys hold a seat or a team (shown as that player's or team's name).
+    # absent; also the keys inside a fact that counts by kind, e.g. "other" → "Other"), and
+    # which keys hold a seat or a team (shown as that player's or team's name).
     fact_labels: Mapping[str, Text] = {}
     seat_facts: frozenset[str] = frozenset()
     team_facts: frozenset[str] = frozenset()
@@ -393,9 +540,107 @@ class Game:
     def setup_steps(self, n: int) -> tuple[Text, ...]:
         raise NotImplementedError
 
+    # ---- seating: who plays with whom
+    def seating(self, n: int) -> tuple[Team, ...]:
+        """The teams at ``n`` players, in team order (team 0 first), each its seats in the order
+        the team is named; () when everyone plays alone (the default). A team game overrides it:
+        which seats are partners is its rule, never shared code's."""
+        return ()
+
+    @property
+    def teams(self) -> bool:
+        """Whether the game ranks teams rather than players (it declares a :meth:`seating`)."""
+        return any(self.seating(n) for n in (*self.players, *self.variant_players))
+
     def entrants(self, players: Sequence[str]) -> tuple[str, ...]:
-        """Names of what is ranked: players, or teams for team games."""
-        return tuple(players)
+        """Names of what is ranked: the players, or each team's players joined ("Ann & Cy")."""
+        teams = self.seating(len(players))
+        if not teams:
+            return tuple(players)
+        return tuple(" & ".join(str(players[seat]) for seat in team.seats) for team in teams)
+
+    def team_of(self, n: int, seat: int) -> int | None:
+        """The team ``seat`` plays in at ``n`` players (None in a game without teams)."""
+        return next((index for index, team in enumerate(self.seating(n)) if seat in team.seats), None)
+
+    def team_label(self, n: int, team: int) -> Text:
+        """A team as the new-table form offers it: "Team 1 (seats 1–2)", "Team 1 (seats 1, 3)"."""
+        seats = [seat + 1 for seat in self.seating(n)[team].seats]
+        if len(seats) > 1 and seats == list(range(seats[0], seats[0] + len(seats))):
+            return T("Team {t} (seats {a}–{b})", t=team + 1, a=seats[0], b=seats[-1])
+        return T("Team {t} (seats {seats})", t=team + 1, seats=join_names([str(s) for s in seats]))
+
+    def seat_note(self, n: int, seat: int) -> Text | None:
+        """What a seat is, beside its name on the new-table form ("Team 1 · right side"); None
+        in a game without teams."""
+        for index, team in enumerate(self.seating(n)):
+            if seat in team.seats:
+                if team.roles:
+                    return T("Team {t} · {role}", t=index + 1, role=team.roles[team.seats.index(seat)])
+                return T("Team {t}", t=index + 1)
+        return None
+
+    def seating_help(self, n: int) -> Text | None:
+        """How to sit, above the names on the new-table form (who partners whom); None: no help."""
+        return None
+
+    # ---- the numbers a deal records
+    def columns(self, setup: MatchSetup) -> tuple[Column, ...]:
+        """The per-player number columns of a deal at this table (labels name ``setup.players``):
+        what :func:`read_columns` reads, :func:`check_columns` checks and the deal form shows
+        (``column.values``, ``column.derive(seat)``). Default: none."""
+        return ()
+
+    def column_map(self, setup: MatchSetup) -> dict[str, Column]:
+        """:meth:`columns` by key, for templates: ``columns["chips"].hi``."""
+        return {column.key: column for column in self.columns(setup)}
+
+    # ---- reading the facts (log, CSV, history)
+    def fact_label(self, key: str) -> Text | str:
+        """How the log and the exports name a key of the facts (a key without a label reads as
+        its own words: ``taken`` -> "Taken")."""
+        label = self.fact_labels.get(key)
+        return label if label is not None else key.replace("_", " ").capitalize()
+
+    def describe_value(self, value: Any) -> Text | str:
+        """A fact's value in words: None is "none"; a count by kind ``{"7": 2, "other": 9}``
+        names each kind by :attr:`fact_labels` (or as itself): "7 2, Other 9"."""
+        if value is None:
+            return T("none")
+        if isinstance(value, Mapping):
+            return join_names([Text("{label} {value}", label=self.fact_labels.get(str(k), str(k)),
+                                    value=self.describe_value(v)) for k, v in value.items()])
+        if isinstance(value, list):
+            return Spaced([self.describe_value(v) for v in value])
+        return str(value)
+
+    def describe_facts(self, facts: Mapping[str, Any], players: Sequence[str],
+                       entrants: Sequence[str]) -> list[FactItem]:
+        """The facts of a deal for reading: per-player (or per-team) lists get each owner's
+        name, keys in :attr:`seat_facts` / :attr:`team_facts` show as the named player or team
+        ("Start player: Ann"), the rest as plain words and numbers. Override for more."""
+        items: list[FactItem] = []
+
+        def who(value: Any, names: Sequence[str]) -> Text | str:
+            if isinstance(value, list):
+                return Spaced([who(v, names) for v in value])
+            if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(names):
+                return names[value]
+            return self.describe_value(value)
+
+        for key, value in facts.items():
+            label = self.fact_label(key)
+            if key in self.seat_facts:
+                items.append(FactItem(label, "", who(value, players)))
+            elif key in self.team_facts:
+                items.append(FactItem(label, "", who(value, entrants)))
+            elif isinstance(value, list) and len(value) in (len(players), len(entrants)):
+                owners = players if len(value) == len(players) else entrants
+                items.extend(FactItem(label, owners[i], self.describe_value(item))
+                             for i, item in enumerate(value))
+            else:
+                items.append(FactItem(label, "", self.describe_value(value)))
+        return items
 
     def check_options(self, setup: MatchSetup) -> list[FieldError]:
         errors = []
@@ -768,9 +1013,17 @@ def seat_names(n: int) -> tuple[Text, ...]:
     return tuple(T("Player {n}", n=i + 1) for i in range(n))
 
 
-def team_names(k: int) -> tuple[Text, ...]:
-    return tuple(T("Team {n} (players {a} and {b})", n=t + 1, a=2 * t + 1, b=2 * t + 2)
-                 for t in range(k))
+def team_names(teams: Sequence[Team]) -> tuple[Text, ...]:
+    """"Team 1 (players 1 and 2)" …, for calculators (they know seats, not names), from the
+    game's :meth:`Game.seating`."""
+    named = []
+    for t, team in enumerate(teams):
+        seats = [seat + 1 for seat in team.seats]
+        if len(seats) == 2:
+            named.append(T("Team {n} (players {a} and {b})", n=t + 1, a=seats[0], b=seats[1]))
+        else:
+            named.append(T("Team {n} (players {seats})", n=t + 1, seats=join_names([str(s) for s in seats])))
+    return tuple(named)
 
 
 def card_codes(raw: str) -> list[str]:

@@ -381,7 +381,7 @@ class LuckyCube(Game):
             T("{dealer} gathers all the cards, shuffles and deals. {leader} leads the first "
               "trick.", dealer=players[dealer], leader=players[leader]),
             T("Set the die to 1 in the middle of the table."),
-        ), direction="clockwise")
+        ))
 
     def outcome(self, progress: Progress, finished: bool) -> Outcome:
         setup, totals = progress.setup, progress.totals

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from .base import (DealScore, Facts, FieldError, Figure, Form, Game, Line, Match, NextDeal, Option,
-                   Outcome, Progress, Ruling, Stakes, race_stakes, read_column, read_seat)
+                   Outcome, Progress, Ruling, Stakes, race_stakes, read_seat)
+from .base import Column, MatchSetup, check_columns, read_columns
 from .cards import Card, CardError
 from .text import T, Text, Tn
 
@@ -149,19 +150,23 @@ class Miraiscope(Game):
         )
 
     # ---- one deal
-    def parse_deal(self, form: Form, progress: Progress) -> tuple[Facts, list[FieldError]]:
-        players = progress.setup.players
-        errors: list[FieldError] = []
+    def columns(self, setup: MatchSetup) -> tuple[Column, ...]:
+        """Every card is played and every trick has a winner, so all Queens and one-pointers
+        are captured: each column adds up to what the deck has, and the second is worked out."""
+        players = setup.players
+        return (Column("queens", T("Qs captured"),
+                       tuple(T("Qs captured by {player}", player=p) for p in players),
+                       hi=QUEENS, total=QUEENS, why=T("the deck has {total}", total=QUEENS),
+                       derive_last=True),
+                Column("points", T("One-pointers captured (9, 10, J, K, A)"),
+                       tuple(T("One-pointers captured by {player}", player=p) for p in players),
+                       hi=ONE_POINTERS, total=ONE_POINTERS,
+                       why=T("the deck has {total}", total=ONE_POINTERS), derive_last=True))
 
-        # The deal hands out every card, so a blank second player holds the rest.
-        queens = read_column(form, ["queens-0", "queens-1"], 0, QUEENS,
-                             [T("Qs captured by {player}", player=p) for p in players], errors,
-                             total=QUEENS)
-        points = read_column(form, ["points-0", "points-1"], 0, ONE_POINTERS,
-                             [T("One-pointers captured by {player}", player=p) for p in players],
-                             errors, total=ONE_POINTERS)
-        last = read_seat(form, "last_trick", 2, T("Winner of the last trick"), errors)
-        facts = {"queens": queens, "points": points, "last_trick": last}
+    def parse_deal(self, form: Form, progress: Progress) -> tuple[Facts, list[FieldError]]:
+        errors: list[FieldError] = []
+        facts: Facts = read_columns(form, self.columns(progress.setup), errors)  # type: ignore[assignment]
+        facts["last_trick"] = read_seat(form, "last_trick", 2, T("Winner of the last trick"), errors)
         self.check_readable(progress, facts, errors)
         return facts, errors
 
@@ -169,28 +174,7 @@ class Miraiscope(Game):
         if not isinstance(facts, dict):
             return [FieldError("queens", T("This deal's record is not readable."))]
         players = progress.setup.players
-        errors: list[FieldError] = []
-        columns = (("queens", T("Qs captured"), QUEENS),
-                   ("points", T("One-pointers captured (9, 10, J, K, A)"), ONE_POINTERS))
-        for key, label, total in columns:
-            values = facts.get(key)
-            if not isinstance(values, list) or len(values) != 2:
-                errors.append(FieldError(key, T("{field}: enter one number for each player.",
-                                                field=label)))
-                continue
-            bad = False
-            for seat, value in enumerate(values):
-                if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= total:
-                    errors.append(FieldError(f"{key}-{seat}", T(
-                        "{field} by {player} must be a whole number from 0 to {total}; it is "
-                        "{value}.", field=label, player=players[seat], total=total,
-                        value=str(value)[:12])))
-                    bad = True
-            if not bad and sum(values) != total:
-                # Every card is played and every trick has a winner, so all points are taken.
-                errors.append(FieldError(key, T(
-                    "{field} must add up to {total} (the deck has {total}); they add up to "
-                    "{sum}.", field=label, total=total, sum=sum(values))))
+        errors = check_columns(self.columns(progress.setup), facts)
         last = facts.get("last_trick")
         if isinstance(last, bool) or last not in (0, 1):
             errors.append(FieldError("last_trick", T(

@@ -10,8 +10,9 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from .base import (Choice, DealScore, Facts, FieldError, Figure, Form, Game, Line, Match, NextDeal,
-                   Option, Outcome, Progress, Ruling, Stakes, best, first_among, is_blank, names,
-                   options_after_last_winner, read_int, work_out_last)
+                   Option, Outcome, Progress, Ruling, Stakes, best, first_among, names,
+                   options_after_last_winner, read_int)
+from .base import Column, MatchSetup, check_columns, read_columns
 from .text import T, Text, Tn
 
 DECK_SIZE = 52
@@ -127,10 +128,6 @@ def _cards(key: str) -> Text:
     return T("other cards") if key == OTHER else T("cards of rank {rank}", rank=key)
 
 
-def _is_count(value: Any, hi: int) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= hi
-
-
 class PairQuad(Game):
     id = "pair_quad"
     order = 4
@@ -149,7 +146,8 @@ class PairQuad(Game):
     )
     rulings = RULINGS
     choice_keys = ("dealer",)  # the answer to "who deals next?" after a tie for the top
-    fact_labels = {"captured": T("Cards captured"), "dealer": T("Dealer")}
+    # "other" names the other cards inside each player's captured counts ("7 2, Other 9").
+    fact_labels = {"captured": T("Cards captured"), "dealer": T("Dealer"), OTHER: T("Other")}
     seat_facts = frozenset({"dealer"})
     options = (
         Option("first_dealer", T("Dealer of the first deal, who also leads first"), "seat"),
@@ -184,30 +182,29 @@ class PairQuad(Game):
         )
 
     # ---- one deal
+    def columns(self, setup: MatchSetup) -> tuple[Column, ...]:
+        """A count per player of each penalty rank, then of the other cards; a blank count
+        means none. With every card dealt, each rank adds up to its 4 cards and the other cards
+        to 32, so the last player's are worked out; with some set aside (variant), a column can
+        only add up to at most that, and the last player's other cards are worked out from the
+        cards dealt (every card dealt is captured by someone)."""
+        n, players = setup.n, setup.players
+        all_dealt = DECK_SIZE % n == 0
+        return tuple(
+            Column(key, T("Captured {cards}", cards=_cards(key)),
+                   tuple(T("{player}: {cards}", player=p, cards=_cards(key)) for p in players),
+                   hi=OTHER_CARDS if key == OTHER else PER_RANK,
+                   total=(OTHER_CARDS if key == OTHER else PER_RANK) if all_dealt else None,
+                   at_most=None if all_dealt else (OTHER_CARDS if key == OTHER else PER_RANK),
+                   derive_last=all_dealt or key == OTHER, blank=0,
+                   worked_out=dealt(n) * n if key == OTHER else None,
+                   worked_over=tuple(BASE_VALUES) if key == OTHER else ())
+            for key in KEYS)
+
     def parse_deal(self, form: Form, progress: Progress) -> tuple[Facts, list[FieldError]]:
-        players = progress.setup.players
         errors: list[FieldError] = []
-        n, last = len(players), len(players) - 1
-        captured: list[dict[str, int | None]] = []
-        for seat, player in enumerate(players):
-            row: dict[str, int | None] = {}
-            for key in KEYS:
-                hi = OTHER_CARDS if key == OTHER else PER_RANK
-                label = T("{player}: {cards}", player=player, cards=_cards(key))
-                name = f"{key}-{seat}"
-                if not is_blank(form, name):
-                    row[key] = read_int(form, name, 0, hi, label, errors)
-                elif seat != last:
-                    row[key] = 0  # most counts are 0: a blank one means none captured
-                elif key == OTHER:  # every card dealt is captured by someone
-                    known = [r[k] for r in captured for k in KEYS] + [row[k] for k in BASE_VALUES]
-                    row[key] = work_out_last(known, dealt(n) * n, hi, name, label, errors)
-                elif DECK_SIZE % n == 0:  # all four of each rank are dealt
-                    row[key] = work_out_last([r[key] for r in captured], PER_RANK, hi, name,
-                                             label, errors)
-                else:  # some cards lie aside unseen, so nothing is fixed: blank means none
-                    row[key] = 0
-            captured.append(row)
+        read = read_columns(form, self.columns(progress.setup), errors)
+        captured = [{key: read[key][seat] for key in KEYS} for seat in range(progress.setup.n)]
         facts: Facts = {"captured": captured}
         self.read_choice(form, progress, facts, errors, T("Dealer of this deal"))
         self.check_readable(progress, facts, errors)
@@ -231,29 +228,11 @@ class PairQuad(Game):
                 or not all(isinstance(row, Mapping) for row in captured):
             return [FieldError("captured", T("Enter the cards captured by each of the {n} "
                                              "players.", n=n))]
-        errors = []
-        for seat, row in enumerate(captured):
-            for key in KEYS:
-                hi = OTHER_CARDS if key == OTHER else PER_RANK
-                if not _is_count(row.get(key), hi):
-                    errors.append(FieldError(f"{key}-{seat}", T(
-                        "{player}: {cards} must be a count from 0 to {hi}; it is {value}.",
-                        player=players[seat], cards=_cards(key), hi=hi,
-                        value=str(row.get(key))[:12])))
-        if errors:
-            return errors
+        columns = self.columns(progress.setup)
+        errors = check_columns(columns, {key: [row.get(key) for row in captured] for key in KEYS})
+        if any(error.field not in KEYS for error in errors):
+            return errors  # a count is unreadable: the sums below would mislead
         aside = DECK_SIZE % n
-        for key in KEYS:
-            column = sum(row[key] for row in captured)
-            exists = OTHER_CARDS if key == OTHER else PER_RANK
-            if aside == 0 and column != exists:
-                errors.append(FieldError(key, T(
-                    "Captured {cards} must add up to {expected} with {n} players; they add up "
-                    "to {sum}.", cards=_cards(key), expected=exists, n=n, sum=column)))
-            elif column > exists:
-                errors.append(FieldError(key, T(
-                    "Captured {cards} can add up to at most {expected}; they add up to {sum}.",
-                    expected=exists, cards=_cards(key), sum=column)))
         total = sum(sum(row.values()) for row in captured)
         if aside and total != dealt(n) * n:
             errors.append(FieldError("captured", T(
@@ -301,13 +280,13 @@ class PairQuad(Game):
             if len(top) > 1:
                 question = T("{names} tied for the top score: who deals next?",
                              names=names(setup, top))
-                return NextDeal(number, lines=(question,), direction="clockwise",
+                return NextDeal(number, lines=(question,),
                                 choice=Choice("dealer", question, tuple(top), "tied_top"))
             dealer = top[0]
             lines = (T("{dealer} had the top score last deal, so deals this one.",
                        dealer=setup.players[dealer]),)
         lines += (T("{dealer} deals and leads the first trick.", dealer=setup.players[dealer]),)
-        return NextDeal(number, dealer, dealer, lines, direction="clockwise")
+        return NextDeal(number, dealer, dealer, lines)
 
     def outcome(self, progress: Progress, finished: bool) -> Outcome:
         setup, totals = progress.setup, progress.totals

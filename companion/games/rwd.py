@@ -12,7 +12,8 @@ from typing import Sequence
 
 from .base import (Choice, DealScore, Facts, FieldError, Figure, Form, Game, Line, Match, MatchSetup,
                    NextDeal, Option, Outcome, Progress, Ruling, Stakes, Tally, first_among, names,
-                   options_after_last_winner, read_column)
+                   options_after_last_winner)
+from .base import Column, check_columns, read_columns
 from .cards import Card, CardError, parse_card
 from .text import T, Text, Tn, join_names
 
@@ -145,51 +146,29 @@ class RWD(Game):
         )
 
     # ---- one deal
+    def columns(self, setup: MatchSetup) -> tuple[Column, ...]:
+        """Chips and second-half tricks: each adds up to the trick count (every first-half trick
+        gives out one chip; every second-half trick has a winner), so the last is worked out."""
+        tricks, players = tricks_per_half(setup.n), setup.players
+        return (Column("chips", T("Chips"), tuple(T("Chips of {player}", player=p) for p in players),
+                       hi=tricks, total=tricks, why=T("one per trick"), derive_last=True),
+                Column("tricks", T("Second-half tricks"),
+                       tuple(T("Second-half tricks of {player}", player=p) for p in players),
+                       hi=tricks, total=tricks, why=T("one per trick"), derive_last=True))
+
     def parse_deal(self, form: Form, progress: Progress) -> tuple[Facts, list[FieldError]]:
-        n, tricks = progress.setup.n, tricks_per_half(progress.setup.n)
         errors: list[FieldError] = []
-        players = progress.setup.players
-        # Each column adds up to the trick count, so a blank last player is worked out.
-        facts: Facts = {
-            "chips": read_column(form, [f"chips-{seat}" for seat in range(n)], 0, tricks,
-                                 [T("Chips of {player}", player=p) for p in players], errors,
-                                 total=tricks),
-            "tricks": read_column(form, [f"tricks-{seat}" for seat in range(n)], 0, tricks,
-                                  [T("Second-half tricks of {player}", player=p) for p in players],
-                                  errors, total=tricks),
-        }
+        facts: Facts = read_columns(form, self.columns(progress.setup), errors)  # type: ignore[assignment]
         self.read_choice(form, progress, facts, errors, T("Start player"))
         self.check_readable(progress, facts, errors)
         return facts, errors
 
     def check_deal(self, progress: Progress, facts: Facts) -> list[FieldError]:
-        n, tricks = progress.setup.n, tricks_per_half(progress.setup.n)
         if not isinstance(facts, dict):
             return [FieldError("chips", T("This deal's record is not readable."))]
         if self.outcome(progress, False).over:
             return [FieldError("deal", T("The match is over; no more deals can be added."))]
-        errors: list[FieldError] = []
-        columns = (("chips", T("Chips")), ("tricks", T("Second-half tricks")))
-        for key, label in columns:
-            values = facts.get(key)
-            if not isinstance(values, list) or len(values) != n:
-                errors.append(FieldError(key, T("{field}: enter one number for each of the "
-                                                "{n} players.", field=label, n=n)))
-                continue
-            bad = False
-            for seat, value in enumerate(values):
-                if isinstance(value, bool) or not isinstance(value, int) \
-                        or not 0 <= value <= tricks:
-                    errors.append(FieldError(f"{key}-{seat}", T(
-                        "{field} of {player} must be a whole number from 0 to {tricks}; it is "
-                        "{value}.", field=label, player=progress.setup.players[seat],
-                        tricks=tricks, value=str(value)[:12])))
-                    bad = True
-            if not bad and sum(values) != tricks:
-                # Every first-half trick gives out one chip; every second-half trick has a winner.
-                errors.append(FieldError(key, T(
-                    "{field} must add up to {total} with {n} players (one per trick); they add "
-                    "up to {sum}.", field=label, total=tricks, n=n, sum=sum(values))))
+        errors = check_columns(self.columns(progress.setup), facts)
         if "start_player" in facts and self.next_deal(progress).choice is None:
             errors.append(FieldError("start_player", T(
                 "The start player of this deal follows from the last deal; no choice was open.")))
@@ -235,12 +214,11 @@ class RWD(Game):
                               number=number))
                 return NextDeal(number, leader=None, lines=(question, first_half),
                                 choice=Choice("start_player", question, options,
-                                              ruling="start_after_tie"),
-                                direction="counter-clockwise")
+                                              ruling="start_after_tie"))
             starter = last[0]
         lines = (T("{leader} is the start player and takes the first card from row 1.",
                    leader=players[starter]), first_half)
-        return NextDeal(number, leader=starter, lines=lines, direction="counter-clockwise")
+        return NextDeal(number, leader=starter, lines=lines)
 
     def outcome(self, progress: Progress, finished: bool) -> Outcome:
         """The first to 3 deal wins takes the match, or the one deal is the game (option

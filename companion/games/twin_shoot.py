@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
 from .base import (DealScore, Facts, FieldError, Figure, Form, Game, Line, Match, NextDeal, Option,
-                   Outcome, Progress, Ruling, Stakes, best, race_stakes, read_column, read_int)
+                   Outcome, Progress, Ruling, Stakes, Team, best, race_stakes, read_int)
+from .base import Column, MatchSetup, check_columns, read_columns
 from .cards import SUIT_CODES, Card, CardError, parse_card
 from .text import T, Text, Tn, join_names
 
@@ -270,8 +271,15 @@ RULINGS = (
 )
 
 
-def _team_name(players: Sequence[str], team: int) -> str:
-    return f"{players[2 * team]} & {players[2 * team + 1]}"
+@dataclass(frozen=True)
+class Lead:
+    """Who opens a deal (``NextDeal.detail``): the leading team, its seat, the side it leads
+    from ("right" / "left") and which way play goes."""
+
+    team: int
+    seat: int
+    side: str
+    direction: str
 
 
 def _is_count(value: Any) -> bool:
@@ -287,7 +295,6 @@ class TwinShoot(Game):
     name_en = "Twin Shoot"
     name_ja = "ツインシュート"
     players = (4, 6)
-    teams = True
     credit = T("Designed by {designer} ({romanised}).", designer="安藤慎吾", romanised="Shingo Ando")
     source = "004_453d5ebb181b80f7.txt"
     summary = T("Teams of two secretly bid their tricks with the suits of two cards, follow the "
@@ -338,8 +345,21 @@ class TwinShoot(Game):
               "rest.", bid_cards=fig["bid_cards"], tricks=fig["tricks"]),
         )
 
-    def entrants(self, players: Sequence[str]) -> tuple[str, ...]:
-        return tuple(_team_name(players, team) for team in range(len(players) // 2))
+    def seating(self, n: int) -> tuple[Team, ...]:
+        """Partners sit side by side: seats (0, 1), (2, 3), (4, 5), the right-side player first
+        (ruling "sides")."""
+        return tuple(Team((2 * team, 2 * team + 1), (T("right side"), T("left side")))
+                     for team in range(n // 2))
+
+    def seating_help(self, n: int) -> Text:
+        return T("Teammates sit next to each other: seats 1–2, 3–4 and 5–6 are teams. In each team "
+                 "the first is the right-side player, the second the left-side player.")
+
+    def columns(self, setup: MatchSetup) -> tuple[Column, ...]:
+        # The ten tricks all have a winner, so a blank last player's tricks are worked out.
+        return (Column("tricks", T("Tricks"), tuple(T("Tricks taken by {player}", player=p)
+                                                     for p in setup.players),
+                       hi=TRICKS, total=TRICKS, derive_last=True),)
 
     # ---- one deal
     def open_bid_team(self, progress: Progress) -> int | None:
@@ -366,10 +386,7 @@ class TwinShoot(Game):
                                                          player=player, which=which, value=str(raw)[:12])))
                 pair.append(code)
             bids.append(pair)
-        # The ten tricks all have a winner, so a blank last player's tricks are worked out.
-        tricks = read_column(form, [f"tricks-{seat}" for seat in range(setup.n)], 0, TRICKS,
-                             [T("Tricks taken by {player}", player=p) for p in setup.players],
-                             errors, total=TRICKS)
+        tricks = read_columns(form, self.columns(setup), errors)["tricks"]
         raw_open = form.get("open_bid")
         open_bid = None
         if not (raw_open is None or (isinstance(raw_open, str) and raw_open.strip().lower() in ("", "none"))):
@@ -414,27 +431,7 @@ class TwinShoot(Game):
                             "{player}'s bid card {which} must be one of the six suits (L, X, C, H, S, D); "
                             "it is “{value}”.", player=player, which=which, value=str(code)[:12])))
 
-        tricks = facts.get("tricks")
-        if not isinstance(tricks, list) or len(tricks) != n:
-            errors.append(FieldError("tricks", T("Tricks must list a whole number for each of the {n} players.",
-                                                 n=n)))
-        else:
-            readable = True
-            for seat, count in enumerate(tricks):
-                player = setup.players[seat]
-                if not _is_count(count):
-                    readable = False
-                    errors.append(FieldError(f"tricks-{seat}", T("{player}'s tricks must be a whole number; "
-                                                                 "they are “{value}”.",
-                                                                 player=player, value=str(count)[:12])))
-                elif not 0 <= count <= TRICKS:
-                    readable = False
-                    errors.append(FieldError(f"tricks-{seat}", T("{player}'s tricks must be from 0 to {most}; "
-                                                                 "they are {value}.",
-                                                                 player=player, most=TRICKS, value=count)))
-            if readable and sum(tricks) != TRICKS:
-                errors.append(FieldError("tricks", T("Tricks must add up to {total} with {n} players; they add "
-                                                     "up to {sum}.", total=TRICKS, n=n, sum=sum(tricks))))
+        errors += check_columns(self.columns(setup), facts)
 
         open_bid = facts.get("open_bid")
         if open_bid is not None:
@@ -540,7 +537,7 @@ class TwinShoot(Game):
         else:
             lines.append(T("{team} is alone in last place and may open-bid this deal.", team=names[eligible]))
         return NextDeal(number=len(progress.deals) + 1, dealer=None, leader=seat, lines=tuple(lines),
-                        team=team, side=side, direction=direction)
+                        detail=Lead(team, seat, side, direction))
 
     def outcome(self, progress: Progress, finished: bool) -> Outcome:
         # ``finished`` is ignored: the source ends the match only at 100 points.
@@ -710,7 +707,7 @@ def helper_leader(form: Mapping[str, str], n: int) -> CalcResult:
     if not form.get("deal", "").strip():
         return result
     k = n // 2
-    teams = team_names(k)
+    teams = team_names(GAME.seating(n))
     errors: list[FieldError] = []
     form = {**form, "first": form.get("first", "").strip() or "0"}
     deal = read_int(form, "deal", 1, 999, T("Deal number"), errors)

@@ -168,4 +168,4 @@ def show(game_id: str, name: str | None = None):
                            counts=allowed_counts(game), results=results, values=values,
                            sections=[kind for kind in ("calculators", "helpers")
                                      if has_template(f"games/{game.id}/{kind}.html")],
-                           seats=rendered(seat_names(n)), teams=rendered(team_names(n // 2)))
+                           seats=rendered(seat_names(n)), teams=rendered(team_names(game.seating(n))))

@@ -25,7 +25,7 @@ from .. import tables as store
 from ..db import get_db
 from ..games import GAMES, Game
 from ..games.base import FieldError
-from ..games.text import Text, join_names
+from ..games.text import Text
 from ..qr import qr_svg
 from . import BytesLRU, render_text
 from .chart import progression_chart
@@ -236,6 +236,7 @@ def entry_context(table: store.Table, values: dict | None = None, errors: dict |
     upcoming = None if full else match.next
     number = len(table.deals) + 1
     return dict(table=table, game=table.game, match=match, progress=progress, upcoming=upcoming,
+                columns=table.game.column_map(table.setup),  # the deal form's numbers, as the game declares
                 values=values or {}, errors=errors or {}, notice=notice, preview=preview,
                 number=number, mode="add", banner=banner, conflict=conflict,
                 full=full, max_deals=store.MAX_DEALS,
@@ -447,7 +448,8 @@ def render_edit(table: store.Table, number: int, values: dict, errors: dict, not
     progress = table.progress(upto=number - 1)
     upcoming = table.game.next_deal(progress)
     return render_template("tables/edit.html", table=table, game=table.game, progress=progress,
-                           upcoming=upcoming, values=values, errors=errors, notice=notice, number=number,
+                           upcoming=upcoming, columns=table.game.column_map(table.setup),
+                           values=values, errors=errors, notice=notice, number=number,
                            was=was, mode="edit", match=table.match(), later_choices=later_choices), status
 
 
@@ -539,52 +541,14 @@ def log(token: str):
 
 
 # Readable facts: what the log and the CSV say about a deal, in the players' words. Each game
-# names its own fact keys (Game.fact_labels); a key it does not name reads as its own words.
-
-
-def fact_label(key: str, game: Game) -> str:
-    label = game.fact_labels.get(key)
-    return render_text(label) if label is not None else key.replace("_", " ").capitalize()
-
-
-def _plain(value) -> str:
-    if value is None:
-        return gettext("none")
-    if isinstance(value, dict):
-        # A count per kind (captured cards by rank): "7 2、A 1、その他 9" in Japanese, "7 2, A 1, Other 9" in English.
-        return render_text(join_names([f"{gettext('Other') if k == 'other' else k} {_plain(v)}"
-                                       for k, v in value.items()]))
-    if isinstance(value, list):
-        return " ".join(_plain(v) for v in value)
-    return str(value)
-
-
-def _who(value, names: Sequence[str]):
-    """A seat (or team) index as its name; lists of them name each; None stays 'none'."""
-    if isinstance(value, list):
-        return " ".join(_who(v, names) for v in value)
-    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(names):
-        return names[value]
-    return _plain(value)
+# describes its own facts (Game.describe_facts: its fact_labels, seat_facts and team_facts).
 
 
 def fact_items(facts: dict, players: Sequence[str], entrants: Sequence[str],
                game: Game) -> list[tuple[str, str, str]]:
-    """(label, name or "", value) per fact: per-player lists get the player's name, seats
-    become names ("Start player: Ann"), the rest reads as plain words and numbers."""
-    items = []
-    for key, value in facts.items():
-        label = fact_label(key, game)
-        if key in game.seat_facts:
-            items.append((label, "", _who(value, players)))
-        elif key in game.team_facts:
-            items.append((label, "", _who(value, entrants)))
-        elif isinstance(value, list) and len(value) in (len(players), len(entrants)):
-            owners = players if len(value) == len(players) else entrants
-            items.extend((label, owners[i], _plain(item)) for i, item in enumerate(value))
-        else:
-            items.append((label, "", _plain(value)))
-    return items
+    """(label, name or "", value) per fact, as the game describes them, in this reader's language."""
+    return [(render_text(item.label), item.owner, render_text(item.value))
+            for item in game.describe_facts(facts, players, entrants)]
 
 
 def fact_groups(facts: dict, players: Sequence[str], entrants: Sequence[str], game: Game):

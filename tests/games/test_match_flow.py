@@ -260,7 +260,7 @@ def test_twin_shoot_rematch_leads_with_the_next_team():
     options = TWIN.rematch_options(match)
     assert options["first_team"] == 2
     first = TWIN.replay(MatchSetup("twin_shoot", setup.players, options), []).next
-    assert first.team == 2 and first.side == "right"
+    assert first.detail.team == 2 and first.detail.side == "right"
 
 
 def test_rwd_rematch_starts_with_the_last_winner_or_asks_among_the_sharers():

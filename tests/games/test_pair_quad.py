@@ -208,7 +208,7 @@ def test_check_counts_out_of_range():
     facts = {"captured": [row(5, 2, 2, 0, 1, 9), row(2, 2, 2, 4, 3, 7), row(other=-16), row()]}
     errors = GAME.check_deal(GAME.start(setup()), facts)
     assert {e.field for e in errors} == {"7-0", "other-2"}
-    assert "Ann: cards of rank 7 must be a count from 0 to 4; it is 5" in messages(errors)
+    assert "Ann: cards of rank 7 must be from 0 to 4; it is 5." in messages(errors)
 
 
 @pytest.mark.parametrize("facts", [{}, {"captured": None}, {"captured": [row()] * 3},

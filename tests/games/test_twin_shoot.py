@@ -131,7 +131,7 @@ def test_tricks_must_sum_to_ten():
 def test_tricks_out_of_range_and_not_numbers():
     errors = GAME.check_deal(GAME.start(FOUR), facts([0] * 4, [11, -1, 0, 0]))
     assert {e.field for e in errors} == {"tricks-0", "tricks-1"}
-    assert "Ann's tricks must be from 0 to 10; they are 11" in messages(errors)
+    assert "Tricks taken by Ann must be from 0 to 10; it is 11." in messages(errors)
     errors = GAME.check_deal(GAME.start(FOUR), facts([0] * 4, [5, "5", True, 0]))
     assert {e.field for e in errors} == {"tricks-1", "tricks-2"}
     assert "whole number" in messages(errors)
@@ -222,7 +222,7 @@ def test_parse_deal_never_raises(form):
 def test_next_deal_schedule_four_players():
     progress = GAME.start(FOUR)
     upcoming = GAME.next_deal(progress)
-    assert (upcoming.number, upcoming.team, upcoming.leader, upcoming.side, upcoming.direction) == \
+    assert (upcoming.number, upcoming.detail.team, upcoming.leader, upcoming.detail.side, upcoming.detail.direction) == \
         (1, 0, 0, "right", "clockwise")
     assert upcoming.dealer is None
     text = " ".join(str(line) for line in upcoming.lines)
@@ -231,7 +231,7 @@ def test_next_deal_schedule_four_players():
     for _ in range(4):
         progress = GAME.add_deal(progress, facts([0] * 4, [3, 2, 3, 2]))
         upcoming = GAME.next_deal(progress)
-        seen.append((upcoming.team, upcoming.leader, upcoming.side, upcoming.direction))
+        seen.append((upcoming.detail.team, upcoming.leader, upcoming.detail.side, upcoming.detail.direction))
     assert seen == [(1, 2, "right", "clockwise"), (0, 1, "left", "counter-clockwise"),
                     (1, 3, "left", "counter-clockwise"), (0, 0, "right", "clockwise")]
     assert "Ann plays second" in " ".join(str(line) for line in GAME.next_deal(
@@ -241,11 +241,11 @@ def test_next_deal_schedule_four_players():
 def test_first_team_option_and_open_bid_line():
     setup = MatchSetup("twin_shoot", SIX.players, {"first_team": 2})
     upcoming = GAME.next_deal(GAME.start(setup))
-    assert (upcoming.team, upcoming.leader) == (2, 4)
+    assert (upcoming.detail.team, upcoming.leader) == (2, 4)
     assert "nobody may open-bid" in " ".join(str(line) for line in upcoming.lines)
     progress = progress_after(setup, [facts([10] * 6, [0, 0, 3, 2, 3, 2])])
     upcoming = GAME.next_deal(progress)
-    assert upcoming.team == 0
+    assert upcoming.detail.team == 0
     assert "Ann & Bob is alone in last place" in " ".join(str(line) for line in upcoming.lines)
     with pytest.raises(Exception):
         GAME.start(MatchSetup("twin_shoot", FOUR.players, {"first_team": 2}))
