@@ -6,12 +6,13 @@ from __future__ import annotations
 import os
 import secrets
 import site
-import sqlite3
 import sys
 from pathlib import Path
 from typing import Any, Mapping
 
 from flask import Flask
+
+from .store.backup import copy_database, is_companion_database  # noqa: F401  (cli and tests use app.copy_database)
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 APP_DIR_NAME = "table-companion"  # the distribution's name, so the folder says whose it is
@@ -61,49 +62,12 @@ def _is_file(path: Path) -> bool:
 
 
 def _is_companion_database(path: Path) -> bool:
-    from .db import is_ours
-
-    try:
-        conn = sqlite3.connect(path)  # reads only (the file exists: nothing is created)
-        try:
-            return is_ours(conn) and conn.execute("PRAGMA user_version").fetchone()[0] > 0
-        finally:
-            conn.close()
-    except sqlite3.Error:
-        return False
+    return is_companion_database(path)
 
 
 def _last_written(database: Path) -> float:
     wal = database.with_name(database.name + "-wal")
     return max(database.stat().st_mtime, wal.stat().st_mtime if wal.exists() else 0)
-
-
-def copy_database(source: Path, target: Path) -> None:
-    """A consistent copy with SQLite's backup API (safe while a server writes to ``source``:
-    the copy is one committed state), written beside ``target`` and then renamed into place,
-    so ``target`` is either absent or complete. The copy is one self-contained file."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    partial = target.with_name(target.name + ".partial")
-    partial.unlink(missing_ok=True)
-    if not source.is_file():
-        raise FileNotFoundError(f"no database at {source}")
-    src = sqlite3.connect(source, timeout=10)
-    try:
-        dst = sqlite3.connect(partial)
-        try:
-            src.backup(dst)
-            dst.execute("PRAGMA journal_mode = DELETE")  # no -wal beside the copy
-            check = dst.execute("PRAGMA integrity_check").fetchone()[0]
-            if check != "ok":
-                raise sqlite3.DatabaseError(f"the copy failed its integrity check ({check})")
-        finally:
-            dst.close()
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
-    finally:
-        src.close()
-    os.replace(partial, target)
 
 
 def default_database(instance_path: str | None = None) -> tuple[str, str | None]:
@@ -184,7 +148,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = _secret_key(app.instance_path, app.config["DATABASE_MOVED_FROM"])
 
-    from . import db, web
-    db.init_app(app)
+    from . import store, web
+    store.init_app(app)
     web.init_app(app)
     return app

@@ -1,5 +1,6 @@
 """`companion serve`: run the app for the table's phones on a production WSGI server;
-`companion backup`: a consistent copy of the scores; `companion --version`."""
+`companion backup`: a consistent copy of the scores; `companion restore`: put a backup back
+(refused while a server runs on the database); `companion --version`."""
 
 from __future__ import annotations
 
@@ -145,7 +146,8 @@ def serve(args: argparse.Namespace) -> int:
     patch_for_gevent()  # before the server and the app are imported: their locks must be gevent's
     from .serving import server as http
     from . import create_app
-    from .db import DatabaseError
+    from .store import DatabaseError
+    from .store.backup import ServerLock
 
     url, warning = join_url(args.host, args.port)
     config = {"JOIN_URL": url}
@@ -156,6 +158,13 @@ def serve(args: argparse.Namespace) -> int:
     except DatabaseError as exc:
         print(f"companion: {exc}", file=sys.stderr)
         return 2
+    # Held while serving (the OS releases it when the process ends, even on kill -9):
+    # `companion restore` refuses to replace the file under a running server.
+    lock = ServerLock(app.config["DATABASE"])
+    if not lock.acquire():
+        print(f"companion: {app.config['DATABASE']} is in use by another Table Companion (serving it, or "
+              "restoring a backup into it). Stop that one first, or use another --db file.", file=sys.stderr)
+        return 1
     try:
         # gevent, for thousands of cheap held connections (companion/serving/server.py says why).
         listener = http.make_listener(args.host, args.port)
@@ -185,21 +194,25 @@ def serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _database(args: argparse.Namespace) -> Path:
+    """The database a command works on: --db, else the one `serve` uses."""
+    from .app import default_database
+
+    if args.db:
+        return Path(args.db).resolve()
+    found, moved_from = default_database()
+    if moved_from:
+        print(f"Moved your scores from {moved_from} to {found} ({old_file_kept(moved_from)}).")
+    return Path(found)
+
+
 def backup(args: argparse.Namespace) -> int:
     """Copy the scores to ``args.path`` (a file, or a folder to put a dated file in), safely
     while a server is running: SQLite's backup API copies one committed state."""
-    import sqlite3
+    from .store import StoreError
+    from .store.backup import copy_database, counts, is_ours_file
 
-    from .app import copy_database, default_database
-    from .db import is_ours
-
-    if args.db:
-        source = Path(args.db).resolve()
-    else:
-        found, moved_from = default_database()
-        source = Path(found)
-        if moved_from:
-            print(f"Moved your scores from {moved_from} to {source} ({old_file_kept(moved_from)}).")
+    source = _database(args)
     if not source.is_file():
         print(f"companion: no scores yet at {source}: nothing to back up.", file=sys.stderr)
         return 1
@@ -211,24 +224,37 @@ def backup(args: argparse.Namespace) -> int:
               "to make a dated copy in.", file=sys.stderr)
         return 1
     try:
-        with sqlite3.connect(source) as check:
-            ours = is_ours(check)
-        check.close()
-        if not ours:
+        if not is_ours_file(source):
             print(f"companion: {source} is not Table Companion's database.", file=sys.stderr)
             return 2
         copy_database(source, target)
-        copy = sqlite3.connect(target)
-        try:
-            tables, deals = (copy.execute(f"SELECT count(*) FROM {name}").fetchone()[0]
-                             for name in ("tables", "deals"))
-        finally:
-            copy.close()
-    except (sqlite3.Error, OSError) as exc:
+        tables, deals = counts(target)
+    except (StoreError, OSError) as exc:
         print(f"companion: could not back up {source} to {target}: {exc}", file=sys.stderr)
         return 1
     print(f"Backed up {tables} tables ({deals} deals) from {source} to {target}.")
     print(f"To use it: {command()} serve --db {target}")
+    return 0
+
+
+def restore(args: argparse.Namespace) -> int:
+    """Put the backup ``args.path`` in place of the database, safely: refused while a server
+    runs on it; the database it replaces is kept beside it first."""
+    from .store import StoreError
+    from .store.backup import counts, restore as put_back
+
+    target = _database(args)
+    source = Path(args.path).expanduser()
+    try:
+        kept = put_back(source, target)
+        tables, deals = counts(target)
+    except (StoreError, OSError) as exc:
+        print(f"companion: could not restore {source}: {exc}", file=sys.stderr)
+        return 1
+    print(f"Restored {tables} tables ({deals} deals) from {source} into {target}.")
+    if kept:
+        print(f"The scores it replaced are kept in {kept}.")
+    print(f"Start serving again: {command()} serve" + (f" --db {target}" if args.db else ""))
     return 0
 
 
@@ -252,6 +278,9 @@ def main(argv: list[str] | None = None) -> int:
     b = sub.add_parser("backup", help="copy the scores to a file, safely while serving")
     b.add_argument("path", help="the copy's file name, or a folder to put a dated copy in")
     b.add_argument("--db", help="the database to copy (default: the one `serve` uses)")
+    r = sub.add_parser("restore", help="put a backup back in place of the scores (stop the server first)")
+    r.add_argument("path", help="the backup file to restore")
+    r.add_argument("--db", help="the database to replace (default: the one `serve` uses)")
     args = parser.parse_args(argv)
     if args.command == "serve":
         if not 0 < args.port < 65536:
@@ -259,6 +288,8 @@ def main(argv: list[str] | None = None) -> int:
         return serve(args)
     if args.command == "backup":
         return backup(args)
+    if args.command == "restore":
+        return restore(args)
     parser.print_help()
     return 0
 

@@ -4,6 +4,12 @@ Every change runs in one ``BEGIN IMMEDIATE`` transaction that re-reads the
 table, replays the match with the change applied and only then writes, so two
 phones acting at once can neither double nor lose a deal, and nothing invalid
 is ever stored. Every change is appended to a log with its before/after facts.
+
+This is the service layer: the rules (replay, checks, corrections) decide, and
+:mod:`companion.store` stores; no SQL here. Every change accepts an optional ``write_id``
+(a phone's name for the change, at most 64 characters): the change and its outcome are
+stored in one transaction, and the same ``write_id`` sent again changes nothing and raises
+:class:`Repeated` carrying the first outcome (``{"action": "add", "number": 3}``…).
 """
 
 from __future__ import annotations
@@ -11,19 +17,21 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
-import sqlite3
 import threading
 import unicodedata
 from collections import OrderedDict
-from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from functools import cached_property
 from datetime import datetime, timezone
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from .games import GAMES, Game, InvalidDeal, Match, MatchSetup, Progress
-from .games.base import Choice, FieldError
+from .games.base import Choice, FieldError, after_end
 from .games.text import T, Text, Tn, join_sentences
+from . import store
+from .store import Connection, write  # noqa: F401  (write: night.py and callers use tables.write)
+from .store import tables as rows
+from .store.errors import Conflict, NotFound, Repeated  # noqa: F401  (the domain's conflicts are the store's)
 
 MAX_NAME = 40
 MAX_DEALS = 100  # far beyond any real match (the table page says so); keeps a replay cheap
@@ -155,35 +163,12 @@ def progress_bytes(progress: Progress) -> int:
 REPLAYS = ReplayCache()
 
 
-class Conflict(Exception):
-    """Someone else changed the table first; ``message`` says what happened."""
-
-    def __init__(self, message: Text, number: int | None = None):
-        self.message = message
-        self.number = number
-        super().__init__(str(message))
-
-
 class Refused(Exception):
     """The change breaks the rules; errors say which field and why."""
 
     def __init__(self, errors: Sequence[FieldError]):
         self.errors = list(errors)
         super().__init__("; ".join(str(e.message) for e in self.errors))
-
-
-@contextmanager
-def write(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
-    """One write transaction; the immediate lock serialises concurrent writers."""
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        yield conn
-    except BaseException:
-        if conn.in_transaction:  # SQLite may have rolled back already (disk full)
-            conn.execute("ROLLBACK")
-        raise
-    else:
-        conn.execute("COMMIT")
 
 
 # --------------------------------------------------------------------------
@@ -245,21 +230,13 @@ def check_names(raw_names: Sequence[str], game: Game | None = None) -> tuple[lis
     return names, errors
 
 
-def _insert_table(conn: sqlite3.Connection, game_id: str, names: Sequence[str], options: Mapping[str, int],
-                  rematch_of: int | None, stamp: str) -> str:
-    """Store a new table; the caller holds the write transaction."""
-    token = new_token()
-    cur = conn.execute(
-        "INSERT INTO tables (token, game, players, options, rematch_of, created_at, updated_at)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (token, game_id, json.dumps(list(names), ensure_ascii=False), json.dumps(dict(options)), rematch_of,
-         stamp, stamp))
-    conn.execute("INSERT INTO changes (table_id, at, action) VALUES (?, ?, 'create')", (cur.lastrowid, stamp))
-    return token
-
-
-def _check_setup(game: Game, names: Sequence[str], options: Mapping[str, int]) -> tuple[list[str], list[FieldError]]:
+def _check_setup(game: Game, names: Sequence[str], options: Mapping[str, int],
+                 n: int | None = None) -> tuple[list[str], list[FieldError]]:
+    """Cleaned names and what is wrong with this setup (names, team names, the game's options);
+    ``n``: the number of players the table was prepared for, if any."""
     names, errors = check_names(names, game)
+    if n is not None and len(names) != n:
+        errors.append(FieldError("players", T("This table was prepared for {n} players.", n=n)))
     if not errors:
         try:
             game.start(MatchSetup(game.id, tuple(names), dict(options)))
@@ -268,17 +245,51 @@ def _check_setup(game: Game, names: Sequence[str], options: Mapping[str, int]) -
     return names, errors
 
 
-def create(conn: sqlite3.Connection, game_id: str, names: Sequence[str], options: dict[str, int],
+def create(conn: Connection, game_id: str, names: Sequence[str], options: dict[str, int],
            rematch_of: int | None = None) -> str:
     game = GAMES[game_id]
     names, errors = _check_setup(game, names, options)
     if errors:
         raise Refused(errors)
+    token = new_token()
     with write(conn):
-        return _insert_table(conn, game_id, names, options, rematch_of, now())
+        rows.insert_table(conn, token, game_id, names, options, now(), rematch_of=rematch_of)
+    return token
 
 
-def rematch(conn: sqlite3.Connection, token: str) -> str:
+MAX_WRITE_ID = rows.MAX_WRITE_ID
+
+
+def clean_write_id(raw: str | None) -> str | None:
+    """A phone's write id as the store takes it, or None (absent, empty, longer than 64
+    characters or not printable ASCII: then the change is made without exactly-once)."""
+    if not raw or len(raw) > MAX_WRITE_ID or not (raw.isascii() and raw.isprintable()):
+        return None
+    return raw
+
+
+def _once(conn: Connection, table: "Table", write_id: str | None) -> None:
+    """Inside the write transaction: raise :class:`Repeated` if this write id was stored already."""
+    if write_id is not None:
+        outcome = rows.recorded_outcome(conn, table.id, write_id)
+        if outcome is not None:
+            raise Repeated(outcome)
+
+
+def _done(conn: Connection, table: "Table", write_id: str | None, outcome: dict[str, Any]) -> dict[str, Any]:
+    """Inside the write transaction: remember the outcome of this write id."""
+    if write_id is not None:
+        rows.record_outcome(conn, table.id, write_id, outcome, now())
+    return outcome
+
+
+def recorded_outcome(conn: Connection, token: str, write_id: str) -> dict[str, Any] | None:
+    """What the write ``write_id`` at this table recorded, or None if it never was."""
+    table = load(conn, token)
+    return None if table is None else rows.recorded_outcome(conn, table.id, write_id)
+
+
+def rematch(conn: Connection, token: str, write_id: str | None = None) -> str:
     """The token of this table's rematch, started now unless someone pressed Rematch first.
 
     The check and the insert share one write transaction, so sixteen phones pressing at once
@@ -287,7 +298,9 @@ def rematch(conn: sqlite3.Connection, token: str) -> str:
     """
     with write(conn):
         table = _load_locked(conn, token)
+        _once(conn, table, write_id)
         if table.rematch_token:
+            _done(conn, table, write_id, {"action": "rematch", "token": table.rematch_token})
             return table.rematch_token
         options = dict(table.setup.options)
         follow = getattr(table.game, "rematch_options", None)
@@ -297,56 +310,51 @@ def rematch(conn: sqlite3.Connection, token: str) -> str:
         if errors:
             raise Refused(errors)
         stamp = now()
-        new = _insert_table(conn, table.game.id, names, options, table.id, stamp)
+        new = new_token()
+        rows.insert_table(conn, new, table.game.id, names, options, stamp, rematch_of=table.id)
         _touch(conn, table.id, "rematch", None, None, None, stamp)
+        _done(conn, table, write_id, {"action": "rematch", "token": new})
     return new
 
 
-def load(conn: sqlite3.Connection, token: str) -> Table | None:
-    row = conn.execute("SELECT *, (SELECT r.token FROM tables AS r WHERE r.rematch_of = tables.id"
-                       " ORDER BY r.id LIMIT 1) AS rematch_token FROM tables WHERE token = ?", (token,)).fetchone()
-    if row is None or row["game"] not in GAMES:
+def table_of(record: Mapping[str, Any] | None) -> Table | None:
+    """The domain's Table for a table as the store gives it (None: none, or its game is unknown)."""
+    if record is None or record["game"] not in GAMES:
         return None
-    deals = tuple(json.loads(r["facts"]) for r in conn.execute(
-        "SELECT facts FROM deals WHERE table_id = ? ORDER BY number", (row["id"],)))
-    return Table(row["id"], row["token"], GAMES[row["game"]],
-                 MatchSetup(row["game"], tuple(json.loads(row["players"])), json.loads(row["options"])),
-                 bool(row["finished"]), row["revision"], row["created_at"], row["updated_at"], deals,
-                 row["label"], bool(row["seated"]), row["rematch_token"], seq=row["seq"])
+    return Table(record["id"], record["token"], GAMES[record["game"]],
+                 MatchSetup(record["game"], tuple(record["players"]), record["options"]),
+                 record["finished"], record["revision"], record["created_at"], record["updated_at"],
+                 tuple(record["deals"]), record["label"], record["seated"], record["rematch_token"],
+                 seq=record["seq"])
 
 
-def revision(conn: sqlite3.Connection, token: str) -> int | None:
+def load(conn: Connection, token: str) -> Table | None:
+    return table_of(rows.load_table(conn, token))
+
+
+def revision(conn: Connection, token: str) -> int | None:
     """The cheap question every phone asks every second: has anything changed?"""
-    row = conn.execute("SELECT revision FROM tables WHERE token = ?", (token,)).fetchone()
-    return None if row is None else row[0]
+    return rows.revision(conn, token)
 
 
-def changes(conn: sqlite3.Connection, table_id: int) -> list[dict[str, Any]]:
-    rows = conn.execute("SELECT at, action, number, before, after FROM changes WHERE table_id = ? ORDER BY id DESC",
-                        (table_id,)).fetchall()
-    return [dict(r, before=json.loads(r["before"]) if r["before"] else None,
-                 after=json.loads(r["after"]) if r["after"] else None) for r in rows]
+def changes(conn: Connection, table_id: int) -> list[dict[str, Any]]:
+    """The table's change log, newest first (in the store's own order, never the clock's)."""
+    return rows.changes(conn, table_id)
 
 
 # --------------------------------------------------------------------------
 # Changing (each re-reads inside its transaction: the stored state is the truth)
 
 
-def _touch(conn: sqlite3.Connection, table_id: int, action: str, number: int | None,
+def _touch(conn: Connection, table_id: int, action: str, number: int | None,
            before: dict | None, after: dict | None, stamp: str | None = None) -> None:
-    stamp = stamp or now()
-    conn.execute("UPDATE tables SET revision = revision + 1, updated_at = ? WHERE id = ?", (stamp, table_id))
-    conn.execute("INSERT INTO changes (table_id, at, action, number, before, after) VALUES (?, ?, ?, ?, ?, ?)",
-                 (table_id, stamp, action, number,
-                  None if before is None else facts_json(before),
-                  None if after is None else facts_json(after)))
+    rows.log_change(conn, table_id, action, number, before, after, stamp or now())
 
 
-class NoSuchTable(LookupError):
-    """No table has this token."""
+NoSuchTable = NotFound  # no table has this token (the store's error)
 
 
-def _load_locked(conn: sqlite3.Connection, token: str) -> Table:
+def _load_locked(conn: Connection, token: str) -> Table:
     """The table as stored, read inside the caller's write transaction."""
     table = load(conn, token)
     if table is None:
@@ -354,8 +362,8 @@ def _load_locked(conn: sqlite3.Connection, token: str) -> Table:
     return table
 
 
-def add_deal(conn: sqlite3.Connection, token: str, number: int, facts: dict[str, Any] | None = None, *,
-             form: Mapping[str, str] | None = None) -> Table:
+def add_deal(conn: Connection, token: str, number: int, facts: dict[str, Any] | None = None, *,
+             form: Mapping[str, str] | None = None, write_id: str | None = None) -> Table:
     """Record deal ``number``; refuses if that deal exists already (another phone was first).
 
     Give the ``facts``, or the ``form`` fields a phone sent: then the game reads them
@@ -364,6 +372,7 @@ def add_deal(conn: sqlite3.Connection, token: str, number: int, facts: dict[str,
     """
     with write(conn):
         table = _load_locked(conn, token)
+        _once(conn, table, write_id)
         if not table.seated:  # a prepared table: its players are not known yet
             raise Conflict(T("This table is waiting for its players: open its link to enter them first."))
         recorded = len(table.deals)
@@ -388,9 +397,9 @@ def add_deal(conn: sqlite3.Connection, token: str, number: int, facts: dict[str,
         except InvalidDeal as exc:
             raise Refused(exc.errors) from exc
         stamp = now()
-        conn.execute("INSERT INTO deals (table_id, number, facts, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
-                     (table.id, number, facts_json(facts), stamp, stamp))
+        rows.insert_deal(conn, table.id, number, facts, stamp)
         _touch(conn, table.id, "add", number, None, facts, stamp)
+        _done(conn, table, write_id, {"action": "add", "number": number})
     stored = replace(table, deals=table.deals + (facts,), revision=table.revision + 1, updated_at=stamp)
     REPLAYS.put((stored.token, stored.revision, len(stored.deals)), after)
     return stored
@@ -417,6 +426,23 @@ def later_field(number: int) -> str:
     return f"later-{number}"
 
 
+# The form field of a correction's refusal for deals after the match's new end: the correction
+# page shows it in full next to Save.
+AFTER_END = "after_end"
+
+
+def after_end_message(end: int, last: int) -> Text:
+    """Why a correction is refused when the match would now end after deal ``end`` while deals
+    up to ``last`` are recorded: which deals would come after its end, and what to do."""
+    if last == end + 1:
+        return T("With this change the match ends after deal {end}, so deal {first} would come "
+                 "after its end. Undo deal {first} first, then save this correction.",
+                 end=end, first=end + 1)
+    return T("With this change the match ends after deal {end}, so deals {first} to {last} would "
+             "come after its end. Undo them first (the last one first), then save this "
+             "correction.", end=end, first=end + 1, last=last)
+
+
 def corrected_deals(table: Table, number: int, facts: dict[str, Any],
                     choices: Mapping[int, Any] | None = None) -> list[dict[str, Any]]:
     """The table's deals with deal ``number`` replaced by ``facts`` and the later deals' choices
@@ -440,6 +466,11 @@ def corrected_deals(table: Table, number: int, facts: dict[str, Any],
     except InvalidDeal as exc:
         if exc.number == number:
             raise Refused(exc.errors) from exc
+        ended = table.game.start(table.setup)
+        for earlier in deals[:exc.number - 1]:  # all valid: the replay stopped at deal exc.number
+            ended = table.game.add_deal(ended, earlier)
+        if after_end(table.game, ended) is not None:
+            raise Refused([FieldError(AFTER_END, after_end_message(exc.number - 1, len(deals)))]) from exc
         reasons = join_sentences([e.message for e in exc.errors])  # translated when shown
         raise Refused([FieldError("deal", T("With this change, deal {later} would no longer be valid: {reasons} "
                                            "Correct or undo the later deals first.",
@@ -447,8 +478,8 @@ def corrected_deals(table: Table, number: int, facts: dict[str, Any],
     return deals
 
 
-def edit_deal(conn: sqlite3.Connection, token: str, number: int, facts: dict[str, Any], was: str,
-              choices: Mapping[int, Any] | None = None) -> Table:
+def edit_deal(conn: Connection, token: str, number: int, facts: dict[str, Any], was: str,
+              choices: Mapping[int, Any] | None = None, write_id: str | None = None) -> Table:
     """Replace deal ``number``; everything after it is recomputed. ``was`` guards a concurrent edit.
 
     Where the change alters a choice a later deal answered (who starts or deals after a tie),
@@ -459,6 +490,7 @@ def edit_deal(conn: sqlite3.Connection, token: str, number: int, facts: dict[str
     """
     with write(conn):
         table = _load_locked(conn, token)
+        _once(conn, table, write_id)
         if not 1 <= number <= len(table.deals):
             raise Conflict(T("Deal {number} no longer exists (it was undone from another phone).", number=number), number)
         old = table.deals[number - 1]
@@ -466,36 +498,40 @@ def edit_deal(conn: sqlite3.Connection, token: str, number: int, facts: dict[str
             raise Conflict(T("Deal {number} was changed from another phone while you were editing. "
                              "Here is the recorded one; your change was not saved.", number=number), number)
         deals = corrected_deals(table, number, facts, choices)
+        _done(conn, table, write_id, {"action": "edit", "number": number})
         if deals == list(table.deals):
             return table
         for later in range(number, len(deals) + 1):  # this deal, then later ones whose answer changed
             before, after = table.deals[later - 1], deals[later - 1]
             if before != after:
-                conn.execute("UPDATE deals SET facts = ?, updated_at = ? WHERE table_id = ? AND number = ?",
-                             (facts_json(after), now(), table.id, later))
+                rows.update_deal(conn, table.id, later, after, now())
                 _touch(conn, table.id, "edit", later, before, after)
     return load(conn, token)
 
 
-def undo_last(conn: sqlite3.Connection, token: str, number: int) -> Table:
+def undo_last(conn: Connection, token: str, number: int, write_id: str | None = None) -> Table:
     """Remove the last deal, only if it is still deal ``number`` (two phones can't undo twice)."""
     with write(conn):
         table = _load_locked(conn, token)
+        _once(conn, table, write_id)
         if len(table.deals) != number or number == 0:
             raise Conflict(T("Nothing was undone: deal {number} is no longer the last deal.", number=number), number)
-        conn.execute("DELETE FROM deals WHERE table_id = ? AND number = ?", (table.id, number))
+        rows.delete_deal(conn, table.id, number)
         _touch(conn, table.id, "undo", number, table.deals[-1], None)
+        _done(conn, table, write_id, {"action": "undo", "number": number})
     return load(conn, token)
 
 
-def set_finished(conn: sqlite3.Connection, token: str, finished: bool) -> Table:
+def set_finished(conn: Connection, token: str, finished: bool, write_id: str | None = None) -> Table:
     with write(conn):
         table = _load_locked(conn, token)
+        _once(conn, table, write_id)
         if finished and not table.finished and not table.can_finish():
             reason = (T("This match ends by itself under its rules; there is nothing to finish by hand.")
                       if table.deals else T("Enter a deal first: there is no match to finish yet."))
             raise Refused([FieldError("finished", reason)])
         if table.finished != finished:
-            conn.execute("UPDATE tables SET finished = ? WHERE id = ?", (int(finished), table.id))
+            rows.set_finished(conn, table.id, finished)
             _touch(conn, table.id, "finish" if finished else "reopen", None, None, None)
+        _done(conn, table, write_id, {"action": "finish" if finished else "reopen"})
     return load(conn, token)

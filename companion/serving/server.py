@@ -24,7 +24,7 @@ What no single device may do here (all configurable, see :class:`Limits`):
 - fill the log: client-caused trouble (refusals, timeouts, resets) is logged once per kind and
   device per minute, with a count of what was left out.
 
-sqlite3 calls are C calls that never yield to other greenlets, so a write transaction runs to
+SQLite calls are C calls that never yield to other greenlets, so a write transaction runs to
 its end before any other request continues; nothing inside one may do network I/O (today they
 hold only SQL, pure Python and locks that are never held across a yield). The app keeps one
 SQLite connection per running request (companion/store/connection.py), not per greenlet.

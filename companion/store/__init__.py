@@ -1,11 +1,54 @@
-"""The storage interface (placeholder; filled in below as the modules move in)."""
+"""The storage interface: every SQL statement and the only ``sqlite3`` import in companion/.
+
+Like datasette's ``Database`` (one owner of all SQL, its own errors) with flaskr's
+one-connection-per-request. Nothing above this package sees SQL or a backend exception.
+
+The interface (what a second backend would implement):
+
+Connections
+    ``connect(path, create=True)``, ``pool`` (``borrow(path)``/``give_back(path, conn)`` or
+    ``with pool.lend(path) as conn``), ``get_db()``/``close_db()`` (this request's connection,
+    Flask), ``write(conn)`` (one serialised write transaction; checks, before it commits,
+    that the database file is still the one at its path), ``init_app(app)``.
+Schema
+    ``migrate(path)`` (create/upgrade; raises DatabaseError/DiskFull), ``is_ours(conn)``,
+    ``MIGRATIONS``/``SCHEMA_VERSION``.
+Tables (``store.tables``)
+    ``load_table``, ``tables_after``, ``revision``, ``recent_tables``, ``changes``;
+    inside ``write``: ``insert_table``, ``seat_players``, ``log_change``, ``insert_deal``,
+    ``update_deal``, ``delete_deal``, ``set_finished``, ``recorded_outcome``/``record_outcome``
+    (exactly-once writes by ``write_id``).
+Nights (``store.nights``)
+    ``night_started``, ``night_after_table``, ``insert_night``, ``night_signature``,
+    ``next_table_number``.
+Revisions (``store.revisions``, the serving layer's): the live questions middlewares ask.
+Backup (``store.backup``)
+    ``copy_database``, ``restore``, ``is_companion_database``, ``counts``, ``ServerLock``.
+Errors (``store.errors``)
+    StoreError > StorageError (NotSaved > StorageFull, StorageReplaced; StorageDamaged;
+    DatabaseError > DiskFull), NotFound, Conflict, Repeated. ``BackendError`` and
+    ``translate(exc)``: the backend's own error class and its store error, for a last safety
+    net only (the app's error handler); nothing catches a backend error by name.
+
+The domain (``companion.tables``, ``companion.night``) decides what is written; views, the CLI
+and the serving layer call the domain, or these functions for plain reads.
+"""
 
 from __future__ import annotations
 
-from .connection import ConnectionPool, close_db, connect, get_db, pool, translated, write  # noqa: F401
+from .connection import (BackendError, Connection, ConnectionPool, translate, check_same_file, close_db, connect, get_db,  # noqa: F401
+                         pool, translated, write)
 from .errors import (Conflict, DatabaseError, DiskFull, NotFound, NotSaved, Repeated,  # noqa: F401
                      StorageDamaged, StorageError, StorageFull, StorageReplaced, StoreError)
 from .schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION, is_ours, migrate  # noqa: F401
+from . import backup, nights, tables  # noqa: F401
+
+try:  # the serving layer's revision questions (companion/store/revisions.py, theirs)
+    from . import revisions  # noqa: F401
+except ModuleNotFoundError as missing:  # not there yet
+    if missing.name != f"{__name__}.revisions":
+        raise
+    revisions = None  # type: ignore[assignment]
 
 
 def init_app(app) -> None:

@@ -74,6 +74,11 @@ def connect(path: str, *, create: bool = True) -> Connection:
         raise translate(exc) from exc
 
 
+# The backend's own error class: callers never catch it by name (a second backend has another);
+# the app registers it only as a last safety net, turned into a store error by ``translate``.
+BackendError = sqlite3.Error
+
+
 def translate(exc: sqlite3.Error) -> StorageError:
     """The store's error for a backend error: full, not saved (locked, read-only, I/O), damaged."""
     if isinstance(exc, sqlite3.OperationalError):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import copy as _copy
 import gzip
 import os
-import sqlite3
 
 from flask import Flask, Response, current_app, render_template, request
 from jinja2 import pass_context
@@ -16,6 +15,7 @@ from flask_babel import Babel, get_locale, get_translations, gettext
 from flask_wtf.csrf import CSRFError, CSRFProtect
 
 from ..games import GAMES
+from ..store import BackendError, StorageError, StorageReplaced, translate
 from ..lru import BytesLRU  # noqa: F401  (web.tables and the serving code import it from here too)
 from ..games.cards import RANK_NAMES, SUIT_NAMES, SUIT_SYMBOLS
 from ..games.text import NameList, Text, join_names
@@ -40,6 +40,11 @@ FIXED_HEADERS = {
 
 
 def select_locale() -> str:
+    # ?lang=ja: a link or a printed QR card opens the page in that language (then remembered,
+    # see remember_language), before the language switch's cookie.
+    asked = request.args.get("lang")
+    if asked in LANGUAGES:
+        return asked
     chosen = request.cookies.get(LANG_COOKIE)
     if chosen in LANGUAGES:
         return chosen
@@ -104,6 +109,15 @@ def game_name(game) -> str:
 # Pages that show a table (its secret link, names, scores), exports included: never kept by
 # a browser or proxy cache, so a shared phone's back button or history can't show them later.
 PRIVATE_BLUEPRINTS = ("tables", "hall")
+
+
+def remember_language(response: Response) -> Response:
+    """A page opened with ?lang=ja keeps that language on the next pages, as the language
+    switch (/lang/<code>) does: the same cookie."""
+    asked = request.args.get("lang")
+    if asked in LANGUAGES and request.cookies.get(LANG_COOKIE) != asked:
+        response.set_cookie(LANG_COOKIE, asked, max_age=365 * 24 * 3600, samesite="Lax", httponly=True)
+    return response
 
 
 def secure_headers(response: Response) -> Response:
@@ -202,8 +216,11 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(hall.bp)
 
     app.after_request(secure_headers)
+    app.after_request(remember_language)
     app.after_request(compress)
 
+    # The serving layers in front of Flask (companion/serving): link guard, event streams,
+    # the 204 "unchanged" answer, table turns. Their answers carry the same security headers.
     from ..serving import install
     from .home import own_join_host
     install(app, [("Content-Security-Policy", CSP)] + list(FIXED_HEADERS.items()),
@@ -226,16 +243,26 @@ def init_app(app: Flask) -> None:
     def too_large(_error):
         return render_template("error.html", message=gettext("That was far more data than any form here sends.")), 413
 
-    @app.errorhandler(sqlite3.DatabaseError)
-    def not_saved(error):
-        # Disk full, read-only or locked, or the file damaged while running: say so plainly
-        # (nothing half-done was stored) and give back what was typed, ready to send again.
-        from .tables import damaged_message, not_saved_message
-        damaged = not isinstance(error, sqlite3.OperationalError)
-        current_app.logger.error("database error on %s %s: %s", request.method, request.path, error)
+    @app.errorhandler(BackendError)
+    def backend_error(error):
+        # A backend error that left the store untranslated (a bug): still the clear refusal.
+        return not_saved(translate(error))
+
+    @app.errorhandler(StorageError)
+    def not_saved(error: StorageError):
+        # Disk full, read-only or locked, the file replaced, or damaged while running: say so
+        # plainly (nothing half-done was stored) and give back what was typed, ready to send again.
+        from .tables import storage_message
+        if isinstance(error, StorageReplaced):
+            current_app.logger.error(
+                "NOT SAVED: the database file %s was deleted or replaced while serving (%s). Every change is "
+                "refused until Table Companion is restarted; to restore a backup: stop, `companion restore "
+                "FILE`, start.", current_app.config.get("DATABASE"), error)
+        else:
+            current_app.logger.error("database error on %s %s: %s", request.method, request.path, error)
         typed = {k: v for k, v in request.form.items(multi=False) if k != "csrf_token"} \
             if request.method == "POST" else {}
-        return render_template("not_saved.html", message=damaged_message() if damaged else not_saved_message(),
+        return render_template("not_saved.html", message=storage_message(error),
                                typed=typed, action=request.path), 503
 
     @app.errorhandler(500)

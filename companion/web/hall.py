@@ -7,10 +7,7 @@ seating page of a prepared table (/t/<token>/seat) is for the phones at that tab
 
 from __future__ import annotations
 
-import csv
-import io
 import json
-import sqlite3
 from datetime import datetime
 
 from flask import Blueprint, Response, redirect, render_template, request, url_for
@@ -18,11 +15,11 @@ from flask_babel import gettext
 
 from .. import night
 from .. import tables as store
-from ..db import get_db
+from ..store import Repeated, StorageError, get_db
 from ..qr import qr_svg
 from .home import is_host_request
-from .tables import (export_rows, form_values, group_errors, join_link, not_saved_message,
-                     option_values, table_document, table_or_404)
+from .tables import (csv_download, export_rows, form_values, group_errors, join_link, local_time,
+                     option_values, storage_message, table_document, table_or_404, write_id)
 
 bp = Blueprint("hall", __name__)
 
@@ -37,12 +34,7 @@ def laptop_only():
             "The hall view opens only on the host laptop.")), 403
 
 
-def local_time(stamp: str) -> str:
-    """A stored UTC time as the laptop's local clock time (the organiser reads the wall clock)."""
-    try:
-        return datetime.fromisoformat(stamp).astimezone().strftime("%H:%M")
-    except ValueError:
-        return ""
+HALL_TIME = "%H:%M"  # the organiser reads the wall clock
 
 
 def table_label(table: store.Table, position: int) -> str:
@@ -56,7 +48,7 @@ def board_rows(tables: list[store.Table]) -> list[dict]:
     for table in tables:
         match = table.match()
         leaders = () if not (table.seated and match.deals) else tuple(e for place, e in match.ranking() if place == 1)
-        rows.append(dict(table=table, match=match, leaders=leaders, changed=local_time(table.updated_at),
+        rows.append(dict(table=table, match=match, leaders=leaders, changed=local_time(table.updated_at, HALL_TIME),
                          label=table_label(table, len(rows) + 1)))
     return rows
 
@@ -65,7 +57,7 @@ def hall_context(cycle: bool = False) -> dict:
     conn = get_db()
     return dict(rows=board_rows(night.night_tables(conn)), signature=night.night_signature(conn),
                 poll_ms=HALL_POLL_MS, cycle_ms=CYCLE_MS, cycle=cycle,
-                started=local_time(night.night_started(conn)) if night.night_started(conn) else None)
+                started=local_time(started, HALL_TIME) if (started := night.night_started(conn)) else None)
 
 
 @bp.get("/hall")
@@ -112,8 +104,8 @@ def prepare():
     except store.Refused as refused:
         return render_template("hall/index.html", values=values, errors=group_errors(refused.errors),
                                **hall_context()), 422
-    except sqlite3.OperationalError:
-        return render_template("hall/index.html", values=values, errors={"count": [not_saved_message()]},
+    except StorageError as error:
+        return render_template("hall/index.html", values=values, errors={"count": [storage_message(error)]},
                                **hall_context()), 503
     return redirect(url_for("hall.index") + "#board", code=303)
 
@@ -167,16 +159,8 @@ def export_csv():
         head = {"table": table_label(table, position), "game": table.game.name_en,
                 "players": " / ".join(table.setup.players)}
         rows.extend({**head, **row} for row in deal_rows)
-    columns: list[str] = ["table", "game", "players"]
-    for row in rows:
-        columns.extend(c for c in row if c not in columns)
-    out = io.StringIO()
-    out.write("\ufeff")  # BOM: spreadsheets then read the names as UTF-8
-    writer = csv.DictWriter(out, fieldnames=columns, extrasaction="ignore")
-    writer.writeheader()
-    writer.writerows(rows)
-    return Response(out.getvalue(), mimetype="text/csv", headers={
-        "Content-Disposition": f"attachment; filename=night-{night_name()}.csv", "Cache-Control": "no-store"})
+    return csv_download(rows, ["table", "game", "players"], f"night-{night_name()}.csv",
+                        **{"Cache-Control": "no-store"})
 
 
 # --------------------------------------------------------------------------
@@ -206,13 +190,13 @@ def seat_players(token: str):
     values = form_values()
     names = [values.get(f"name-{s}", "") for s in range(table.setup.n)]
     try:
-        night.seat(get_db(), token, names, option_values(table.game, values))
-    except night.AlreadySeated:
+        night.seat(get_db(), token, names, option_values(table.game, values), write_id=write_id())
+    except (night.AlreadySeated, Repeated):
         return redirect(url_for("tables.show", token=token), code=303)
     except store.Refused as refused:
         return render_template("tables/new.html", values=values, errors=group_errors(refused.errors),
                                **seating(table)), 422
-    except sqlite3.OperationalError:
-        return render_template("tables/new.html", values=values, errors={"table": [not_saved_message()]},
+    except StorageError as error:
+        return render_template("tables/new.html", values=values, errors={"table": [storage_message(error)]},
                                **seating(table)), 503
     return redirect(url_for("tables.show", token=token), code=303)

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from urllib.parse import urlsplit
 
 from flask import Blueprint, current_app, make_response, redirect, render_template, request
 from flask_babel import gettext
 
 from .. import lan
-from ..db import get_db
+from ..store import get_db
+from ..store import tables as store_tables
 from ..qr import qr_svg
 from . import LANG_COOKIE, LANGUAGES
 
@@ -53,12 +53,10 @@ def index():
     url, warning = join_url()
     recent = None
     if is_host_request():
-        rows = get_db().execute(
-            "SELECT token, game, players, updated_at FROM tables ORDER BY updated_at DESC LIMIT 12").fetchall()
         from .tables import local_time  # tables imports this module
         # The laptop's own clock, as the change log shows it (stored times are UTC).
-        recent = [dict(row, players=json.loads(row["players"]), updated_local=local_time(row["updated_at"])[:16])
-                  for row in rows]
+        recent = [dict(row, updated_local=local_time(row["updated_at"], "%Y-%m-%d %H:%M"))
+                  for row in store_tables.recent_tables(get_db(), 12)]
     return render_template("home.html", join_url=url, join_qr=qr_svg(url), join_warning=warning,
                            recent_tables=recent)
 

@@ -10,7 +10,6 @@ import csv
 import io
 import json
 import re
-import sqlite3
 from datetime import datetime
 from functools import partial
 from typing import Sequence
@@ -22,7 +21,7 @@ from markupsafe import Markup
 from flask_wtf.csrf import generate_csrf
 
 from .. import tables as store
-from ..db import get_db
+from ..store import NotSaved, Repeated, StorageDamaged, StorageError, StorageReplaced, get_db
 from ..games import GAMES, Game
 from ..games.base import FieldError
 from ..games.text import Text
@@ -43,14 +42,31 @@ def not_saved_message() -> str:
 
 
 def damaged_message() -> str:
-    """Said when the database file was damaged while the app ran (sqlite3.DatabaseError)."""
+    """Said when the database file was damaged while the app ran (store.StorageDamaged)."""
     return gettext("The host laptop's database file is damaged, so this was not saved. What you entered "
                    "is kept here; the host should restart Table Companion (it checks the file at start).")
 
 
-def storage_message(error: sqlite3.DatabaseError) -> str:
-    """Why SQLite refused: a full or read-only disk, or a damaged file."""
-    return not_saved_message() if isinstance(error, sqlite3.OperationalError) else damaged_message()
+def replaced_message() -> str:
+    """Said when the database file was deleted or replaced under the running server
+    (store.StorageReplaced): nothing more can be saved until the host restarts it."""
+    return gettext("The host laptop could not save this: its database file was deleted or replaced while "
+                   "Table Companion was running. Nothing was changed and what you entered is kept here; "
+                   "the host should restart Table Companion.")
+
+
+def storage_message(error: StorageError) -> str:
+    """Why the store refused: a full or read-only disk, a replaced file, or a damaged one."""
+    if isinstance(error, StorageReplaced):
+        return replaced_message()
+    return not_saved_message() if isinstance(error, NotSaved) else damaged_message()
+
+
+def write_id() -> str | None:
+    """The phone's name for this change (hidden field ``write_id``, at most 64 characters):
+    the store makes the change at most once, and a resend is answered as the first time was.
+    Absent or unusable: the change is made as it always was."""
+    return store.clean_write_id(request.form.get("write_id"))
 
 
 def is_htmx() -> bool:
@@ -119,7 +135,7 @@ def error_headline(message: str) -> str:
 
 
 def form_values() -> dict[str, str]:
-    return {k: v for k, v in request.form.items() if k != "csrf_token"}
+    return {k: v for k, v in request.form.items() if k not in ("csrf_token", "write_id")}
 
 
 def table_url(table: store.Table, **kw) -> str:
@@ -188,7 +204,7 @@ def create():
     except store.Refused as refused:
         return render_template("tables/new.html", game=game, n=n, counts=counts, values=form_values(),
                                errors=group_errors(refused.errors)), 422
-    except sqlite3.DatabaseError as error:
+    except StorageError as error:
         return render_template("tables/new.html", game=game, n=n, counts=counts, values=form_values(),
                                errors={"table": [storage_message(error)]}), 503
     return redirect(url_for("tables.show", token=token), code=303)
@@ -366,9 +382,11 @@ def add_deal(token: str):
                             errors={"deal": [gettext("This form is missing its deal number. Reload the page.")]})
     try:
         # The store reads the form against the match as stored, in one read and one replay.
-        table = store.add_deal(get_db(), token, number, form=values)
+        table = store.add_deal(get_db(), token, number, form=values, write_id=write_id())
     except store.NoSuchTable:
         abort(404)
+    except Repeated as repeated:  # sent again (its answer was lost): answered as the first time
+        return saved(table_or_404(token), repeated.outcome["number"])
     except store.Conflict as conflict:
         table = table_or_404(token)
         if len(table.deals) >= store.MAX_DEALS:
@@ -384,7 +402,7 @@ def add_deal(token: str):
         return render_entry(table, 409, values=values, notice=conflict.message)
     except store.Refused as refused:
         return render_entry(table_or_404(token), 422, values=values, errors=group_errors(refused.errors))
-    except sqlite3.DatabaseError as error:
+    except StorageError as error:
         return render_entry(table_or_404(token), 503, values=values, errors={"deal": [storage_message(error)]})
     return saved(table, number)
 
@@ -467,7 +485,9 @@ def update(token: str, number: int):
     later_choices = ()
     if not errors:
         try:
-            store.edit_deal(get_db(), token, number, facts, was, **later_answers(values))
+            store.edit_deal(get_db(), token, number, facts, was, write_id=write_id(), **later_answers(values))
+        except Repeated:
+            errors = []  # sent again: answered as the first time
         except store.Conflict as conflict:
             table = table_or_404(token)
             if number > len(table.deals):
@@ -478,7 +498,7 @@ def update(token: str, number: int):
             errors = refused.errors
             # store.NeedsChoices: the later deals' choices this correction asks again.
             later_choices = tuple(getattr(refused, "choices", ()))
-        except sqlite3.DatabaseError as error:
+        except StorageError as error:
             return render_edit(table, number, values, {"deal": [storage_message(error)]}, None, was, 503)
     if errors:
         return render_edit(table, number, values, group_errors(errors), None, was, 422, later_choices)
@@ -501,7 +521,9 @@ def undo(token: str):
     table = table_or_404(token)
     number = request.form.get("number", type=int) or 0
     try:
-        table = store.undo_last(get_db(), token, number)
+        table = store.undo_last(get_db(), token, number, write_id=write_id())
+    except Repeated as repeated:  # sent again: answered as the first time
+        number = repeated.outcome["number"]
     except store.Conflict as conflict:
         return stale(table_or_404(token), conflict.message)
     tell(table, "undone", number)
@@ -512,7 +534,9 @@ def undo(token: str):
 def finish(token: str):
     table = table_or_404(token)
     try:
-        store.set_finished(get_db(), token, request.form.get("finished", "1") == "1")
+        store.set_finished(get_db(), token, request.form.get("finished", "1") == "1", write_id=write_id())
+    except Repeated:
+        pass  # sent again: answered as the first time
     except store.Refused as refused:
         return stale(table_or_404(token), refused.errors[0].message)
     return redirect(table_url(table) + "#sheet", code=303)
@@ -522,7 +546,9 @@ def finish(token: str):
 def rematch(token: str):
     table = table_or_404(token)
     try:  # exactly once: a phone pressing after another lands on the same new table
-        new_token = store.rematch(get_db(), table.token)
+        new_token = store.rematch(get_db(), table.token, write_id=write_id())
+    except Repeated as repeated:  # sent again: the same new table
+        new_token = repeated.outcome["token"]
     except store.Refused as refused:
         return stale(table_or_404(token), refused.errors[0].message)
     return redirect(url_for("tables.show", token=new_token), code=303)
@@ -563,12 +589,13 @@ def fact_groups(facts: dict, players: Sequence[str], entrants: Sequence[str], ga
     return general, list(per_name.items())
 
 
-def local_time(stamp: str | None) -> str:
-    """A stored UTC time as the laptop's local time (the clock on the players' wall)."""
+def local_time(stamp: str | None, shown: str = "%Y-%m-%d %H:%M:%S") -> str:
+    """A stored UTC time as the laptop's local time (the clock on the players' wall), written
+    ``shown`` (the change log: to the second; the hall: "%H:%M"); unreadable stays as stored."""
     if not stamp:
         return ""
     try:
-        return datetime.fromisoformat(stamp).astimezone().strftime("%Y-%m-%d %H:%M:%S")
+        return datetime.fromisoformat(stamp).astimezone().strftime(shown)
     except ValueError:
         return stamp
 
@@ -604,20 +631,43 @@ def download_name(table: store.Table, ext: str) -> str:
     return f"{table.game.id}-{table.created_at[:10]}-{table.token[:6]}.{ext}"
 
 
-@bp.get("/t/<token>/export.csv")
-def export_csv(token: str):
-    table = table_or_404(token)
-    _match, rows = export_rows(table)
-    columns: list[str] = []
+# What a spreadsheet runs as a formula when a cell starts with it (=HYPERLINK(…) in a name).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+PLAIN_NUMBER = re.compile(r"-?\d+(\.\d+)?")
+
+
+def csv_cell(value) -> str:
+    """A cell a spreadsheet shows as text: one that would start a formula gets a leading
+    single quote (OWASP's advice), so a player's name can never run as one. A plain negative
+    number (points "-10") is a number to a spreadsheet, never a formula: it stays as it is."""
+    text = "" if value is None else str(value)
+    if text.startswith(FORMULA_STARTS) and not PLAIN_NUMBER.fullmatch(text):
+        return "'" + text
+    return text
+
+
+def csv_download(rows: list[dict], first_columns: Sequence[str], filename: str, **headers) -> Response:
+    """Rows as a CSV file for spreadsheets (every export's one way): columns in the order
+    they first appear after ``first_columns``, a BOM for UTF-8, every cell formula-safe."""
+    columns: list[str] = list(first_columns)
     for row in rows:
         columns.extend(c for c in row if c not in columns)
     out = io.StringIO()
     out.write("\ufeff")  # BOM: spreadsheet software then reads the names as UTF-8
-    writer = csv.DictWriter(out, fieldnames=columns or [gettext("Deal")], extrasaction="ignore")
-    writer.writeheader()
-    writer.writerows(rows)
+    writer = csv.writer(out)
+    writer.writerow([csv_cell(c) for c in columns])
+    writer.writerows([csv_cell(row.get(c, "")) for c in columns] for row in rows)
     return Response(out.getvalue(), mimetype="text/csv", headers={
-        "Content-Disposition": f"attachment; filename={download_name(table, 'csv')}"})
+        "Content-Disposition": f"attachment; filename={filename}", **headers})
+
+
+@bp.get("/t/<token>/export.csv")
+def export_csv(token: str):
+    table = table_or_404(token)
+    _match, rows = export_rows(table)
+    return csv_download(rows, [] if rows else [gettext("Deal")], download_name(table, "csv"))
 
 
 @bp.get("/t/<token>/export.json")

@@ -1,0 +1,170 @@
+"""Tables, their deals, their change log and their exactly-once write records: every SQL
+statement about them. Callers pass the connection they were lent (``store.get_db()``) and get
+plain data back (dicts of JSON-able values); the domain (``companion.tables``) turns it into
+its ``Table`` and decides what may be written. Writes run inside ``store.write(conn)``."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any, Mapping, Sequence
+
+from .connection import translated
+
+# A table's columns as the store gives them (``players``/``options`` decoded, flags as bool),
+# plus ``rematch_token`` (the table its rematch started, if any) and ``deals`` (facts, in order).
+_TABLE_COLUMNS = ("SELECT t.*, (SELECT r.token FROM tables AS r WHERE r.rematch_of = t.id"
+                  " ORDER BY r.id LIMIT 1) AS rematch_token")
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def _record(row: sqlite3.Row, deals: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"id": row["id"], "token": row["token"], "game": row["game"],
+            "players": json.loads(row["players"]), "options": json.loads(row["options"]),
+            "finished": bool(row["finished"]), "revision": row["revision"],
+            "created_at": row["created_at"], "updated_at": row["updated_at"],
+            "label": row["label"], "seated": bool(row["seated"]), "rematch_token": row["rematch_token"],
+            "seq": row["seq"], "rematch_of": row["rematch_of"], "deals": deals}
+
+
+@translated
+def load_table(conn: sqlite3.Connection, token: str) -> dict[str, Any] | None:
+    """The table with this token and its deals' facts (in order), or None."""
+    row = conn.execute(_TABLE_COLUMNS + " FROM tables AS t WHERE t.token = ?", (token,)).fetchone()
+    if row is None:
+        return None
+    deals = [json.loads(r["facts"]) for r in conn.execute(
+        "SELECT facts FROM deals WHERE table_id = ? ORDER BY number", (row["id"],))]
+    return _record(row, deals)
+
+
+@translated
+def tables_after(conn: sqlite3.Connection, after_id: int) -> list[dict[str, Any]]:
+    """Every table with an id above ``after_id``, in the order they were opened, with their
+    deals: one query for all of them (a night's hall view asks this every second)."""
+    found: dict[int, dict[str, Any]] = {}
+    for row in conn.execute(_TABLE_COLUMNS + ", d.facts AS deal_facts FROM tables AS t"
+                            " LEFT JOIN deals AS d ON d.table_id = t.id"
+                            " WHERE t.id > ? ORDER BY t.id, d.number", (after_id,)):
+        record = found.get(row["id"])
+        if record is None:
+            record = found[row["id"]] = _record(row, [])
+        if row["deal_facts"] is not None:
+            record["deals"].append(json.loads(row["deal_facts"]))
+    return list(found.values())
+
+
+@translated
+def revision(conn: sqlite3.Connection, token: str) -> int | None:
+    """The cheap question every phone asks: has anything changed? (None: no such table)."""
+    row = conn.execute("SELECT revision FROM tables WHERE token = ?", (token,)).fetchone()
+    return None if row is None else row[0]
+
+
+@translated
+def recent_tables(conn: sqlite3.Connection, limit: int = 12) -> list[dict[str, Any]]:
+    """The most recently changed tables (token, game, players, updated_at), newest first,
+    ordered by the store's own sequence of changes, never by the wall clock (it can jump back)."""
+    rows = conn.execute(
+        "SELECT token, game, players, updated_at FROM tables"
+        " ORDER BY (SELECT max(c.id) FROM changes AS c WHERE c.table_id = tables.id) DESC, id DESC"
+        " LIMIT ?", (limit,)).fetchall()
+    return [dict(row, players=json.loads(row["players"])) for row in rows]
+
+
+@translated
+def changes(conn: sqlite3.Connection, table_id: int) -> list[dict[str, Any]]:
+    """The table's change log, newest first, in the store's own order (its sequence ``id``):
+    a clock set back can never put a change before an earlier one."""
+    rows = conn.execute("SELECT id, at, action, number, before, after FROM changes WHERE table_id = ?"
+                        " ORDER BY id DESC", (table_id,)).fetchall()
+    return [dict(r, before=json.loads(r["before"]) if r["before"] else None,
+                 after=json.loads(r["after"]) if r["after"] else None) for r in rows]
+
+
+# --------------------------------------------------------------------------
+# Writing (the caller holds ``store.write(conn)``)
+
+
+@translated
+def insert_table(conn: sqlite3.Connection, token: str, game: str, players: Sequence[str],
+                 options: Mapping[str, Any], stamp: str, *, rematch_of: int | None = None,
+                 label: str | None = None, seq: int | None = None, seated: bool = True) -> int:
+    """Store a new table (logged as 'create', or 'prepare' for one waiting for its players);
+    returns its id. The only place a table is inserted."""
+    cur = conn.execute(
+        "INSERT INTO tables (token, game, players, options, rematch_of, label, seq, seated, created_at, updated_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (token, game, json.dumps(list(players), ensure_ascii=False), json.dumps(dict(options)), rematch_of,
+         label, seq, int(seated), stamp, stamp))
+    conn.execute("INSERT INTO changes (table_id, at, action) VALUES (?, ?, ?)",
+                 (cur.lastrowid, stamp, "create" if seated else "prepare"))
+    return cur.lastrowid
+
+
+@translated
+def seat_players(conn: sqlite3.Connection, table_id: int, players: Sequence[str], options: Mapping[str, Any],
+                 stamp: str) -> None:
+    """Give a prepared table its players and options (logged as 'seat')."""
+    conn.execute("UPDATE tables SET players = ?, options = ?, seated = 1, revision = revision + 1,"
+                 " updated_at = ? WHERE id = ?",
+                 (json.dumps(list(players), ensure_ascii=False), json.dumps(dict(options)), stamp, table_id))
+    conn.execute("INSERT INTO changes (table_id, at, action) VALUES (?, ?, 'seat')", (table_id, stamp))
+
+
+@translated
+def log_change(conn: sqlite3.Connection, table_id: int, action: str, number: int | None,
+               before: dict | None, after: dict | None, stamp: str) -> None:
+    """Bump the table's revision and append the change to its log."""
+    conn.execute("UPDATE tables SET revision = revision + 1, updated_at = ? WHERE id = ?", (stamp, table_id))
+    conn.execute("INSERT INTO changes (table_id, at, action, number, before, after) VALUES (?, ?, ?, ?, ?, ?)",
+                 (table_id, stamp, action, number,
+                  None if before is None else _json(before), None if after is None else _json(after)))
+
+
+@translated
+def insert_deal(conn: sqlite3.Connection, table_id: int, number: int, facts: dict[str, Any], stamp: str) -> None:
+    conn.execute("INSERT INTO deals (table_id, number, facts, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
+                 (table_id, number, _json(facts), stamp, stamp))
+
+
+@translated
+def update_deal(conn: sqlite3.Connection, table_id: int, number: int, facts: dict[str, Any], stamp: str) -> None:
+    conn.execute("UPDATE deals SET facts = ?, updated_at = ? WHERE table_id = ? AND number = ?",
+                 (_json(facts), stamp, table_id, number))
+
+
+@translated
+def delete_deal(conn: sqlite3.Connection, table_id: int, number: int) -> None:
+    conn.execute("DELETE FROM deals WHERE table_id = ? AND number = ?", (table_id, number))
+
+
+@translated
+def set_finished(conn: sqlite3.Connection, table_id: int, finished: bool) -> None:
+    conn.execute("UPDATE tables SET finished = ? WHERE id = ?", (int(finished), table_id))
+
+
+# --------------------------------------------------------------------------
+# Exactly-once writes: (table, write_id) -> the outcome of the write that carried it
+
+
+MAX_WRITE_ID = 64
+
+
+@translated
+def recorded_outcome(conn: sqlite3.Connection, table_id: int, write_id: str) -> dict[str, Any] | None:
+    """The outcome recorded for this write id at this table, or None if it was never written."""
+    row = conn.execute("SELECT outcome FROM writes WHERE table_id = ? AND write_id = ?",
+                       (table_id, write_id)).fetchone()
+    return None if row is None else json.loads(row[0])
+
+
+@translated
+def record_outcome(conn: sqlite3.Connection, table_id: int, write_id: str, outcome: Mapping[str, Any],
+                   stamp: str) -> None:
+    """Remember the outcome, in the write's own transaction (so both are stored or neither)."""
+    conn.execute("INSERT INTO writes (table_id, write_id, outcome, at) VALUES (?, ?, ?, ?)",
+                 (table_id, write_id, _json(dict(outcome)), stamp))
