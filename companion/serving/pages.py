@@ -17,7 +17,7 @@ from typing import Iterable
 from werkzeug.datastructures import LanguageAccept
 from werkzeug.http import parse_accept_header
 
-FIXED = ("busy_note", "gone", "too_many_links", "too_large")
+FIXED = ("busy_note", "gone", "too_many_links", "too_large", "too_slow")
 
 
 def language(cookie_header: str, accept_language: str) -> str:

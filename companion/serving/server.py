@@ -21,6 +21,9 @@ What no single device may do here (all configurable, see :class:`Limits`):
   or stall a send for ``io_timeout`` seconds (a reader that stopped reading);
 - send a body larger than ``max_body`` bytes: refused from its Content-Length header, before a
   byte of it is read (never spooled), and the connection closed instead of drained;
+- send a body slower than ``min_body_rate`` after ``body_grace`` seconds: the body is read whole
+  before the app sees the request, so a slow body holds a connection, never a table's turn
+  (companion/serving/turns.py), and a drip is answered 408 and closed;
 - fill the log: client-caused trouble (refusals, timeouts, resets) is logged once per kind and
   device per minute, with a count of what was left out.
 
@@ -33,6 +36,7 @@ SQLite connection per running request (companion/store/connection.py), not per g
 from __future__ import annotations
 
 import errno
+import io
 import socket
 import sys
 import threading
@@ -50,6 +54,10 @@ class Limits:
     header_timeout: float = 15.0  # request line + headers, idle keep-alive included
     io_timeout: float = 30.0  # any single read or send
     max_body: int = MAX_BODY
+    # A request's body is read whole before the app sees the request (so a table's turn is
+    # never held by a body still on its way), and must keep up this rate after a grace period.
+    body_grace: float = 5.0
+    min_body_rate: float = 2048.0  # bytes per second; a deal form (a few hundred bytes) needs none
 
 
 def raise_open_file_limit(wanted: int = 65536) -> int:
@@ -178,6 +186,13 @@ class HeadTimeout(Exception):
     """The request line and headers took longer than ``Limits.header_timeout``."""
 
 
+class BodyTooSlow(Exception):
+    """The body fell behind ``Limits.min_body_rate``."""
+
+
+BODY_STEP = 1024  # the body is read in pieces of this size, each with its own deadline
+
+
 class Handler(WSGIHandler):
     """One connection. Its server (:class:`Server`) carries the limits and the flood log."""
 
@@ -243,21 +258,64 @@ class Handler(WSGIHandler):
             # Patch 2 of 4 (``wsgi_input.__class__``): gevent builds the body's Input itself,
             # with no hook for its class; KeptBody only drops the draining (see there).
             self.wsgi_input.__class__ = KeptBody
+            body = self.read_body(None if chunked else int(length))
+            if body is None:
+                return  # refused (too slow, too large) or the phone went away: closed
+            self.environ["wsgi.input"] = io.BytesIO(body)
+            self.environ["CONTENT_LENGTH"] = str(len(body))
         super().handle_one_response()
         body = self.wsgi_input
         if body is not None and (body.chunked_input or body.position < (body.content_length or 0)):
             self.close_connection = True  # what the app didn't read is never read (or spooled)
 
-    def refuse_too_large(self, length: int) -> None:
-        """413 from the Content-Length header, before a byte of the body is read; closed after."""
-        self.flood("large", f"refused a {length:,}-byte body from its headers (limit {self.limits.max_body:,})")
+    def read_body(self, length: int | None) -> bytes | None:
+        """The whole body (``length`` bytes, or chunked up to ``max_body``), read before the app
+        runs. Each piece must arrive by ``body_grace + received / min_body_rate`` seconds from
+        the start: a drip is answered 408 and closed. None: refused or the phone went away."""
+        limits = self.limits
+        want = length if length is not None else limits.max_body + 1
+        start = time.monotonic()
+        pieces, got = [], 0
+        try:
+            while got < want:
+                step = min(want - got, BODY_STEP)
+                deadline = start + limits.body_grace + (got + step) / limits.min_body_rate
+                with gevent.Timeout(max(0.001, deadline - time.monotonic()), BodyTooSlow):
+                    piece = self.wsgi_input.read(step)
+                if not piece:
+                    break
+                pieces.append(piece)
+                got += len(piece)
+        except BodyTooSlow:
+            self.flood("slow", f"request body slower than {limits.min_body_rate:g} bytes/s: answered 408, "
+                               "connection closed")
+            self.refuse("408 Request Timeout", "too_slow")
+            return None
+        except (OSError, ValueError):  # the phone went away, or a malformed chunk
+            self.close_connection = True
+            return None
+        if length is None and got > limits.max_body:
+            self.refuse_too_large(got)
+            return None
+        if length is not None and got < length:  # closed before the whole body came
+            self.close_connection = True
+            return None
+        return b"".join(pieces)
+
+    def refuse(self, status: str, page_name: str) -> None:
+        """Answer ``status`` with one of the serving pages, and close the connection."""
         self.close_connection = True
-        page = self.server.page("too_large", self.headers.get("Cookie", ""), self.headers.get("Accept-Language", ""))
-        self.start_response("413 Content Too Large", [
+        page = self.server.page(page_name, self.headers.get("Cookie", ""), self.headers.get("Accept-Language", ""))
+        self.start_response(status, [
             ("Content-Type", "text/html; charset=utf-8"), ("Content-Length", str(len(page))),
             ("Connection", "close"), ("Cache-Control", "no-store")])
         self.write(page)
         self.time_finish = time.time()
+
+    def refuse_too_large(self, length: int) -> None:
+        """413 from the Content-Length header, before a byte of the body is read; closed after."""
+        self.flood("large", f"refused a {length:,}-byte body (limit {self.limits.max_body:,})")
+        self.refuse("413 Content Too Large", "too_large")
 
     def log_request(self):
         pass  # no access log: a busy night would write thousands of lines a minute
@@ -293,7 +351,7 @@ class Server(WSGIServer):
 
         pages = getattr(self.application, "extensions", {}).get("serving_pages")
         if pages is None:
-            return b"That was far more data than any form here sends."
+            return b"Refused."
         return pages.page(name, language(cookie, accept_language))
 
     def do_handle(self, sock, address):
