@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from ..games import GAMES, Game, Match, MatchSetup
@@ -43,6 +44,9 @@ LEADERBOARD_ORDER = T(
     "places, and so on. Players equal on all of these share a rank.")
 
 
+# Cached: a season reads the same few hundred names tens of thousands of times, and the
+# Unicode clean-up behind a key is most of a season table's work without it.
+@lru_cache(maxsize=16384)
 def player_key(name: str) -> str:
     """What makes two names one player: exactly the rule a table uses to refuse the same name
     twice (:func:`companion.tables.name_key`: NFKC, case-folded, spaces collapsed, so "Ann",
