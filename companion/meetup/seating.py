@@ -176,7 +176,9 @@ def _plan_chosen(players: int, chosen: Sequence[Chosen], games: Mapping[str, Gam
         if size is not None:
             cost = _count_cost(game, size)
             if cost is None:
-                raise SeatingError(game.check_players(size) or T("This game can't seat {n}.", n=size))
+                reason = game.check_players(size)  # not None: the game allows no such count
+                assert reason is not None
+                raise SeatingError(reason)
             options.append([(cost, size)])
         else:
             options.append(sorted((c, s) for s in (*game.players, *game.variant_players)
