@@ -2,7 +2,7 @@
 
 In a subprocess where Flask and the rest of the web stack can't be imported (a
 ``sys.meta_path`` finder refuses them, as if they were not installed), this imports
-``companion.games``, registers the toy sixth game, works every game's calculators, and
+``companion.games``, registers the toy sixth and seventh games, works every game's calculators, and
 runs the rules test suite (tests/games). ``companion.create_app`` is the only thing
 that needs Flask, and only when called.
 """
@@ -44,10 +44,11 @@ CHECKS = textwrap.dedent('''
 
     import companion
     from companion.games import GAMES, MatchSetup, register
-    from tests import toy_game
+    from tests import toy_across, toy_game
 
     register(toy_game.GAME, templates=toy_game.TEMPLATES)
-    assert len(GAMES) == 6, list(GAMES)
+    register(toy_across.GAME, templates=toy_across.TEMPLATES)
+    assert len(GAMES) == 7, list(GAMES)
     for game in GAMES.values():
         n = game.players[0]
         players = tuple(f"P{i}" for i in range(n))
@@ -59,6 +60,9 @@ CHECKS = textwrap.dedent('''
     match = toy_game.GAME.replay(MatchSetup("toy_tricks", ("A", "B")),
                                  [{"called": [1, 4], "taken": [1, 4]}] * 3)
     assert match.totals == (33, 42) and match.over, match
+    across = toy_across.GAME.replay(MatchSetup("toy_across", ("A", "B", "C", "D")),
+                                    [{"tricks": [4, 0, 4, 0], "last_trick": 0}] * 2)
+    assert across.entrants == ("A & C", "B & D") and across.totals == (20, 0) and across.over, across
 
     try:
         companion.create_app()
