@@ -86,7 +86,7 @@
     // Every named input the player can set (text, number, radio, checkbox, hidden trackers).
     var pairs = [];
     new FormData(form).forEach(function (value, name) {
-      if (name !== "csrf_token" && name !== "number" && typeof value === "string") pairs.push([name, value]);
+      if (name !== "csrf_token" && name !== "number" && name !== "write_id" && typeof value === "string") pairs.push([name, value]);
     });
     return pairs;
   }
@@ -131,7 +131,7 @@
     try { pairs = JSON.parse(raw); } catch (e) { return; }
     var changed = [];
     Array.prototype.forEach.call(form.elements, function (el) {
-      if (!el.name || el.name === "csrf_token" || el.name === "number") return;
+      if (!el.name || el.name === "csrf_token" || el.name === "number" || el.name === "write_id") return;
       var values = pairs.filter(function (p) { return p[0] === el.name; }).map(function (p) { return p[1]; });
       if (el.type === "radio" || el.type === "checkbox") {
         var want = values.indexOf(el.value) !== -1;
@@ -212,6 +212,10 @@
     // arrives late). Never tell this phone that another one entered its deal.
     if (wrap && wrap.dataset.number === template.dataset.number) return;
     var form = entryForm();
+    // This phone is saving its form right now: its own answer brings the next form. Keeping the
+    // typed values as the next deal would pre-fill it with the deal being saved (two phones
+    // saving the same deal at once: one tap more recorded it twice).
+    if (form && form.dataset.saving) return;
     var incoming = template.content.querySelector("form#entry");
     if (form && !incoming && isTyped(form)) {
       // No next deal any more (the match ended meanwhile): keep what is typed, say why Save is off.
@@ -272,6 +276,20 @@
     form.querySelectorAll(".has-error").forEach(function (el) { el.classList.remove("has-error"); });
     form.querySelectorAll("[aria-invalid]").forEach(function (el) { el.removeAttribute("aria-invalid"); });
   }
+
+  // While the entry form's own Save is on its way (see adoptNextForm).
+  function savingForm(event) {
+    var source = event.detail && event.detail.ctx && event.detail.ctx.sourceElement;
+    return source && source.matches && source.matches("form#entry[data-table]") ? source : null;
+  }
+  document.addEventListener("htmx:before:request", function (event) {
+    var form = savingForm(event);
+    if (form) form.dataset.saving = "1";
+  });
+  document.addEventListener("htmx:finally:request", function (event) {
+    var form = savingForm(event);
+    if (form) delete form.dataset.saving;
+  });
 
   document.addEventListener("DOMContentLoaded", function () { setUp(); showWhatWasTold(); });
   document.addEventListener("htmx:after:swap", dropStaleErrors);
