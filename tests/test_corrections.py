@@ -121,7 +121,8 @@ def test_a_correction_that_breaks_a_later_deal_otherwise_is_still_refused(conn):
     with pytest.raises(store.Refused) as refused:
         store.edit_deal(conn, token, 3, ANN_ALONE, was(conn, token, 3))
     assert not isinstance(refused.value, store.NeedsChoices)
-    assert "deal 4 would no longer be valid" in str(refused.value)
+    # Issue 24: the refusal says which deals come after the new end (not "no longer valid").
+    assert "ends after deal 3, so deal 4 would come after its end" in str(refused.value)
     assert store.load(conn, token).deals == before.deals
 
 

@@ -292,11 +292,13 @@ def test_correction_preview_says_what_save_would_about_later_deals(client):
     # and the preview says so instead of "Looks right".
     fields = {k: str(v) for k, v in RWD_WIN.items()}
     text = text_of(client.post(f"/t/{token}/deals/2/preview", data=fields, headers=HX).get_data(as_text=True))
-    assert "Looks right" not in text and "deal 4 would no longer be valid" in text
+    # (Issue 24: the refusal names the deals after the new end, instead of "deal 4 would no
+    # longer be valid: The match is over".)
+    assert "Looks right" not in text and "so deal 4 would come after its end" in text
     # In Japanese the reason is Japanese too (it was frozen in English when the refusal was made).
     ja = text_of(client.post(f"/t/{token}/deals/2/preview", data=fields,
                              headers={**HX, "Accept-Language": "ja"}).get_data(as_text=True))
-    assert "第4ディールが成り立たなくなります" in ja and "The match is over" not in ja
+    assert "第4ディールは終了後のディールになります" in ja and "The match is over" not in ja
     assert "これ以上" in ja or "終了" in ja
     # A correction that only asks a later choice again previews its score and says Save will ask.
     shared = {k: str(v) for k, v in rwd([5, 5, 7], [7, 7, 3]).items()}

@@ -758,6 +758,23 @@ class Game:
         """
         return dict(match.setup.options)
 
+    def as_chosen(self, progress: Progress, upcoming: NextDeal, answer: int) -> NextDeal:
+        """The deal ``upcoming`` as it was played once its open choice was answered ``answer``:
+        what a deal's record (:attr:`DealRecord.before`, the deal history) says instead of the
+        question. Games with a choice override it; the choice itself stays on the record."""
+        return upcoming
+
+    def reask(self, progress: Progress, facts: Facts) -> Choice | None:
+        """After a correction of an earlier deal: a decision recorded in ``facts`` (not an
+        answer to :meth:`next_deal`'s choice) that the match before it no longer allows, as a
+        Choice to ask again (e.g. Twin Shoot's open bid by a team no longer alone in last
+        place); None when all still fits. Its answer is written by :meth:`apply_answer`."""
+        return None
+
+    def apply_answer(self, facts: Facts, choice: Choice, answer: int) -> Facts:
+        """``facts`` with ``answer`` to a re-asked ``choice`` written in."""
+        return {**facts, choice.key: answer}
+
     def settle_choices(self, setup: MatchSetup, deals: Sequence[Facts],
                        answers: Mapping[int, Any] | None = None
                        ) -> tuple[list[Facts], list[tuple[int, Choice]], list[tuple[int, Choice]]]:
@@ -777,6 +794,9 @@ class Game:
         settled: list[Facts] = []
         progress = self.start(setup)
         for number, facts in enumerate(deals, start=1):
+            if after_end(self, progress) is not None:  # no choice after the end: replay refuses
+                return settled + [dict(f) if isinstance(f, Mapping) else f
+                                  for f in deals[number - 1:]], [], answered
             facts = dict(facts) if isinstance(facts, Mapping) else facts
             choice = self.next_deal(progress).choice
             if isinstance(facts, dict):
@@ -792,6 +812,16 @@ class Game:
                         return settled + [dict(f) if isinstance(f, Mapping) else f
                                           for f in deals[number - 1:]], [(number, choice)], answered
                     facts[choice.key] = answer
+                # A decision recorded in the deal itself that this correction made illegal
+                # (Twin Shoot's open bid) is asked again like a choice.
+                again = self.reask(progress, facts)
+                if again is not None:
+                    answer = choice_answer(answers.get(number), again)
+                    if answer is None:
+                        return settled + [dict(f) if isinstance(f, Mapping) else f
+                                          for f in deals[number - 1:]], [(number, again)], answered
+                    answered.append((number, again))
+                    facts = self.apply_answer(facts, again, answer)
             settled.append(facts)
             try:
                 progress = self.add_deal(progress, facts)
@@ -810,7 +840,11 @@ class Game:
         return Progress(setup, (), self.start_totals(setup))
 
     def validate(self, progress: Progress, facts: Facts) -> list[FieldError]:
-        """All checks for the next deal, including the answer to an open choice."""
+        """All checks for the next deal, including the answer to an open choice. No deal may
+        follow the end of the match (but a game's ``more_deals_allowed``, e.g. a tie-break)."""
+        ended = after_end(self, progress)
+        if ended is not None:
+            return [ended]
         upcoming = self.next_deal(progress)
         errors = []
         if upcoming.choice is not None:
@@ -826,6 +860,8 @@ class Game:
         upcoming = self.next_deal(progress)
         score = self.score_deal(progress, facts)
         totals = tuple(t + p for t, p in zip(progress.totals, score.points))
+        if upcoming.choice is not None:  # the deal as played: who was chosen, not the question
+            upcoming = self.as_chosen(progress, upcoming, facts[upcoming.choice.key])
         record = DealRecord(len(progress.deals) + 1, dict(facts), upcoming, score, totals)
         return replace(progress, deals=progress.deals + (record,), totals=totals)
 
@@ -846,6 +882,15 @@ class Game:
                           for entrant in range(len(progress.totals)))
         return Match(progress.setup, self.entrants(progress.setup.players), progress.deals,
                      progress.totals, outcome, upcoming, stakes, rank_keys)
+
+
+def after_end(game: Game, progress: Progress) -> FieldError | None:
+    """The refusal of a deal after the end of the match, or None while another deal may follow
+    (the match runs, or its end allows more, as Miraiscope's tie-break deal)."""
+    outcome = game.outcome(progress, False)
+    if outcome.over and not outcome.more_deals_allowed:
+        return FieldError("deal", T("The match is over; no more deals can be added."))
+    return None
 
 
 # A rematch option: when the last game ended with a tie where the next deal's dealer or start

@@ -170,7 +170,7 @@ class LuckyCube(Game):
             Figure("dealt", T("Cards dealt to each player"), TRICKS),
             Figure("aside", T("Cards set aside face down"), aside),
             Figure("tricks", T("Tricks per deal"), TRICKS),
-            Figure("chips", T("Starting chips per player"), START_CHIPS),
+            Figure("chips", T("Starting chips per player, in points' worth"), START_CHIPS),
             Figure("deals", T("Most deals in a match"), n * DEALS_PER_PLAYER),
         )
 

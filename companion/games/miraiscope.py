@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from .base import (DealScore, Facts, FieldError, Figure, Form, Game, Line, Match, NextDeal, Option,
-                   Outcome, Progress, Ruling, Stakes, race_stakes, read_seat)
+                   Outcome, Progress, Ruling, Stakes, after_end, race_stakes, read_seat)
 from .base import Column, MatchSetup, check_columns, read_columns
 from .cards import Card, CardError
 from .text import T, Text, Tn
@@ -173,6 +173,9 @@ class Miraiscope(Game):
     def check_deal(self, progress: Progress, facts: Facts) -> list[FieldError]:
         if not isinstance(facts, dict):
             return [FieldError("queens", T("This deal's record is not readable."))]
+        ended = after_end(self, progress)  # a tie-break deal after a tie is allowed
+        if ended is not None:
+            return [ended]
         players = progress.setup.players
         errors = check_columns(self.columns(progress.setup), facts)
         last = facts.get("last_trick")

@@ -7,6 +7,7 @@ out, three triple the penalty and all four turn it into a bonus.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Mapping
 
 from .base import (Choice, DealScore, Facts, FieldError, Figure, Form, Game, Line, Match, NextDeal,
@@ -259,7 +260,11 @@ class PairQuad(Game):
         if progress.setup.n != 4:
             rulings.append("variant_counts")
         notes: tuple[Text, ...] = ()
-        if len(winners) > 1:
+        planned = self.option(progress.setup, "deals")
+        last = bool(planned) and len(progress.deals) + 1 >= planned  # no deal follows this one
+        if len(winners) > 1 and last:
+            notes = (T("{names} tie for the top score.", names=names(progress.setup, winners)),)
+        elif len(winners) > 1:
             rulings.append("tied_top")
             notes = (T("{names} tie for the top score; the table chooses which of them deals "
                        "next.", names=names(progress.setup, winners)),)
@@ -287,6 +292,12 @@ class PairQuad(Game):
                        dealer=setup.players[dealer]),)
         lines += (T("{dealer} deals and leads the first trick.", dealer=setup.players[dealer]),)
         return NextDeal(number, dealer, dealer, lines)
+
+    def as_chosen(self, progress: Progress, upcoming: NextDeal, answer: int) -> NextDeal:
+        """After a tie for the top the deal's record says who was chosen to deal."""
+        chosen = T("{dealer} was chosen to deal (ruling: tie for the top score) and led the first "
+                   "trick.", dealer=progress.setup.players[answer])
+        return replace(upcoming, dealer=answer, leader=answer, lines=(chosen,))
 
     def outcome(self, progress: Progress, finished: bool) -> Outcome:
         setup, totals = progress.setup, progress.totals
@@ -348,7 +359,9 @@ from .base import CalcResult, Calculator, entered  # noqa: E402
 def calc_captured(form: Mapping[str, str], n: int) -> CalcResult:
     """One player's score from how many cards of each rank they captured."""
     result = CalcResult(prompt=T("Tap + for each card of a rank you captured; the score appears here."))
-    if not entered(form):
+    if not entered(form):  # nothing captured (yet) is a score too: say it is 0
+        result.prompt = T("Score: 0 (nothing captured yet). Tap + for each card of a rank you "
+                          "captured.")
         return result
     errors: list[FieldError] = []
     counts: dict[str, int] = {}

@@ -8,6 +8,7 @@ Deal score = second-half tricks − first-half chips, so a deal always sums to 0
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Sequence
 
 from .base import (Choice, DealScore, Facts, FieldError, Figure, Form, Game, Line, Match, MatchSetup,
@@ -220,6 +221,13 @@ class RWD(Game):
                    leader=players[starter]), first_half)
         return NextDeal(number, leader=starter, lines=lines)
 
+    def as_chosen(self, progress: Progress, upcoming: NextDeal, answer: int) -> NextDeal:
+        """After a shared win or a draw the deal's record says who was chosen to start (the
+        question is its first line)."""
+        chosen = T("{leader} was chosen as the start player and took the first card from row 1.",
+                   leader=progress.setup.players[answer])
+        return replace(upcoming, leader=answer, lines=(chosen,) + upcoming.lines[1:])
+
     def outcome(self, progress: Progress, finished: bool) -> Outcome:
         """The first to 3 deal wins takes the match, or the one deal is the game (option
         "length"); ``finished`` does not end an RWD match."""
@@ -376,6 +384,9 @@ def helper_first_half(form: Mapping[str, str], n: int) -> CalcResult:
                              n=n, count=len(codes)))
     errors: list[FieldError] = []
     last = read_int(form, "last", 1, n, T("Card taken last"), errors)
+    if errors:  # tapped, never typed: say "choose", not "enter a number"
+        errors = [FieldError("last", T("Card taken last: choose which of the {n} cards was taken "
+                                       "last.", n=n))]
     if errors:
         return result.refuse(errors)
     outcome = resolve_first_half(codes, last - 1)  # type: ignore[operator]

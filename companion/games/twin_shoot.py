@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
 from .base import (DealScore, Facts, FieldError, Figure, Form, Game, Line, Match, NextDeal, Option,
-                   Outcome, Progress, Ruling, Stakes, Team, best, race_stakes, read_int)
+                   Outcome, Progress, Ruling, Stakes, Team, after_end, best, race_stakes, read_int)
 from .base import Column, MatchSetup, check_columns, read_columns
+from .base import Choice
 from .cards import SUIT_CODES, Card, CardError, parse_card
 from .text import T, Text, Tn, join_names
 
@@ -255,8 +256,7 @@ RULINGS = (
              "(their partner sits on their left): enter each team as two neighbouring seats, right-side "
              "player first.")),
     Ruling("first_team", T("Who leads the first deal"),
-           T("The right-side players pick the first opening leader among themselves in any way they "
-             "like; the app asks the table which team that is when the table is created."),
+           T("The app asks the table which team leads first when the table is created."),
            table_decides=True),
     Ruling("dealer", T("Who deals"),
            T("The source names the dealer only for the first deal: someone outside the opening leader's "
@@ -266,8 +266,8 @@ RULINGS = (
            T("“Alone in last place” is read on the totals before the deal. When teams share last place, "
              "nobody may open-bid, so there is never an open bid on the first deal.")),
     Ruling("match_end", T("End of the match"),
-           T("The deal in which a team reaches 100 points is scored in full for every team; then the highest "
-             "total wins and teams tied on it share the win.")),
+           T("The deal in which a team reaches 100 points is scored in full for every team before the "
+             "match ends.")),
 )
 
 
@@ -366,6 +366,38 @@ class TwinShoot(Game):
         """The team the deal form may offer an open bid to (none on the first deal)."""
         return open_bid_eligible(progress.totals) if progress.deals else None
 
+    def reask(self, progress: Progress, facts: Facts) -> "Choice | None":
+        """A correction of an earlier deal can leave this deal's recorded open bid with a team
+        that is no longer alone in last place: ask again who open-bid (the team that now is,
+        or nobody), with the ruling on who may open-bid. Options are team indexes; the number
+        of teams stands for nobody (``labels`` name them)."""
+        bidder = facts.get("open_bid") if isinstance(facts, dict) else None
+        teams = progress.setup.n // 2
+        if not _is_count(bidder) or not 0 <= bidder < teams:
+            return None  # none, or unreadable: the deal's own checks say so
+        eligible = self.open_bid_team(progress)
+        if eligible == bidder:
+            return None
+        names = self.entrants(progress.setup.players)
+        number = len(progress.deals) + 1
+        if eligible is None:
+            question = T("Deal {number}: {team} may no longer open-bid: no team is alone in last "
+                         "place before this deal, so nobody may. Confirm that nobody open-bid.",
+                         number=number, team=names[bidder])
+            options: tuple[int, ...] = (teams,)
+        else:
+            question = T("Deal {number}: {team} may no longer open-bid: {eligible} is now alone in "
+                         "last place before this deal. Who open-bid?", number=number,
+                         team=names[bidder], eligible=names[eligible])
+            options = (eligible, teams)
+        return Choice("open_bid", question, options, "open_bid",
+                      labels=tuple(names) + (T("Nobody"),))
+
+    def apply_answer(self, facts: Facts, choice: "Choice", answer: int) -> Facts:
+        if choice.key == "open_bid":  # the last label is "nobody"
+            return {**facts, "open_bid": None if answer == len(choice.labels) - 1 else answer}
+        return super().apply_answer(facts, choice, answer)
+
     def parse_deal(self, form: Form, progress: Progress) -> tuple[Facts, list[FieldError]]:
         setup = progress.setup
         errors: list[FieldError] = []
@@ -414,6 +446,9 @@ class TwinShoot(Game):
         errors: list[FieldError] = []
         if not isinstance(facts, dict):
             return [FieldError("bids", T("The deal's record is not readable."))]
+        ended = after_end(self, progress)
+        if ended is not None:
+            return [ended]
 
         bids = facts.get("bids")
         if not isinstance(bids, list) or len(bids) != n:
@@ -549,7 +584,8 @@ class TwinShoot(Game):
                                             target=TARGET))
         winners = best(totals)
         if len(winners) == 1:
-            message = Tn("{team} wins with {n} point.", "{team} wins with {n} points.", top,
+            # A team is two people: "Ann & Bob win", as the match result says it.
+            message = Tn("{team} win with {n} point.", "{team} win with {n} points.", top,
                          team=names[winners[0]])
         else:
             message = Tn("{names} share the win with {n} point each.",

@@ -282,7 +282,7 @@ def test_replay_whole_match_and_end():
     assert match.totals == (111, 9)
     assert match.over and match.winners == (0,) and match.next is None
     assert "match_end" in match.outcome.rulings
-    assert "Ann & Bob wins with 111 points" in str(match.outcome.message)
+    assert "Ann & Bob win with 111 points" in str(match.outcome.message)  # a team: "win" (issue 24)
     with pytest.raises(Exception):
         GAME.replay(FOUR, [{"bids": [], "tricks": [], "open_bid": None}])
 
@@ -293,9 +293,12 @@ def test_shared_win_and_highest_total_when_both_pass_100():
     match = GAME.replay(FOUR, [even] * 3)
     assert match.totals == (105, 105) and match.over and match.winners == (0, 1)
     assert "share the win" in str(match.outcome.message) and "match_end" in match.outcome.rulings
-    ahead = facts([3, 2, 2, 2], [3, 2, 3, 2])  # team 1 misses one bid: 35 vs 15
-    match = GAME.replay(FOUR, [even, even, ahead, even])
-    assert match.totals == (140, 120) and match.winners == (0,)
+    # Both teams pass 100 on the same deal, one higher: the higher total wins. (This was
+    # [even, even, ahead, even] ending (140, 120): a 4th deal after the match ended at (105, 85),
+    # which the rules now refuse, issue 24.)
+    ahead = facts([3, 3, 2, 2], [3, 3, 2, 2])  # both twin-shoot: 6 + 30 vs 4 + 30
+    match = GAME.replay(FOUR, [even, even, ahead])
+    assert match.totals == (106, 104) and match.winners == (0,)
 
 
 # --------------------------------------------------------------------------
