@@ -276,3 +276,19 @@ def test_repeated_pairs_count_each_table_shared_beyond_the_first():
     assert repeated_pairs([a]) == 0 and repeated_pairs([a, a]) == 3 and repeated_pairs([a, a, a]) == 6
     team = [Seating("twin_shoot", ("A", "B", "C", "D"))]
     assert repeated_partners([team, team]) == 2 and repeated_partners([team]) == 0
+
+
+@pytest.mark.slow
+def test_the_same_draw_in_another_process_whatever_its_hash_seed():
+    """The laptop may restart between rounds: a draw must not depend on Python's per-process
+    string hashing (no iteration over sets of names)."""
+    import subprocess
+    import sys
+    script = ("from companion.meetup.seating import draw_round\n"
+              "players = [f'P{i:02d}' for i in range(23)]\nhistory = []\n"
+              "for number in range(3):\n    history.append(draw_round(players, history, seed=f'night/{number}'))\n"
+              "print(repr(history))")
+    outputs = {subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                              env={"PYTHONHASHSEED": str(seed), "PATH": ""}).stdout for seed in (1, 2)}
+    assert len(outputs) == 1
+    assert outputs == {repr(night(roster(23), 3)) + "\n"}
