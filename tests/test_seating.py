@@ -13,7 +13,8 @@ import pytest
 from companion.games import GAMES
 from companion.games.text import Text
 from companion.meetup.seating import (Draw, Seating, SeatingError, draw_round, entrant_seats, greedy_round,
-                                      partner_groups, plan_tables, repeated_pairs, repeated_partners)
+                                      partner_groups, plan_tables, repeated_pairs, repeated_partners,
+                                      swap_players)
 
 
 def roster(n: int) -> list[str]:
@@ -226,6 +227,22 @@ def test_a_player_twice_on_the_roster_is_a_mistake_of_the_caller():
 def test_seat_of_finds_table_and_seat():
     draw = Draw((Seating("rwd", ("A", "B", "C")), Seating("rwd", ("D", "E", "F"))))
     assert draw.seat_of("E") == (1, 1) and draw.seat_of("Z") is None
+
+
+def test_the_organiser_swaps_two_players_or_seats_a_late_arrival_in_someones_place():
+    players = roster(8)
+    first = draw_round(players, seed=0)
+    second = draw_round(players, [first], seed=1)
+    a, b = second.tables[0].players[1], second.tables[1].players[2]
+    swapped = swap_players(second, a, b, [first])
+    assert swapped.seat_of(a) == (1, 2) and swapped.seat_of(b) == (0, 1)
+    assert [t.game for t in swapped.tables] == [t.game for t in second.tables]
+    assert swapped.repeats == sum(1 for t in swapped.tables for pair in combinations(t.players, 2)
+                                  if frozenset(pair) in met_pairs([first]))
+    late = swap_players(second, a, "Late")
+    assert late.seat_of("Late") == (0, 1) and late.seat_of(a) is None and late.repeats == 0  # no history given
+    with pytest.raises(ValueError):
+        swap_players(second, "Nobody", a)
 
 
 # ------------------------------------------------------------------------------ partners

@@ -254,9 +254,10 @@ def player_stats(records: Iterable[MatchRecord], key: str, *, since: str | None 
             night_points.add(share)
         timeline.append(NightLine(night, len(shares), float(night_points.total()),
                                   float(night_points.total() / len(shares))))
-    # Latest wins ties: enumerate's index grows with time (lines are in time order).
-    best = max(enumerate(lines), key=lambda il: (Fraction(il[1].points), il[1].of, il[0]))[1]
-    worst = max(enumerate(lines), key=lambda il: (-Fraction(il[1].points), il[1].of, il[0]))[1]
+    # Equal points: the bigger table, then the latest (lines are in time order). Equal fractions
+    # give equal floats (division is correctly rounded), so the floats compare safely.
+    best = max(enumerate(lines), key=lambda il: (il[1].points, il[1].of, il[0]))[1]
+    worst = max(enumerate(lines), key=lambda il: (-il[1].points, il[1].of, il[0]))[1]
     counts = _counts(line.place for line in lines)
     head = [HeadToHead(k, rival_names[k], *tally) for k, tally in rivals.items()]
     head.sort(key=lambda h: (-h.matches, player_key(h.name), h.key))

@@ -557,6 +557,24 @@ def greedy_round(roster: Sequence[PlayerId], history: Iterable[Round] = (), *, o
     return _finish(tuple(tables), index, met, partnered, games)
 
 
+def swap_players(draw: Draw, a: PlayerId, b: PlayerId, history: Iterable[Round] = (),
+                 games: Mapping[str, Game] = GAMES) -> Draw:
+    """The organiser's swap before a round starts: ``a`` and ``b`` change seats (tables and
+    seat numbers). ``b`` may be someone not seated yet (a late arrival): then ``b`` takes
+    ``a``'s seat and ``a`` is left out. The repeat counts are recounted against ``history``."""
+    where_a, where_b = draw.seat_of(a), draw.seat_of(b)
+    if where_a is None:
+        raise ValueError(f"{a!r} is not seated in this draw")
+    seats = [list(table.players) for table in draw.tables]
+    seats[where_a[0]][where_a[1]] = b
+    if where_b is not None:
+        seats[where_b[0]][where_b[1]] = a
+    tables = tuple(Seating(table.game, tuple(players)) for table, players in zip(draw.tables, seats))
+    index = _roster_index([p for table in tables for p in table.players])
+    met, partnered = _history_counts(index, history, games)
+    return _finish(tables, index, met, partnered, games)
+
+
 # --------------------------------------------------------------------------------------------
 # A night's mixing, counted
 
