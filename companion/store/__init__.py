@@ -54,4 +54,5 @@ except ModuleNotFoundError as missing:  # not there yet
 def init_app(app) -> None:
     """Create or upgrade the app's database, and give each request's connection back after it."""
     migrate(app.config["DATABASE"])
+    pool.expect(app.config["DATABASE"])  # the file migrated is the database from now on
     app.teardown_appcontext(close_db)

@@ -143,12 +143,21 @@ class ConnectionPool:
     "thread", and a connection (with its page cache) per phone would grow without bound.
 
     ``borrow(path)`` / ``give_back(path, conn)``; or ``with pool.lend(path) as conn``. A
-    connection whose file was deleted or replaced is closed, never lent again."""
+    connection whose file was deleted or replaced is closed, never lent again; and a new one
+    is opened only on the file the pool first opened at that path (``expect`` sets it, after
+    a migration): a file put in its place while serving (a backup moved over it, beside the
+    old file's WAL) is refused with :class:`StorageReplaced` until the server restarts."""
 
     def __init__(self, keep: int = 8):
         self.keep = keep
         self.idle: list[tuple[str, sqlite3.Connection]] = []
+        self.expected: dict[str, tuple[int, int] | None] = {}
         self.lock = threading.Lock()
+
+    def expect(self, path: str, identity: tuple[int, int] | None = None) -> None:
+        """The file at ``path`` now is the database (its identity, or the current file's)."""
+        with self.lock:
+            self.expected[path] = identity or file_identity(path)
 
     def borrow(self, path: str) -> sqlite3.Connection:
         with self.lock:
@@ -157,7 +166,14 @@ class ConnectionPool:
                 if held_path == path:
                     return conn
                 conn.close()
-        return connect(path, create=False)
+        conn = connect(path, create=False)
+        with self.lock:
+            expected = self.expected.setdefault(path, conn.identity)
+        if conn.identity is not None and expected is not None and conn.identity != expected:
+            conn.close()
+            raise StorageReplaced(f"the database file {path} was replaced by another file while the server "
+                                  "was running")
+        return conn
 
     def give_back(self, path: str, conn: sqlite3.Connection) -> None:
         try:

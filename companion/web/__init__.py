@@ -15,7 +15,7 @@ from flask_babel import Babel, get_locale, get_translations, gettext
 from flask_wtf.csrf import CSRFError, CSRFProtect
 
 from ..games import GAMES
-from ..store import BackendError, StorageError, StorageReplaced, translate
+from ..store import BackendError, StorageError, translate
 from ..lru import BytesLRU  # noqa: F401  (web.tables and the serving code import it from here too)
 from ..games.cards import RANK_NAMES, SUIT_NAMES, SUIT_SYMBOLS
 from ..games.text import NameList, Text, join_names
@@ -252,14 +252,7 @@ def init_app(app: Flask) -> None:
     def not_saved(error: StorageError):
         # Disk full, read-only or locked, the file replaced, or damaged while running: say so
         # plainly (nothing half-done was stored) and give back what was typed, ready to send again.
-        from .tables import storage_message
-        if isinstance(error, StorageReplaced):
-            current_app.logger.error(
-                "NOT SAVED: the database file %s was deleted or replaced while serving (%s). Every change is "
-                "refused until Table Companion is restarted; to restore a backup: stop, `companion restore "
-                "FILE`, start.", current_app.config.get("DATABASE"), error)
-        else:
-            current_app.logger.error("database error on %s %s: %s", request.method, request.path, error)
+        from .tables import storage_message  # says it in the terminal too
         typed = {k: v for k, v in request.form.items(multi=False) if k != "csrf_token"} \
             if request.method == "POST" else {}
         return render_template("not_saved.html", message=storage_message(error),

@@ -9,12 +9,15 @@ from __future__ import annotations
 import csv
 import io
 import json
+import logging
 import re
+import sys
+import time
 from datetime import datetime
 from functools import partial
 from typing import Sequence
 
-from flask import (Blueprint, Response, abort, flash, get_flashed_messages, make_response, redirect,
+from flask import (Blueprint, Response, abort, current_app, flash, get_flashed_messages, make_response, redirect,
                    render_template, request, url_for)
 from flask_babel import get_locale, gettext
 from markupsafe import Markup
@@ -56,10 +59,40 @@ def replaced_message() -> str:
 
 
 def storage_message(error: StorageError) -> str:
-    """Why the store refused: a full or read-only disk, a replaced file, or a damaged one."""
+    """Why the store refused: a full or read-only disk, a replaced file, or a damaged one.
+    Every refusal shown is also said in the terminal (the host must act on it)."""
+    say_in_terminal(error)
     if isinstance(error, StorageReplaced):
         return replaced_message()
     return not_saved_message() if isinstance(error, NotSaved) else damaged_message()
+
+
+# The terminal the host watches: `companion serve` gives Flask's own log no stream (gevent's
+# wsgi.errors is silenced), so storage refusals have their own logger writing to stderr, each
+# kind at most once every LOG_EVERY seconds (a room of phones retrying must not flood it).
+STORAGE_LOG = logging.getLogger("companion.storage")
+if not STORAGE_LOG.handlers:
+    _handler = logging.StreamHandler(sys.stderr)
+    _handler.setFormatter(logging.Formatter("companion: %(message)s"))
+    STORAGE_LOG.addHandler(_handler)
+    STORAGE_LOG.setLevel(logging.WARNING)
+LOG_EVERY = 10.0
+_last_said: dict[str, float] = {}  # "<kind> <database>" -> when it was last said
+
+
+def say_in_terminal(error: StorageError) -> None:
+    kind = type(error).__name__
+    key, now = f"{kind} {current_app.config.get('DATABASE')}", time.monotonic()
+    if now - _last_said.get(key, -LOG_EVERY) < LOG_EVERY:
+        return
+    _last_said[key] = now
+    if isinstance(error, StorageReplaced):
+        STORAGE_LOG.error(
+            "NOT SAVED: the database file %s was deleted or replaced while serving (%s). Every change is "
+            "refused until Table Companion is restarted; to restore a backup: stop it, run `companion "
+            "restore FILE`, start it again.", current_app.config.get("DATABASE"), error)
+    else:
+        STORAGE_LOG.error("NOT SAVED (%s) on %s %s: %s", kind, request.method, request.path, error)
 
 
 def write_id() -> str | None:
@@ -296,7 +329,20 @@ def show(token: str):
     table = table_or_404(token)
     if not table.seated:  # prepared for a meetup night: the first phone gives the players
         return redirect(url_for("hall.seat", token=token), code=303)
-    return render_page(table, banner=banner_for(table))
+    banner = banner_for(table)
+    if banner is not None:
+        return render_page(table, banner=banner)
+    # The same page for every phone that asks at this revision (a 100-deal table's ?all=1 is
+    # heavy: one device asking again and again must not replay it each time; issue 23):
+    # rendered once per (revision, language, address), each phone given its own CSRF token.
+    key = ("page", token, table.revision, str(get_locale()), request.host, request.full_path)
+    page = LIVE_PAGES.get(key)
+    if page is None:
+        page = render_template("tables/show.html", csrf_token=lambda: CSRF_SLOT, **page_context(table)).encode()
+        LIVE_PAGES.put(key, page)
+    response = make_response(page.replace(CSRF_SLOT.encode(), generate_csrf().encode()))
+    response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 # Rendered live answers, shared by the phones of a table (see live()); bounded in bytes.
