@@ -18,7 +18,6 @@ import hashlib
 import json
 import secrets
 import threading
-import unicodedata
 from collections import OrderedDict
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -28,6 +27,9 @@ from typing import Any, Mapping, Sequence
 from .games import GAMES, Game, InvalidDeal, Match, MatchSetup, Progress
 from .games.base import Choice, FieldError, after_end
 from .games.text import T, Text, Tn, join_sentences
+# Names are cleaned and compared in companion/names.py (pure: the meetup roster and the season's
+# statistics compare names by this same rule without importing storage).
+from .names import clean_name, name_key  # noqa: F401
 from . import store
 from .store import Connection, write  # noqa: F401  (write: night.py and callers use tables.write)
 from .store import tables as rows
@@ -173,25 +175,6 @@ class Refused(Exception):
 
 # --------------------------------------------------------------------------
 # Creating and reading
-
-
-# Characters that must never reach a stored name: controls (NUL, BEL…), format characters
-# (zero-width spaces and joiners, the bidi overrides and isolates that reorder a page) and
-# lone surrogates. Whitespace is collapsed to one space before this.
-_INVISIBLE = ("Cc", "Cf", "Cs")
-
-
-def clean_name(raw: str | None) -> str:
-    """The name as stored: NFC, invisible characters removed, spaces collapsed."""
-    text = " ".join(unicodedata.normalize("NFC", raw or "").split())
-    text = "".join(ch for ch in text if unicodedata.category(ch) not in _INVISIBLE)
-    return " ".join(text.split())  # removing a character may have left two spaces side by side
-
-
-def name_key(name: str) -> str:
-    """What makes two names the same to the people at the table: NFKC, case-folded, cleaned
-    ("Ann" and "ＡＮＮ", NFC and NFD "René" are one name)."""
-    return " ".join(clean_name(unicodedata.normalize("NFKC", name)).casefold().split())
 
 
 def check_names(raw_names: Sequence[str], game: Game | None = None) -> tuple[list[str], list[FieldError]]:

@@ -29,7 +29,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from ..games import GAMES, Game, Match, MatchSetup
 from ..games.text import T
-from ..tables import name_key
+from ..names import name_key
 from .seating import entrant_seats
 
 # Shown on the leaderboard and the player pages (the docstring above says the same).
@@ -49,7 +49,7 @@ LEADERBOARD_ORDER = T(
 @lru_cache(maxsize=16384)
 def player_key(name: str) -> str:
     """What makes two names one player: exactly the rule a table uses to refuse the same name
-    twice (:func:`companion.tables.name_key`: NFKC, case-folded, spaces collapsed, so "Ann",
+    twice (:func:`companion.names.name_key`: NFKC, case-folded, spaces collapsed, so "Ann",
     "ann" and "ＡＮＮ" are one player)."""
     return name_key(name)
 
