@@ -5,6 +5,7 @@ Only raw facts are stored; standings are derived by the rules engine.
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 from pathlib import Path
 
@@ -124,12 +125,25 @@ def migrate(path: str) -> int:
         finally:
             conn.close()
     except sqlite3.DatabaseError as exc:
-        if getattr(exc, "sqlite_errorname", "") == "SQLITE_FULL" or "disk is full" in str(exc):
+        if disk_full(exc, path):
             raise DiskFull(f"The disk holding {path} is full: Table Companion could not "
                            "open its database. Free some space on it (or use --db on another disk) "
                            "and start again; the file was left as it was.") from exc
         raise DatabaseError(f"{path} is not a usable Table Companion database ({exc}). "
                             "It was left untouched; move it aside or use another --db file.") from exc
+
+
+def disk_full(exc: sqlite3.Error, path: str) -> bool:
+    """Whether SQLite failed because the disk is full: it says so (SQLITE_FULL), or an I/O
+    error came while the disk holding ``path`` has no room left."""
+    if getattr(exc, "sqlite_errorname", "") == "SQLITE_FULL" or "disk is full" in str(exc):
+        return True
+    if isinstance(exc, sqlite3.OperationalError):
+        try:
+            return shutil.disk_usage(Path(path).resolve().parent).free < 64 * 1024
+        except OSError:
+            return False
+    return False
 
 
 def is_ours(conn: sqlite3.Connection) -> bool:
