@@ -309,3 +309,18 @@ def test_the_same_draw_in_another_process_whatever_its_hash_seed():
                               env={"PYTHONHASHSEED": str(seed), "PATH": ""}).stdout for seed in (1, 2)}
     assert len(outputs) == 1
     assert outputs == {repr(night(roster(23), 3)) + "\n"}
+
+
+def test_partners_across_the_table_when_a_game_seats_them_so():
+    """A game whose partners sit across (the toy of tests/toy_across: seats 1 & 3 against 2 & 4):
+    the draw follows the game's own seating, not neighbouring seats."""
+    from companion.games import register, unregister
+    from tests import toy_across
+    register(toy_across.GAME, templates=toy_across.TEMPLATES)
+    try:
+        assert partner_groups(toy_across.GAME, 4) == ((0, 2), (1, 3))
+        drawn = night(roster(4), 3, chosen=["toy_across"])
+        pairs = [frozenset(t.players[s] for s in group) for d in drawn for t in d.tables for group in ((0, 2), (1, 3))]
+        assert len(set(pairs)) == 6 and repeated_partners(drawn) == 0  # three rounds, three pairings
+    finally:
+        unregister(toy_across.GAME.id)

@@ -13,8 +13,8 @@ The rules of the draw:
   offered games allow, preferring tables of four (17 players: 4 + 4 + 4 + 5), and each table
   gets one of the games that fit its size, spread over the offered games;
 - over the night, two players who already shared a table are seated together again as
-  rarely as the counts allow; partners in a team game (the seats that make one entrant, as
-  the game's own ``entrants`` groups them) are partners again more rarely still;
+  rarely as the counts allow; partners in a team game (the seats its ``Game.seating``
+  declares as one team, neighbours or across the table) are partners again more rarely still;
 - the draw is random, but the same inputs and seed give the same draw (the search is
   bounded by a count of steps, never by the clock, so a slow laptop draws the same).
 
@@ -207,14 +207,14 @@ def _plan_chosen(players: int, chosen: Sequence[Chosen], games: Mapping[str, Gam
 @lru_cache(maxsize=256)
 def entrant_seats(game: Game, size: int) -> tuple[tuple[int, ...], ...]:
     """The seats of each entrant of ``game`` with ``size`` players (what its standings rank:
-    a player, or a team of partners), as the game itself groups them: each seat is marked
-    with a unique name and the game's ``entrants`` are read back, so whatever the game
-    declares as its teams is followed, without this module knowing any game."""
-    if not getattr(game, "teams", False):
+    a player, or a team of partners), in the order the game ranks them: its teams as the game
+    declares them (:meth:`Game.seating`, whichever seats it makes partners), else each seat
+    alone."""
+    teams = game.seating(size)
+    if not teams:
         return tuple((seat,) for seat in range(size))
-    marks = tuple(f"\x00{seat}\x01" for seat in range(size))
-    return tuple(tuple(seat for seat, mark in enumerate(marks) if mark in entrant)
-                 for entrant in game.entrants(marks))
+    alone = [(seat,) for seat in range(size) if all(seat not in team.seats for team in teams)]
+    return tuple(tuple(team.seats) for team in teams) + tuple(alone)
 
 
 def partner_groups(game: Game, size: int) -> tuple[tuple[int, ...], ...]:
