@@ -540,6 +540,14 @@ class Game:
     def setup_steps(self, n: int) -> tuple[Text, ...]:
         raise NotImplementedError
 
+    def figure(self, n: int, key: str) -> int | str | Text:
+        """One number of the setup checklist (:meth:`setup_figures`) by key, for templates that
+        need a rule's number ("tricks" per deal at ``n`` players) without recomputing it."""
+        for found in self.setup_figures(n):
+            if found.key == key:
+                return found.value
+        raise KeyError(key)
+
     # ---- seating: who plays with whom
     def seating(self, n: int) -> tuple[Team, ...]:
         """The teams at ``n`` players, in team order (team 0 first), each its seats in the order
