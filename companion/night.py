@@ -110,3 +110,340 @@ def seat(conn: Connection, token: str, names: Sequence[str], options: Mapping[st
         rows.seat_players(conn, table.id, cleaned, options, store.now())
         store._done(conn, table, write_id, {"action": "seat"})
     return store.load(conn, token)
+
+
+# ==========================================================================================
+# The night's roster, seating draws, round clock and leaderboard (issue 25)
+#
+# The roster is the night's players (one row each; the same name typed twice, compared by
+# ``tables.name_key``, is one player). A round is a seating draw (companion.meetup.seating)
+# stored as ordinary tables created with their players already seated, plus which roster
+# player sits in which seat: the next draw's history, the leaderboard's "who is who" and each
+# phone's "your table". Place points and the leaderboard are companion.meetup.points'.
+
+import secrets
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta, timezone
+
+from .meetup import points as place_points
+from .meetup import seating
+
+MAX_ROSTER = 200
+MAX_MINUTES = 240  # a round clock longer than four hours is a typo
+EXTEND_MINUTES = 5  # the organiser's "more time" for one table
+
+
+@dataclass(frozen=True)
+class Player:
+    id: int
+    name: str
+    key: str
+    added_at: str
+    left: bool = False
+
+
+def _player(row: Mapping | None) -> Player | None:
+    return None if row is None else Player(row["id"], row["name"], row["key"], row["added_at"], row["left"])
+
+
+def current_night(conn: Connection) -> int:
+    return nights_store.current_night(conn)
+
+
+def roster(conn: Connection, with_left: bool = False) -> list[Player]:
+    """Tonight's players, in the order they arrived."""
+    return [_player(row) for row in nights_store.roster(conn, current_night(conn), with_left)]  # type: ignore[misc]
+
+
+def player(conn: Connection, player_id: int | None) -> Player | None:
+    """Tonight's player with this id (None: unknown, or from another night)."""
+    if not player_id:
+        return None
+    row = nights_store.player(conn, player_id)
+    return _player(row) if row is not None and row["night"] == current_night(conn) else None
+
+
+def _check_name(raw: str | None, field_name: str = "name") -> str:
+    name = store.clean_name(raw)
+    if not name:
+        raise store.Refused([FieldError(field_name, T(
+            "This name has only invisible characters; enter letters someone can read.") if (raw or "").strip()
+            else T("Enter a name."))])
+    if len(name) > store.MAX_NAME:
+        raise store.Refused([FieldError(field_name, T("Names can be at most {max} characters.", max=store.MAX_NAME))])
+    return name
+
+
+def join(conn: Connection, raw_name: str | None) -> Player:
+    """Put a name on tonight's roster, or find it there: the same name typed twice (as a table
+    compares names: "Ann", "ann" and "ＡＮＮ") is one player. A player who had left is back."""
+    name = _check_name(raw_name)
+    key = store.name_key(name)
+    with write(conn):
+        night = current_night(conn)
+        found = nights_store.player_by_key(conn, night, key)
+        if found is not None:
+            if found["left"]:
+                nights_store.update_player(conn, found["id"], left=False)
+            return _player(dict(found, left=False))  # type: ignore[return-value]
+        if len(nights_store.roster(conn, night)) >= MAX_ROSTER:
+            raise store.Refused([FieldError("name", T("Tonight's list is full ({max} players).", max=MAX_ROSTER))])
+        stamp = store.now()
+        return Player(nights_store.insert_player(conn, night, name, key, stamp), name, key, stamp)
+
+
+def rename(conn: Connection, player_id: int, raw_name: str | None) -> Player:
+    """The organiser corrects a name. Tables already drawn keep the name they were given;
+    the leaderboard and the phones show the new one."""
+    name = _check_name(raw_name)
+    key = store.name_key(name)
+    with write(conn):
+        found = player(conn, player_id)
+        if found is None:
+            raise store.NotFound(str(player_id))
+        other = nights_store.player_by_key(conn, current_night(conn), key)
+        if other is not None and other["id"] != player_id:
+            raise store.Refused([FieldError("name", T("“{name}” is already on tonight's list.", name=other["name"]))])
+        nights_store.update_player(conn, player_id, name=name, key=key)
+    return replace(found, name=name, key=key)
+
+
+def set_left(conn: Connection, player_id: int, left: bool = True) -> None:
+    """Take a player off tonight's list (the next draw leaves them out; earlier rounds keep
+    them), or put them back."""
+    with write(conn):
+        if player(conn, player_id) is None:
+            raise store.NotFound(str(player_id))
+        nights_store.update_player(conn, player_id, left=left)
+
+
+# ---- rounds -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RoundTable:
+    table: store.Table
+    number: int  # "Table 3" of the round
+    player_ids: tuple[int, ...]  # the roster players in seat order
+    extra_minutes: int = 0
+
+    @property
+    def started(self) -> bool:
+        """A deal is recorded: from then on the seating is the table's own."""
+        return bool(self.table.deals)
+
+
+@dataclass(frozen=True)
+class Round:
+    id: int
+    number: int
+    drawn_at: str
+    seed: str
+    minutes: int | None
+    clock_from: str | None
+    tables: tuple[RoundTable, ...] = field(default=())
+
+    def seating(self) -> tuple[seating.Seating, ...]:
+        return tuple(seating.Seating(t.table.game.id, t.player_ids) for t in self.tables)
+
+    def table_of(self, player_id: int) -> tuple[RoundTable, int] | None:
+        """(the player's table, their 0-based seat) in this round."""
+        for rt in self.tables:
+            if player_id in rt.player_ids:
+                return rt, rt.player_ids.index(player_id)
+        return None
+
+    def ends_at(self, rt: RoundTable | None = None) -> datetime | None:
+        """When the clock reaches zero (for one table: with its extension), or None."""
+        if not self.minutes or not self.clock_from:
+            return None
+        return datetime.fromisoformat(self.clock_from) + timedelta(minutes=self.minutes + (rt.extra_minutes if rt else 0))
+
+    def seconds_left(self, rt: RoundTable | None = None, now: datetime | None = None) -> int | None:
+        ends = self.ends_at(rt)
+        if ends is None:
+            return None
+        return max(0, int((ends - (now or datetime.now(timezone.utc))).total_seconds()))
+
+
+def night_rounds(conn: Connection, tables: Sequence[store.Table] | None = None) -> list[Round]:
+    """Tonight's rounds in order, with their tables (``tables``: the night's, if already read)."""
+    by_id = {t.id: t for t in (night_tables(conn) if tables is None else tables)}
+    found = []
+    for row in nights_store.rounds(conn, current_night(conn)):
+        round_tables = tuple(RoundTable(by_id[t["table_id"]], t["number"], tuple(t["seats"]), t["extra_minutes"])
+                             for t in row["tables"] if t["table_id"] in by_id)
+        found.append(Round(row["id"], row["number"], row["drawn_at"], row["seed"], row["minutes"], row["clock_from"],
+                           round_tables))
+    return found
+
+
+def _names(conn: Connection) -> dict[int, str]:
+    return {row["id"]: row["name"] for row in nights_store.roster(conn, current_night(conn), with_left=True)}
+
+
+def _minutes(raw: int | None) -> int | None:
+    if raw is None or raw == 0:
+        return None
+    if not 1 <= raw <= MAX_MINUTES:
+        raise store.Refused([FieldError("minutes", T("A round clock runs from 1 to {max} minutes (empty: no clock).",
+                                                     max=MAX_MINUTES))])
+    return raw
+
+
+def draw_round(conn: Connection, chosen: Sequence[seating.Chosen] | None = None,
+               offered: Sequence[str] | None = None, minutes: int | None = None,
+               seed: str | None = None) -> Round:
+    """Draw the next round for tonight's roster and create its tables with the players seated
+    in the drawn order (one transaction). ``chosen``: the organiser's games for the tables;
+    else tables are filled from the ``offered`` games (all by default). Raises ``store.Refused``
+    (field "games") when the roster can't be seated so, ``store.Conflict`` when another draw
+    was made meanwhile."""
+    minutes = _minutes(minutes)
+    people = roster(conn)
+    if len(people) < 2:
+        raise store.Refused([FieldError("games", T("Tonight's list needs at least two players for a draw."))])
+    earlier = night_rounds(conn)
+    seed = seed or secrets.token_hex(4)
+    try:
+        drawn = seating.draw_round([p.id for p in people], [r.seating() for r in earlier],
+                                   offered=offered or None, chosen=chosen or None, seed=seed)
+    except seating.SeatingError as refused:
+        raise store.Refused([FieldError("games", refused.message)]) from None
+    names = {p.id: p.name for p in people}
+    with write(conn):
+        night = current_night(conn)
+        if len(nights_store.rounds(conn, night)) != len(earlier) or \
+                [p["id"] for p in nights_store.roster(conn, night)] != [p.id for p in people]:
+            raise store.Conflict("the roster or the rounds changed while drawing")
+        stamp = store.now()
+        round_id = nights_store.insert_round(conn, night, len(earlier) + 1, stamp, seed, minutes)
+        for number, table in enumerate(drawn.tables, start=1):
+            game = GAMES[table.game]
+            options = {opt.key: opt.default for opt in game.options}
+            players, errors = store._check_setup(game, [names[p] for p in table.players], options)
+            if errors:
+                raise store.Refused([FieldError("games", error.message) for error in errors])
+            table_id = rows.insert_table(conn, store.new_token(), game.id, players, options, stamp, seq=number)
+            nights_store.insert_round_table(conn, round_id, table_id, number, list(table.players))
+    return night_rounds(conn)[-1]
+
+
+class RoundStarted(Exception):
+    """A deal is recorded at the table: its seating can't change any more."""
+
+
+def swap(conn: Connection, a: int, b: int) -> Round:
+    """The organiser's swap in the latest round, before its tables start: players ``a`` and
+    ``b`` change seats; ``b`` may be a player not seated this round (a late arrival, who then
+    takes ``a``'s seat). One transaction; the tables keep their links."""
+    with write(conn):
+        rounds_ = night_rounds(conn)
+        if not rounds_:
+            raise store.NotFound("round")
+        latest = rounds_[-1]
+        where_a, where_b = latest.table_of(a), latest.table_of(b)
+        if where_a is None or a == b or player(conn, b) is None:
+            raise store.Refused([FieldError("swap", T("Choose a seated player and another player."))])
+        touched = [where_a[0]] + ([where_b[0]] if where_b else [])
+        if any(rt.started for rt in touched):
+            raise RoundStarted()
+        names = _names(conn)
+        draw = seating.Draw(latest.seating())
+        swapped = seating.swap_players(draw, a, b)
+        stamp = store.now()
+        for rt, seats in zip(latest.tables, swapped.tables):
+            if rt in touched and seats.players != rt.player_ids:
+                players, errors = store._check_setup(rt.table.game, [names[p] for p in seats.players],
+                                                     rt.table.setup.options)
+                if errors:
+                    raise store.Refused([FieldError("swap", error.message) for error in errors])
+                rows.seat_players(conn, rt.table.id, players, rt.table.setup.options, stamp)
+                for seat, (old, new) in enumerate(zip(rt.player_ids, seats.players)):
+                    if old != new:
+                        nights_store.set_seat(conn, rt.table.id, seat, new)
+        nights_store.bump_round(conn, latest.id)
+    return night_rounds(conn)[-1]
+
+
+def start_clock(conn: Connection, minutes: int | None) -> None:
+    """Start (or restart, or with 0/None stop) the latest round's clock from now."""
+    minutes = _minutes(minutes)
+    with write(conn):
+        rounds_ = nights_store.rounds(conn, current_night(conn))
+        if not rounds_:
+            raise store.NotFound("round")
+        nights_store.set_clock(conn, rounds_[-1]["id"], minutes, store.now() if minutes else None)
+
+
+def extend_table(conn: Connection, table_id: int, minutes: int = EXTEND_MINUTES) -> None:
+    """Give one table of a round more time on the clock."""
+    with write(conn):
+        if nights_store.table_round(conn, table_id) is None:
+            raise store.NotFound(str(table_id))
+        nights_store.extend_table(conn, table_id, minutes)
+
+
+def table_clock(conn: Connection, table: store.Table) -> dict | None:
+    """A round table's clock for its phones: {"round", "table", "seconds"} or None (no clock)."""
+    found = nights_store.table_round(conn, table.id)
+    if found is None or not found["minutes"] or not found["clock_from"]:
+        return None
+    ends = datetime.fromisoformat(found["clock_from"]) + timedelta(minutes=found["minutes"] + found["extra_minutes"])
+    left = max(0, int((ends - datetime.now(timezone.utc)).total_seconds()))
+    return {"round": found["number"], "table": found["table_number"], "seconds": left}
+
+
+# ---- results and the leaderboard ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TableResult:
+    table: store.Table
+    round: Round | None
+    number: int | None  # the table's number in its round
+    player_ids: tuple[int | None, ...]  # per seat: the roster player, if known
+    result: place_points.MatchResult  # placings named by tonight's names
+
+
+def night_results(conn: Connection, tables: Sequence[store.Table] | None = None,
+                  rounds_: Sequence[Round] | None = None) -> list[TableResult]:
+    """Every seated table of the night with its players' places and place points. A roster
+    player is named by their current name (a rename shows everywhere); at a table opened
+    outside the draws, a name on tonight's list is that player."""
+    tables = night_tables(conn) if tables is None else tables
+    rounds_ = night_rounds(conn, tables) if rounds_ is None else rounds_
+    people = nights_store.roster(conn, current_night(conn), with_left=True)
+    names = {row["id"]: row["name"] for row in people}
+    by_key = {row["key"]: row["id"] for row in people}
+    where = {rt.table.id: (r, rt) for r in rounds_ for rt in r.tables}
+    found = []
+    for table in tables:
+        if not table.seated:
+            continue
+        try:
+            result = place_points.result_of(table.match())
+        except Exception:  # a table whose facts no longer replay: left out, never a 500
+            continue
+        r, rt = where.get(table.id, (None, None))
+        ids = rt.player_ids if rt else tuple(by_key.get(store.name_key(n)) for n in table.setup.players)
+        placings = tuple(replace(p, player=names.get(ids[p.seat], p.player) if ids[p.seat] else p.player)
+                         for p in result.placings)
+        found.append(TableResult(table, r, rt.number if rt else None, ids, replace(result, placings=placings)))
+    return found
+
+
+def leaderboard(results: Sequence[TableResult]) -> tuple[place_points.Standing, ...]:
+    return place_points.leaderboard(r.result for r in results)
+
+
+def player_summary(results: Sequence[TableResult], who: Player) -> list[dict]:
+    """A player's tables tonight: table result, their placing (seat order) — their night."""
+    mine = []
+    for r in results:
+        for placing in r.result.placings:
+            pid = r.player_ids[placing.seat]
+            if pid == who.id or (pid is None and store.name_key(placing.player) == who.key):
+                mine.append(dict(result=r, placing=placing))
+                break
+    return mine

@@ -31,11 +31,143 @@ def insert_night(conn: sqlite3.Connection, stamp: str) -> None:
 
 @translated
 def night_signature(conn: sqlite3.Connection) -> str:
-    """Changes whenever any table of the night changes: the hall view's cheap "anything new?"."""
+    """Changes whenever any table, the roster or a round of the night changes: the hall view's
+    cheap "anything new?"."""
     row = conn.execute("SELECT count(*), coalesce(sum(revision), 0), coalesce(max(id), 0) FROM tables"
                        " WHERE id > (SELECT coalesce((SELECT after_table FROM nights ORDER BY id DESC LIMIT 1), 0))"
                        ).fetchone()
-    return f"{row[0]}-{row[1]}-{row[2]}"
+    night = current_night(conn)
+    people = conn.execute("SELECT count(*), coalesce(sum(version), 0), coalesce(max(id), 0) FROM night_players"
+                          " WHERE night = ?", (night,)).fetchone()
+    rounds = conn.execute("SELECT count(*), coalesce(sum(r.version), 0),"
+                          " (SELECT coalesce(sum(t.extra_minutes), 0) FROM round_tables AS t JOIN night_rounds AS q"
+                          "  ON q.id = t.round_id WHERE q.night = ?)"
+                          " FROM night_rounds AS r WHERE r.night = ?", (night, night)).fetchone()
+    return f"{row[0]}-{row[1]}-{row[2]}-{night}-{people[0]}.{people[1]}.{people[2]}-{rounds[0]}.{rounds[1]}.{rounds[2]}"
+
+
+# --------------------------------------------------------------------------
+# The night's roster and rounds (issue 25)
+
+
+@translated
+def current_night(conn: sqlite3.Connection) -> int:
+    """The current night's id (0: no night was ever started; the roster is then night 0's)."""
+    row = conn.execute("SELECT id FROM nights ORDER BY id DESC LIMIT 1").fetchone()
+    return row["id"] if row else 0
+
+
+_PLAYER = "SELECT id, night, name, key, added_at, left, version FROM night_players"
+
+
+@translated
+def roster(conn: sqlite3.Connection, night: int, with_left: bool = False) -> list[dict]:
+    """The night's players in the order they arrived (those who left too, with ``with_left``)."""
+    rows = conn.execute(_PLAYER + " WHERE night = ?" + ("" if with_left else " AND left = 0") + " ORDER BY id",
+                        (night,)).fetchall()
+    return [dict(r, left=bool(r["left"])) for r in rows]
+
+
+@translated
+def player(conn: sqlite3.Connection, player_id: int) -> dict | None:
+    row = conn.execute(_PLAYER + " WHERE id = ?", (player_id,)).fetchone()
+    return None if row is None else dict(row, left=bool(row["left"]))
+
+
+@translated
+def player_by_key(conn: sqlite3.Connection, night: int, key: str) -> dict | None:
+    row = conn.execute(_PLAYER + " WHERE night = ? AND key = ?", (night, key)).fetchone()
+    return None if row is None else dict(row, left=bool(row["left"]))
+
+
+@translated
+def insert_player(conn: sqlite3.Connection, night: int, name: str, key: str, stamp: str) -> int:
+    """Add a player to the roster (the caller holds ``store.write`` and checked the key is new)."""
+    return conn.execute("INSERT INTO night_players (night, name, key, added_at) VALUES (?, ?, ?, ?)",
+                        (night, name, key, stamp)).lastrowid
+
+
+@translated
+def update_player(conn: sqlite3.Connection, player_id: int, *, name: str | None = None, key: str | None = None,
+                  left: bool | None = None) -> None:
+    if name is not None:
+        conn.execute("UPDATE night_players SET name = ?, key = ?, version = version + 1 WHERE id = ?",
+                     (name, key, player_id))
+    if left is not None:
+        conn.execute("UPDATE night_players SET left = ?, version = version + 1 WHERE id = ?",
+                     (int(left), player_id))
+
+
+@translated
+def rounds(conn: sqlite3.Connection, night: int) -> list[dict]:
+    """The night's rounds in order, each with its tables (table id, number, extra minutes)
+    and its seats (table id -> player ids in seat order)."""
+    found = [dict(r, tables=[]) for r in conn.execute(
+        "SELECT id, number, drawn_at, seed, minutes, clock_from, version FROM night_rounds WHERE night = ?"
+        " ORDER BY number", (night,))]
+    by_id = {r["id"]: r for r in found}
+    if not found:
+        return found
+    for row in conn.execute(
+            "SELECT t.round_id, t.table_id, t.number, t.extra_minutes, x.token FROM round_tables AS t"
+            " JOIN night_rounds AS r ON r.id = t.round_id JOIN tables AS x ON x.id = t.table_id"
+            " WHERE r.night = ? ORDER BY t.round_id, t.number", (night,)):
+        by_id[row["round_id"]]["tables"].append(dict(table_id=row["table_id"], number=row["number"],
+                                                     extra_minutes=row["extra_minutes"], token=row["token"],
+                                                     seats=[]))
+    tables = {t["table_id"]: t for r in found for t in r["tables"]}
+    for row in conn.execute(
+            "SELECT s.table_id, s.seat, s.player_id FROM round_seats AS s JOIN round_tables AS t"
+            " ON t.table_id = s.table_id JOIN night_rounds AS r ON r.id = t.round_id WHERE r.night = ?"
+            " ORDER BY s.table_id, s.seat", (night,)):
+        tables[row["table_id"]]["seats"].append(row["player_id"])
+    return found
+
+
+@translated
+def insert_round(conn: sqlite3.Connection, night: int, number: int, stamp: str, seed: str,
+                 minutes: int | None) -> int:
+    return conn.execute("INSERT INTO night_rounds (night, number, drawn_at, seed, minutes) VALUES (?, ?, ?, ?, ?)",
+                        (night, number, stamp, seed, minutes)).lastrowid
+
+
+@translated
+def insert_round_table(conn: sqlite3.Connection, round_id: int, table_id: int, number: int,
+                       player_ids: list[int]) -> None:
+    conn.execute("INSERT INTO round_tables (round_id, table_id, number) VALUES (?, ?, ?)",
+                 (round_id, table_id, number))
+    conn.executemany("INSERT INTO round_seats (table_id, seat, player_id) VALUES (?, ?, ?)",
+                     [(table_id, seat, p) for seat, p in enumerate(player_ids)])
+
+
+@translated
+def set_seat(conn: sqlite3.Connection, table_id: int, seat: int, player_id: int) -> None:
+    conn.execute("UPDATE round_seats SET player_id = ? WHERE table_id = ? AND seat = ?", (player_id, table_id, seat))
+
+
+@translated
+def bump_round(conn: sqlite3.Connection, round_id: int) -> None:
+    conn.execute("UPDATE night_rounds SET version = version + 1 WHERE id = ?", (round_id,))
+
+
+@translated
+def set_clock(conn: sqlite3.Connection, round_id: int, minutes: int | None, clock_from: str | None) -> None:
+    conn.execute("UPDATE night_rounds SET minutes = ?, clock_from = ?, version = version + 1 WHERE id = ?",
+                 (minutes, clock_from, round_id))
+
+
+@translated
+def extend_table(conn: sqlite3.Connection, table_id: int, minutes: int) -> None:
+    conn.execute("UPDATE round_tables SET extra_minutes = extra_minutes + ? WHERE table_id = ?", (minutes, table_id))
+
+
+@translated
+def table_round(conn: sqlite3.Connection, table_id: int) -> dict | None:
+    """The round a table was drawn in (its clock), or None for a table outside any round."""
+    row = conn.execute("SELECT r.id, r.number, r.minutes, r.clock_from, t.number AS table_number, t.extra_minutes"
+                       " FROM round_tables AS t JOIN night_rounds AS r ON r.id = t.round_id WHERE t.table_id = ?",
+                       (table_id,)).fetchone()
+    return None if row is None else dict(row)
 
 
 @translated

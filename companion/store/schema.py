@@ -75,6 +75,47 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (table_id, write_id)
     ) WITHOUT ROWID;
     """,
+    # 5: a meetup night's roster and rounds (issue 25). ``night`` is nights.id (0: before any night
+    # was started). A player who leaves keeps their row (left = 1): earlier rounds still name them.
+    # A round's tables are ordinary tables; round_seats says which roster player sits in which
+    # seat, so the next draw knows who already shared a table.
+    """
+    CREATE TABLE night_players (
+        id INTEGER PRIMARY KEY,
+        night INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        key TEXT NOT NULL,                -- tables.name_key(name): the same name typed twice is one player
+        added_at TEXT NOT NULL,
+        left INTEGER NOT NULL DEFAULT 0,
+        version INTEGER NOT NULL DEFAULT 0,  -- bumped on every change (the hall's "anything new?")
+        UNIQUE (night, key)
+    );
+    CREATE TABLE night_rounds (
+        id INTEGER PRIMARY KEY,
+        night INTEGER NOT NULL,
+        number INTEGER NOT NULL,          -- 1, 2, 3 ... within the night
+        drawn_at TEXT NOT NULL,
+        seed TEXT NOT NULL,
+        minutes INTEGER,                  -- the round clock, if set
+        clock_from TEXT,                  -- when the organiser started it (UTC), NULL: not started
+        version INTEGER NOT NULL DEFAULT 0,
+        UNIQUE (night, number)
+    );
+    CREATE TABLE round_tables (
+        round_id INTEGER NOT NULL REFERENCES night_rounds(id),
+        table_id INTEGER NOT NULL UNIQUE REFERENCES tables(id),
+        number INTEGER NOT NULL,          -- "Table 3" of the round
+        extra_minutes INTEGER NOT NULL DEFAULT 0,  -- the organiser extended this table's clock
+        PRIMARY KEY (round_id, number)
+    );
+    CREATE TABLE round_seats (
+        table_id INTEGER NOT NULL REFERENCES tables(id),
+        seat INTEGER NOT NULL,            -- 0-based, the table's seat order
+        player_id INTEGER NOT NULL REFERENCES night_players(id),
+        PRIMARY KEY (table_id, seat)
+    );
+    CREATE INDEX round_seats_by_player ON round_seats(player_id);
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

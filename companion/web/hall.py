@@ -10,14 +10,16 @@ from __future__ import annotations
 import json
 from datetime import datetime
 
-from flask import Blueprint, Response, redirect, render_template, request, url_for
-from flask_babel import gettext
+from flask import Blueprint, Response, abort, redirect, render_template, request, session, url_for
+from flask_babel import get_locale, gettext
+
+from ..meetup import points as place_points
 
 from .. import night
 from .. import tables as store
 from ..store import Repeated, StorageError, get_db
 from ..qr import qr_svg
-from .home import is_host_request
+from .home import is_host_request, join_url
 from .tables import (csv_download, export_rows, form_values, group_errors, join_link, local_time,
                      option_values, storage_message, table_document, table_or_404, write_id)
 
@@ -27,9 +29,14 @@ HALL_POLL_MS = 1000  # the projector is the laptop itself: polling loopback cost
 CYCLE_MS = 8000  # how long the cycling mode shows each table
 
 
+# What a phone may open: a prepared table's seating, and the night's own pages (join, "me").
+PHONE_ENDPOINTS = ("hall.seat", "hall.seat_players", "hall.join", "hall.join_post", "hall.me", "hall.me_live",
+                   "hall.me_summary", "hall.me_forget")
+
+
 @bp.before_request
 def laptop_only():
-    if request.endpoint not in ("hall.seat", "hall.seat_players") and not is_host_request():
+    if request.endpoint not in PHONE_ENDPOINTS and not is_host_request():
         return render_template("error.html", message=gettext(
             "The hall view opens only on the host laptop.")), 403
 
@@ -53,11 +60,69 @@ def board_rows(tables: list[store.Table]) -> list[dict]:
     return rows
 
 
+@bp.app_template_global("ordinal")
+def ordinal(n: int) -> str:
+    """A place as the reader says it: 1st, 2nd, 3rd (English), 1位 (Japanese)."""
+    if str(get_locale()) == "ja":
+        return f"{n}位"
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+@bp.app_template_global("points")
+def points_text(value: float) -> str:
+    """Place points as shown: at most two decimals, no trailing zeros (2.67, 1.5, 3)."""
+    text = f"{value:.2f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def round_label(rt: night.RoundTable) -> str:
+    return gettext("Table %(n)s", n=rt.number)
+
+
+def seating_list(latest: night.Round | None, names: dict[int, str]) -> list[dict]:
+    """The latest round's seating by name, for the big list ("Ann → Table 3 · Lucky Cube · seat 2")."""
+    if latest is None:
+        return []
+    lines = [dict(name=names.get(pid, "?"), player_id=pid, rt=rt, seat=seat + 1, label=round_label(rt))
+             for rt in latest.tables for seat, pid in enumerate(rt.player_ids)]
+    return sorted(lines, key=lambda line: store.name_key(line["name"]))
+
+
 def hall_context(cycle: bool = False) -> dict:
     conn = get_db()
-    return dict(rows=board_rows(night.night_tables(conn)), signature=night.night_signature(conn),
+    tables = night.night_tables(conn)
+    rounds = night.night_rounds(conn, tables)
+    results = night.night_results(conn, tables, rounds)
+    people = night.roster(conn, with_left=True)
+    names = {p.id: p.name for p in people}
+    latest = rounds[-1] if rounds else None
+    round_of = {rt.table.id: (r, rt) for r in rounds for rt in r.tables}
+    rows = board_rows(tables)
+    for row in rows:
+        found = round_of.get(row["table"].id)
+        if found:
+            row.update(round=found[0], rt=found[1], label=round_label(found[1]))
+    url, warning = join_url()
+    link = url.rstrip("/") + url_for("hall.join")
+    return dict(rows=rows, signature=night.night_signature(conn),
                 poll_ms=HALL_POLL_MS, cycle_ms=CYCLE_MS, cycle=cycle,
-                started=local_time(started, HALL_TIME) if (started := night.night_started(conn)) else None)
+                started=local_time(started, HALL_TIME) if (started := night.night_started(conn)) else None,
+                roster=[p for p in people if not p.left], left_players=[p for p in people if p.left],
+                rounds=rounds, latest=latest, seating_lines=seating_list(latest, names),
+                seated_ids={pid for rt in latest.tables for pid in rt.player_ids} if latest else set(),
+                standings=night.leaderboard(results), place_points_rule=place_points.PLACE_POINTS_RULE,
+                leaderboard_order=place_points.LEADERBOARD_ORDER,
+                join_link=link, join_warning=warning, join_qr=None if warning else qr_svg(link),
+                clock=clock_of(latest))
+
+
+def clock_of(latest: night.Round | None) -> dict | None:
+    """The latest round's clock for the hall: seconds left (the round's own), per extended table too."""
+    if latest is None or latest.seconds_left() is None:
+        return None
+    return dict(seconds=latest.seconds_left(), minutes=latest.minutes,
+                extended=[(round_label(rt), latest.seconds_left(rt)) for rt in latest.tables if rt.extra_minutes])
 
 
 @bp.get("/hall")
@@ -200,3 +265,238 @@ def seat_players(token: str):
         return render_template("tables/new.html", values=values, errors={"table": [storage_message(error)]},
                                **seating(table)), 503
     return redirect(url_for("tables.show", token=token), code=303)
+
+
+# --------------------------------------------------------------------------
+# The night's roster, draws and clock: the organiser on the laptop (issue 25)
+
+
+def hall_page(values: dict | None = None, errors: dict | None = None, status: int = 200):
+    return render_template("hall/index.html", values=values or {}, errors=errors or {}, **hall_context()), status
+
+
+def small_number(raw: str | None) -> int | None:
+    """A form's whole number (None: empty); -1 for anything unreadable (the domain refuses it)."""
+    raw = (raw or "").strip()
+    if not raw:
+        return None
+    return int(raw) if raw.isascii() and raw.isdigit() and len(raw) < 5 else -1
+
+
+def refused_page(values: dict, refused: store.Refused, field: str | None = None):
+    errors = group_errors(refused.errors)
+    if field:  # the domain names "name"; the page has one such field per player
+        errors = {field: [m for ms in errors.values() for m in ms]}
+    return hall_page(values, errors, 422)
+
+
+def after(anchor: str):
+    return redirect(url_for("hall.index") + anchor, code=303)
+
+
+@bp.post("/hall/players")
+def add_player():
+    values = form_values()
+    try:
+        night.join(get_db(), values.get("name"))
+    except store.Refused as refused:
+        return refused_page(values, refused, "name")
+    except StorageError as error:
+        return hall_page(values, {"name": [storage_message(error)]}, 503)
+    return after("#roster")
+
+
+@bp.post("/hall/players/<int:player_id>")
+def edit_player(player_id: int):
+    """Rename (field ``name``), remove (``action=remove``) or bring back (``action=back``)."""
+    values = form_values()
+    conn = get_db()
+    try:
+        if values.get("action") == "remove":
+            night.set_left(conn, player_id, True)
+        elif values.get("action") == "back":
+            night.set_left(conn, player_id, False)
+        else:
+            night.rename(conn, player_id, values.get("name"))
+    except store.NotFound:
+        abort(404)
+    except store.Refused as refused:
+        return refused_page(values, refused, f"name-{player_id}")
+    except StorageError as error:
+        return hall_page(values, {f"name-{player_id}": [storage_message(error)]}, 503)
+    return after("#roster")
+
+
+def draw_choice(values: dict) -> tuple[list[str], list[str]]:
+    """(chosen games, one per table; offered games for the app to fill tables from)."""
+    chosen: list[str] = []
+    for game_id in store.GAMES:
+        count = small_number(values.get(f"tables-{game_id}"))
+        chosen.extend([game_id] * max(0, min(count or 0, night.MAX_PREPARED)))
+    offered = [game_id for game_id in store.GAMES if values.get(f"offer-{game_id}")]
+    return chosen, offered
+
+
+@bp.post("/hall/rounds")
+def draw():
+    values = form_values()
+    chosen, offered = draw_choice(values)
+    if not chosen and not offered:
+        return hall_page(values, {"games": [gettext("Tick at least one game, or give some games a number of tables.")]},
+                         422)
+    minutes = small_number(values.get("minutes"))
+    try:
+        night.draw_round(get_db(), chosen=chosen, offered=offered, minutes=minutes)
+    except store.Refused as refused:
+        return refused_page(values, refused)
+    except store.Conflict:
+        return hall_page(values, {"games": [gettext("The list changed while drawing. Draw again.")]}, 409)
+    except StorageError as error:
+        return hall_page(values, {"games": [storage_message(error)]}, 503)
+    return after("#seating")
+
+
+@bp.post("/hall/swap")
+def swap():
+    values = form_values()
+    a, b = small_number(values.get("a")), small_number(values.get("b"))
+    try:
+        night.swap(get_db(), a or 0, b or 0)
+    except store.NotFound:
+        return hall_page(values, {"swap": [gettext("Draw a round first.")]}, 422)
+    except night.RoundStarted:
+        return hall_page(values, {"swap": [gettext(
+            "That table has started (a deal is recorded): its players stay as they are.")]}, 409)
+    except store.Refused as refused:
+        return refused_page(values, refused, "swap")
+    except StorageError as error:
+        return hall_page(values, {"swap": [storage_message(error)]}, 503)
+    return after("#seating")
+
+
+@bp.post("/hall/clock")
+def clock():
+    values = form_values()
+    try:
+        night.start_clock(get_db(), small_number(values.get("minutes")))
+    except store.NotFound:
+        return hall_page(values, {"clock": [gettext("Draw a round first.")]}, 422)
+    except store.Refused as refused:
+        return refused_page(values, refused, "clock")
+    return after("#seating")
+
+
+@bp.post("/hall/tables/<int:table_id>/extend")
+def extend(table_id: int):
+    try:
+        night.extend_table(get_db(), table_id)
+    except store.NotFound:
+        abort(404)
+    return after("#board")
+
+
+# --------------------------------------------------------------------------
+# The night on a player's phone: join once, then "your table", your line, your summary
+
+SESSION_KEY = "night_player"
+
+
+def my_player() -> night.Player | None:
+    """This phone's player tonight (None: not joined, or joined an earlier night)."""
+    mine = session.get(SESSION_KEY)
+    if not isinstance(mine, dict):
+        return None
+    conn = get_db()
+    if mine.get("night") != night.current_night(conn):
+        return None
+    found = night.player(conn, mine.get("id") if isinstance(mine.get("id"), int) else None)
+    return found if found is not None and not found.left else None
+
+
+def remember_me(who: night.Player) -> None:
+    session[SESSION_KEY] = {"night": night.current_night(get_db()), "id": who.id}
+    session.permanent = True  # a phone locked for an hour is still Ann's
+
+
+@bp.get("/night")
+def join():
+    if my_player() is not None:
+        return redirect(url_for("hall.me"), code=303)
+    return render_template("night/join.html", values={}, errors={}, roster=night.roster(get_db()))
+
+
+@bp.post("/night")
+def join_post():
+    values = form_values()
+    conn = get_db()
+    try:
+        picked = small_number(values.get("player"))
+        who = night.player(conn, picked) if picked else night.join(conn, values.get("name"))
+        if who is None:
+            raise store.Refused([store.FieldError("name", gettext("That name is no longer on tonight's list."))])
+        if who.left:
+            who = night.join(conn, who.name)
+    except store.Refused as refused:
+        return render_template("night/join.html", values=values, errors={"name": [e.message for e in refused.errors]},
+                               roster=night.roster(conn)), 422
+    except StorageError as error:
+        return render_template("night/join.html", values=values, errors={"name": [storage_message(error)]},
+                               roster=night.roster(conn)), 503
+    remember_me(who)
+    return redirect(url_for("hall.me"), code=303)
+
+
+@bp.post("/night/forget")
+def me_forget():
+    session.pop(SESSION_KEY, None)
+    return redirect(url_for("hall.join"), code=303)
+
+
+def me_context(who: night.Player) -> dict:
+    conn = get_db()
+    tables = night.night_tables(conn)
+    rounds = night.night_rounds(conn, tables)
+    results = night.night_results(conn, tables, rounds)
+    standings = night.leaderboard(results)
+    line = next((s for s in standings if s.key == place_points.player_key(who.name)), None)
+    latest = rounds[-1] if rounds else None
+    mine = latest.table_of(who.id) if latest else None
+    table_page = None
+    if mine:
+        rt, seat = mine
+        names = {p.id: p.name for p in night.roster(conn, with_left=True)}
+        table_page = dict(rt=rt, seat=seat + 1, label=round_label(rt), round=latest,
+                          others=[names.get(p, "?") for p in rt.player_ids],
+                          seconds=latest.seconds_left(rt))
+    return dict(who=who, line=line, mine=table_page, summary=night.player_summary(results, who),
+                signature=night.night_signature(conn), poll_ms=2000, players=len(standings),
+                place_points_rule=place_points.PLACE_POINTS_RULE)
+
+
+@bp.get("/night/me")
+def me():
+    who = my_player()
+    if who is None:
+        return redirect(url_for("hall.join"), code=303)
+    return render_template("night/me.html", **me_context(who))
+
+
+@bp.get("/night/me/live")
+def me_live():
+    """The live part of a player's page: 204 while nothing of the night changed."""
+    who = my_player()
+    if who is None:
+        return Response(status=204, headers={"Cache-Control": "no-store"})
+    if request.args.get("sig") == night.night_signature(get_db()):
+        return Response(status=204, headers={"Cache-Control": "no-store"})
+    response = Response(render_template("night/_me_live.html", **me_context(who)))
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@bp.get("/night/me/summary")
+def me_summary():
+    who = my_player()
+    if who is None:
+        return redirect(url_for("hall.join"), code=303)
+    return render_template("night/summary.html", night_date=night_name(), **me_context(who))
