@@ -7,7 +7,10 @@
   1. :mod:`.guard`: a device trying table links at random is cut off (429);
   2. :mod:`.events`: each table page's event stream (push), held open outside Flask;
   3. :mod:`.live`: "has my table changed?" answered 204 without Flask when it hasn't;
-  4. :mod:`.turns`: a few requests per table at a time, so one heavy table can't starve the rest.
+  4. :mod:`.turns`: a few requests per table at a time, so one heavy table can't starve the rest;
+
+  and around them all :mod:`.fair`: the app's work in turns, round-robin by device, so one
+  device can't slow the room.
 
 - :mod:`.pages`: the answers these layers give without Flask (busy, gone, too many wrong
   links, too large), rendered from templates and translated through the catalog.
@@ -61,6 +64,7 @@ def install(app, headers: list[tuple[str, str]], join_host: Callable[[], str | N
     """Wrap ``app.wsgi_app`` in the serving layers (see the module's docstring for the order).
     ``headers``: the security headers every answer carries, Flask's or not."""
     from .events import TableEvents
+    from .fair import FairShare
     from .guard import LinkGuessGuard
     from .live import UnchangedShortcut
     from .pages import Pages
@@ -76,3 +80,5 @@ def install(app, headers: list[tuple[str, str]], join_host: Callable[[], str | N
     app.wsgi_app = app.extensions["table_events"] = TableEvents(app.wsgi_app, database, headers, pages)
     app.wsgi_app = app.extensions["link_guard"] = LinkGuessGuard(app.wsgi_app, headers, pages,
                                                                  join_host=join_host)
+    # Outermost: the app's work in turns, round-robin by device (one device can't slow the room).
+    app.wsgi_app = app.extensions["fair_share"] = FairShare(app.wsgi_app, headers, pages)

@@ -15,6 +15,8 @@ from http.cookies import SimpleCookie
 from typing import Iterable
 
 from werkzeug.datastructures import LanguageAccept
+
+from ..lru import BytesLRU
 from werkzeug.http import parse_accept_header
 
 FIXED = ("busy_note", "gone", "too_many_links", "too_large", "too_slow")
@@ -45,6 +47,7 @@ class Pages:
     def __init__(self, app):
         self.app = app
         self.fixed: dict[tuple[str, str], bytes] = {}
+        self.busy_pages = BytesLRU(1024 * 1024)
         self.lock = threading.Lock()
 
     def render(self, name: str, lang: str, **context) -> bytes:
@@ -69,5 +72,15 @@ class Pages:
         return self.page(name, environ_language(environ))
 
     def busy(self, environ: dict, path: str, typed: Iterable[tuple[str, str]]) -> bytes:
-        """The refusal for a plain page or form: the message, and what was typed, ready to send again."""
-        return self.render("busy", environ_language(environ), path=path, typed=list(typed))
+        """The refusal for a plain page or form: the message, and what was typed, ready to send
+        again. Without a form (a page asked again and again) it is kept per language and path."""
+        typed = list(typed)
+        lang = environ_language(environ)
+        if typed:
+            return self.render("busy", lang, path=path, typed=typed)
+        key = ("busy", lang, path)
+        page = self.busy_pages.get(key)
+        if page is None:
+            page = self.render("busy", lang, path=path, typed=[])
+            self.busy_pages.put(key, page)
+        return page

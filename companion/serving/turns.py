@@ -110,27 +110,35 @@ class TableTurns:
             release()  # an exception, or an app that never started its answer
 
     def refuse(self, environ: dict, start_response: Callable, live: bool) -> Iterable[bytes]:
-        if live and environ.get("REQUEST_METHOD") == "GET":
-            # The phone's live fetch: "nothing new yet"; the page tries again (static/live.js).
-            start_response("204 No Content", self.headers + [("Content-Length", "0")])
-            return [b""]
-        html = "text/html; charset=utf-8"
-        if environ.get("HTTP_HX_REQUEST") == "true":
-            # Keep the page (and whatever was typed) as it is; add the message at its foot.
-            note = self.pages.for_request("busy_note", environ)
-            start_response("503 Service Unavailable", self.headers + [
-                ("Content-Type", html), ("Content-Length", str(len(note))),
-                ("HX-Retarget", "body"), ("HX-Reswap", "beforeend")])
-            return [note]
-        typed = []
-        if environ.get("REQUEST_METHOD") == "POST" and "form-urlencoded" in environ.get("CONTENT_TYPE", ""):
-            try:
-                length = min(int(environ.get("CONTENT_LENGTH") or 0), MAX_FORM_BYTES)
-            except ValueError:
-                length = 0
-            raw = environ["wsgi.input"].read(length) if length > 0 else b""
-            typed = parse_qsl(raw.decode("utf-8", "replace"), keep_blank_values=True)
-        page = self.pages.busy(environ, environ.get("PATH_INFO", "/"), typed)
-        start_response("503 Service Unavailable", self.headers + [
-            ("Content-Type", html), ("Content-Length", str(len(page)))])
-        return [page]
+        return refuse_busy(self.pages, self.headers, environ, start_response, live)
+
+
+def refuse_busy(pages: Pages, headers: list[tuple[str, str]], environ: dict, start_response: Callable,
+                live: bool) -> Iterable[bytes]:
+    """503 "busy" (``headers`` carry Retry-After), keeping what was typed: a live fetch gets 204
+    (nothing new yet; the page tries again), an htmx request the note at the page's foot, a
+    plain page or form the busy page with the form's values ready to send again."""
+    if live and environ.get("REQUEST_METHOD") == "GET":
+        # The phone's live fetch: "nothing new yet"; the page tries again (static/live.js).
+        start_response("204 No Content", headers + [("Content-Length", "0")])
+        return [b""]
+    html = "text/html; charset=utf-8"
+    if environ.get("HTTP_HX_REQUEST") == "true":
+        # Keep the page (and whatever was typed) as it is; add the message at its foot.
+        note = pages.for_request("busy_note", environ)
+        start_response("503 Service Unavailable", headers + [
+            ("Content-Type", html), ("Content-Length", str(len(note))),
+            ("HX-Retarget", "body"), ("HX-Reswap", "beforeend")])
+        return [note]
+    typed = []
+    if environ.get("REQUEST_METHOD") == "POST" and "form-urlencoded" in environ.get("CONTENT_TYPE", ""):
+        try:
+            length = min(int(environ.get("CONTENT_LENGTH") or 0), MAX_FORM_BYTES)
+        except ValueError:
+            length = 0
+        raw = environ["wsgi.input"].read(length) if length > 0 else b""
+        typed = parse_qsl(raw.decode("utf-8", "replace"), keep_blank_values=True)
+    page = pages.busy(environ, environ.get("PATH_INFO", "/"), typed)
+    start_response("503 Service Unavailable", headers + [
+        ("Content-Type", html), ("Content-Length", str(len(page)))])
+    return [page]
