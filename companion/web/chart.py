@@ -30,7 +30,7 @@ class Chart:
     ticks: tuple[tuple[float, int], ...]  # (y, value)
     deals: int
     zero_y: float
-    # What decides the match beside the points (RWD's deal wins), one chart per deciding tally:
+    # What decides the match beside the points (a game's deal wins), one chart per deciding tally:
     # (its label, its chart). Empty for games decided by the points.
     tallies: tuple[tuple[Text, "Chart"], ...] = ()
 
