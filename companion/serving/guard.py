@@ -5,7 +5,7 @@ trying pointless as well. A device that asks for more than ``limit`` *different*
 table links within ``window`` seconds gets "429 Too Many Requests" for every table link,
 valid or not, until its misses age out, so it can't learn which links exist. Distinct links
 count, not requests: a phone whose table was removed keeps asking for that one link (its
-live poll) and must never lock itself out of the next table it scans. The laptop itself
+live fetch) and must never lock itself out of the next table it scans. The laptop itself
 (loopback, naming itself in the Host header) is trusted, as on the home page.
 """
 
