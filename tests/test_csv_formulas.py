@@ -62,9 +62,10 @@ def test_the_night_csv_neutralises_names_and_labels(client):
     assert client.post(f"/t/{prepared}/deals", data=rwd([0, 8, 9], [5, 6, 6], number="1")).status_code == 303
     rows = cells(client.get("/hall/export.csv"))
     assert_no_formula(rows)
-    table, players = rows[0].index("table"), rows[0].index("players")
-    assert [row[players] for row in rows[1:]] == ["'" + EVIL + " / Bo / Cy", "Di / Ed / Fa"]
-    assert rows[2][table] == "'@SUM(1+1) 1"
+    # One row per player per deal (issue 25): the names are the player column's cells.
+    table, player = rows[0].index("table"), rows[0].index("player")
+    assert [row[player] for row in rows[1:]] == ["'" + EVIL, "Bo", "Cy", "Di", "Ed", "Fa"]
+    assert [row[table] for row in rows[4:]] == ["'@SUM(1+1) 1"] * 3
 
 
 @pytest.mark.parametrize("value, shown", [

@@ -153,8 +153,9 @@ def test_the_nights_exports_hold_every_deal_of_every_table(client):
     for table in doc["tables"]:
         assert table["totals"]  # totals and winners come with every table
     rows = list(csv.DictReader(io.StringIO(client.get("/hall/export.csv").get_data(as_text=True).lstrip("\ufeff"))))
-    assert [(r["table"], r["Deal"]) for r in rows] == [("Table 1", "1"), ("Table 1", "2"), ("Table 2", "1")]
-    assert rows[2]["players"] == "Eve / Fay / Gus / Hal"
+    # One row per player per deal (issue 25): the same tables and deals, each as its players' rows.
+    assert [(r["table"], r["deal"]) for r in rows] == [("Table 1", "1")] * 4 + [("Table 1", "2")] * 4 + [("Table 2", "1")] * 4
+    assert [r["player"] for r in rows[8:]] == ["Eve", "Fay", "Gus", "Hal"]
 
 
 def test_prepare_refuses_bad_plans_next_to_the_field_and_keeps_them(client):

@@ -43,7 +43,7 @@ def night_signature(conn: sqlite3.Connection) -> str:
                           " (SELECT coalesce(sum(t.extra_minutes), 0) FROM round_tables AS t JOIN night_rounds AS q"
                           "  ON q.id = t.round_id WHERE q.night = ?)"
                           " FROM night_rounds AS r WHERE r.night = ?", (night, night)).fetchone()
-    return f"{row[0]}-{row[1]}-{row[2]}-{night}-{people[0]}.{people[1]}.{people[2]}-{rounds[0]}.{rounds[1]}.{rounds[2]}"
+    return "-".join(str(v) for v in (*row, night, *people, *rounds))
 
 
 # --------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from .. import tables as store
 from ..store import Repeated, StorageError, get_db
 from ..qr import qr_svg
 from .home import is_host_request, join_url
-from .tables import (csv_download, export_rows, form_values, group_errors, join_link, local_time,
+from .tables import (csv_download, form_values, group_errors, join_link, local_time,
                      option_values, storage_message, table_document, table_or_404, write_id)
 
 bp = Blueprint("hall", __name__)
@@ -200,32 +200,93 @@ def night_name() -> str:
     return (started[:10] if started else datetime.now().strftime("%Y-%m-%d"))
 
 
+def night_document(conn) -> dict:
+    """The night as JSON-able data: the roster, every round's seating, every table with its
+    deals and result (places and place points), and the leaderboard (README "A meetup night")."""
+    tables = night.night_tables(conn)
+    rounds = night.night_rounds(conn, tables)
+    results = {r.table.id: r for r in night.night_results(conn, tables, rounds)}
+    people = night.roster(conn, with_left=True)
+    names = {p.id: p.name for p in people}
+    where = {rt.table.id: (r, rt) for r in rounds for rt in r.tables}
+
+    def result(table: store.Table) -> dict | None:
+        found = results.get(table.id)
+        if found is None:
+            return None
+        return {"over": found.result.over,
+                "placings": [{"seat": p.seat + 1, "player": p.player, "player_id": found.player_ids[p.seat],
+                              "place": p.place, "place_points": round(p.points, 6), "score": p.score}
+                             for p in found.result.placings]}
+
+    def table_entry(position: int, t: store.Table) -> dict:
+        r, rt = where.get(t.id, (None, None))
+        label = round_label(rt) if rt else table_label(t, position)
+        return dict(table_document(t), label=label, token=t.token, seated=t.seated,
+                    round=r.number if r else None, result=result(t))
+
+    return {
+        "night_started_at": night.night_started(conn) or None,
+        "place_points_rule": str(place_points.PLACE_POINTS_RULE),
+        "roster": [{"id": p.id, "name": p.name, "added_at": p.added_at, "left": p.left} for p in people],
+        "rounds": [{"number": r.number, "drawn_at": r.drawn_at, "seed": r.seed, "clock_minutes": r.minutes,
+                    "clock_started_at": r.clock_from,
+                    "tables": [{"label": round_label(rt), "number": rt.number, "game": rt.table.game.id,
+                                "token": rt.table.token, "extra_minutes": rt.extra_minutes,
+                                "seats": [{"seat": seat + 1, "player_id": pid, "name": names.get(pid)}
+                                          for seat, pid in enumerate(rt.player_ids)]}
+                               for rt in r.tables]}
+                   for r in rounds],
+        "tables": [table_entry(position, t) for position, t in enumerate(tables, start=1)],
+        "leaderboard": [{"rank": s.rank, "name": s.name, "tables": s.tables, "places": list(s.places),
+                         "place_points": round(s.points, 6), "average": round(s.average, 6)}
+                        for s in night.leaderboard(list(results.values()))],
+    }
+
+
 @bp.get("/hall/export.json")
 def export_json():
-    conn = get_db()
-    doc = {
-        "night_started_at": night.night_started(conn) or None,
-        "tables": [dict(table_document(t), label=table_label(t, position), token=t.token, seated=t.seated)
-                   for position, t in enumerate(night.night_tables(conn), start=1)],
-    }
+    doc = night_document(get_db())
     return Response(json.dumps(doc, ensure_ascii=False, indent=2), mimetype="application/json", headers={
         "Content-Disposition": f"attachment; filename=night-{night_name()}.json",
         "Cache-Control": "no-store"})
 
 
+CSV_COLUMNS = ("table", "game", "round", "deal", "player", "points", "total")
+
+
 @bp.get("/hall/export.csv")
 def export_csv():
-    """Every deal of every table of the night, one row each; a table's columns name its players."""
+    """One row per player per deal (table, game, round, deal, player, points, total), so a
+    spreadsheet can pivot it; in a team game a player's points are their team's."""
+    conn = get_db()
+    tables = night.night_tables(conn)
+    where = {rt.table.id: (r, rt) for r in night.night_rounds(conn, tables) for rt in r.tables}
     rows: list[dict] = []
-    for position, table in enumerate(night.night_tables(get_db()), start=1):
+    for position, table in enumerate(tables, start=1):
         if not table.seated:
             continue
-        _match, deal_rows = export_rows(table)
-        head = {"table": table_label(table, position), "game": table.game.name_en,
-                "players": " / ".join(table.setup.players)}
-        rows.extend({**head, **row} for row in deal_rows)
-    return csv_download(rows, ["table", "game", "players"], f"night-{night_name()}.csv",
-                        **{"Cache-Control": "no-store"})
+        r, rt = where.get(table.id, (None, None))
+        match = table.match()
+        seats = seating_entrants(table)
+        for record in match.deals:
+            for seat, player in enumerate(table.setup.players):
+                entrant = seats[seat]
+                rows.append({"table": round_label(rt) if rt else table_label(table, position),
+                             "game": table.game.name_en, "round": r.number if r else "",
+                             "deal": record.number, "player": player,
+                             "points": record.score.points[entrant], "total": record.totals[entrant]})
+    return csv_download(rows, CSV_COLUMNS, f"night-{night_name()}.csv", **{"Cache-Control": "no-store"})
+
+
+def seating_entrants(table: store.Table) -> list[int]:
+    """Per seat, the entrant (player or team) whose points it shares."""
+    from ..meetup.seating import entrant_seats
+    found = [0] * table.setup.n
+    for entrant, seats in enumerate(entrant_seats(table.game, table.setup.n)):
+        for seat in seats:
+            found[seat] = entrant
+    return found
 
 
 # --------------------------------------------------------------------------

@@ -1,0 +1,111 @@
+"""The night's exports (issue 25): the JSON holds the roster, every round's seating, every
+table's result (places, place points) and the leaderboard; the CSV is one row per player per
+deal (table, game, round, deal, player, points, total), formula cells neutralised."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+
+from companion import night
+from companion import tables as store
+from companion.db import connect
+
+NAMES = "Ann Bob Cy Di Eve Fay Gus Hal".split()
+
+
+@pytest.fixture
+def conn(app):
+    c = connect(app.config["DATABASE"])
+    yield c
+    c.close()
+
+
+def rwd_deal(winner: int, n: int = 4) -> dict:
+    tricks = [2] * n
+    tricks[winner] += 5
+    chips = [3] * (n - 1) + [4]
+    return {"chips": chips, "tricks": tricks}
+
+
+def play_until_over(conn, token: str, winner: int) -> store.Table:
+    table = store.load(conn, token)
+    while not table.match().over:
+        table = store.add_deal(conn, token, len(table.deals) + 1, rwd_deal(winner))
+    return table
+
+
+def night_of_two_rounds(client, conn):
+    for name in NAMES:
+        night.join(conn, name)
+    client.post("/hall/rounds", data={"tables-rwd": "2"})
+    first = night.night_rounds(conn)[0]
+    play_until_over(conn, first.tables[0].table.token, 0)
+    store.add_deal(conn, first.tables[1].table.token, 1, rwd_deal(3))
+    client.post("/hall/rounds", data={"tables-rwd": "2"})
+    return night.night_rounds(conn)
+
+
+def test_the_json_holds_roster_rounds_results_and_leaderboard(client, conn):
+    rounds = night_of_two_rounds(client, conn)
+    leaver = night.roster(conn)[-1]
+    night.set_left(conn, leaver.id)
+    doc = json.loads(client.get("/hall/export.json").get_data(as_text=True))
+    assert [p["name"] for p in doc["roster"]] == NAMES
+    assert [p["left"] for p in doc["roster"]] == [False] * 7 + [True]
+    assert [r["number"] for r in doc["rounds"]] == [1, 2]
+    ids = {p["id"]: p["name"] for p in doc["roster"]}
+    for r, stored in zip(doc["rounds"], rounds):
+        assert [t["token"] for t in r["tables"]] == [rt.table.token for rt in stored.tables]
+        for t, rt in zip(r["tables"], stored.tables):
+            assert [s["player_id"] for s in t["seats"]] == list(rt.player_ids)
+            assert [s["name"] for s in t["seats"]] == [ids[p] for p in rt.player_ids]
+            assert [s["seat"] for s in t["seats"]] == [1, 2, 3, 4]
+    by_token = {t["token"]: t for t in doc["tables"]}
+    finished = by_token[rounds[0].tables[0].table.token]
+    assert finished["round"] == 1 and finished["label"] == "Table 1" and finished["result"]["over"]
+    places = [(p["player"], p["place"], p["place_points"]) for p in finished["result"]["placings"]]
+    winner = ids[rounds[0].tables[0].player_ids[0]]
+    assert places[0] == (winner, 1, 1.0)
+    playing = by_token[rounds[0].tables[1].table.token]["result"]
+    assert playing["over"] is False and len(playing["placings"]) == 4
+    # The leaderboard: the finished table's four players, the winner first with 1 point.
+    assert [(e["rank"], e["name"], e["tables"], e["place_points"]) for e in doc["leaderboard"]][0] == (1, winner, 1, 1.0)
+    assert len(doc["leaderboard"]) == 4
+    assert sum(e["place_points"] for e in doc["leaderboard"]) == pytest.approx(2.0)
+    assert "share of the other players you beat" in doc["place_points_rule"]
+
+
+def test_the_csv_is_one_row_per_player_per_deal(client, conn):
+    rounds = night_of_two_rounds(client, conn)
+    response = client.get("/hall/export.csv")
+    rows = list(csv.DictReader(io.StringIO(response.get_data().decode("utf-8-sig"))))
+    assert list(rows[0]) == ["table", "game", "round", "deal", "player", "points", "total"]
+    first = rounds[0].tables[0].table
+    deals = len(store.load(conn, first.token).deals)
+    mine = [r for r in rows if r["round"] == "1" and r["table"] == "Table 1"]
+    assert len(mine) == deals * 4
+    doc = {t["token"]: t for t in json.loads(client.get("/hall/export.json").get_data(as_text=True))["tables"]}
+    table_doc = doc[first.token]
+    for row in mine:
+        deal = table_doc["deals"][int(row["deal"]) - 1]
+        seat = table_doc["players"].index(row["player"])
+        assert row["game"] == "RWD (Rewind)"
+        assert int(row["points"]) == deal["points"][seat] and int(row["total"]) == deal["totals"][seat]
+    other = [r for r in rows if r["round"] == "1" and r["table"] == "Table 2"]
+    assert len(other) == 4 and {r["deal"] for r in other} == {"1"}
+    assert not [r for r in rows if r["round"] == "2"]  # round 2 has no deals yet
+
+
+def test_a_name_that_is_a_formula_is_text_in_the_csv(client, conn):
+    for name in ["=1+1", "@Bo", "Cy", "Di"]:
+        night.join(conn, name)
+    client.post("/hall/rounds", data={"tables-rwd": "1"})
+    (r,) = night.night_rounds(conn)
+    store.add_deal(conn, r.tables[0].table.token, 1, rwd_deal(0))
+    rows = list(csv.reader(io.StringIO(client.get("/hall/export.csv").get_data().decode("utf-8-sig"))))
+    players = sorted(row[4] for row in rows[1:])
+    assert players == sorted(["'=1+1", "'@Bo", "Cy", "Di"])
