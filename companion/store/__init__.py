@@ -21,6 +21,10 @@ Tables (``store.tables``)
 Nights (``store.nights``)
     ``night_started``, ``night_after_table``, ``insert_night``, ``night_signature``,
     ``next_table_number``.
+Players (``store.players``, issue 26)
+    ``stale_tables``/``save_result``/``results`` (each table's replayed result per revision),
+    ``all_players``, ``player``, ``name_map``, ``seat_map``, ``signature``; inside ``write``:
+    ``insert_player``, ``rename``, ``merge``, ``assign_seat``, ``log``.
 Revisions (``store.revisions``, the serving layer's): the live questions middlewares ask.
 Backup (``store.backup``)
     ``copy_database``, ``restore``, ``is_companion_database``, ``counts``, ``ServerLock``.
@@ -41,7 +45,7 @@ from .connection import (BackendError, Connection, ConnectionPool, translate, ch
 from .errors import (Conflict, DatabaseError, DiskFull, NotFound, NotSaved, Repeated,  # noqa: F401
                      StorageDamaged, StorageError, StorageFull, StorageReplaced, StoreError)
 from .schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION, is_ours, migrate  # noqa: F401
-from . import backup, nights, tables  # noqa: F401
+from . import backup, nights, players, tables  # noqa: F401
 
 try:  # the serving layer's revision questions (companion/store/revisions.py, theirs)
     from . import revisions  # noqa: F401

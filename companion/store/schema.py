@@ -10,6 +10,7 @@ import sqlite3
 from pathlib import Path
 
 from . import connection
+from ..names import name_key
 from .errors import DatabaseError, DiskFull
 
 # Each entry moves the schema one version forward. Never edit a released entry:
@@ -116,6 +117,57 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX round_seats_by_player ON round_seats(player_id);
     """,
+    # 6: players across nights (issue 26). A name as a table compares it (name_key) is one
+    # player (player_names); a merge points a second spelling's key at the kept player; a seat
+    # given to someone else who shares the name is a seat_assignments row. ``results`` keeps each
+    # table's replayed result for its revision (replaying a season per page is too slow). The
+    # players already at tables and on night rosters are read in here (name_key is registered
+    # on the migrating connection).
+    """
+    CREATE TABLE players (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL,               -- as shown: the latest spelling, or the organiser's
+        key TEXT NOT NULL,                -- name_key(name)
+        added_at TEXT NOT NULL
+    );
+    CREATE INDEX players_by_key ON players(key);
+    CREATE TABLE player_names (
+        key TEXT PRIMARY KEY,             -- a name as tables compare it
+        player_id INTEGER NOT NULL REFERENCES players(id)
+    ) WITHOUT ROWID;
+    CREATE INDEX player_names_by_player ON player_names(player_id);
+    CREATE TABLE seat_assignments (
+        table_id INTEGER NOT NULL REFERENCES tables(id) ON DELETE CASCADE,
+        seat INTEGER NOT NULL,            -- 0-based, the table's seat order
+        player_id INTEGER NOT NULL REFERENCES players(id),
+        PRIMARY KEY (table_id, seat)
+    ) WITHOUT ROWID;
+    CREATE TABLE results (
+        table_id INTEGER PRIMARY KEY REFERENCES tables(id) ON DELETE CASCADE,
+        revision INTEGER NOT NULL,        -- the table's revision it was replayed at
+        finished INTEGER NOT NULL,
+        over INTEGER NOT NULL,            -- 1: the match has ended (only these count)
+        night TEXT NOT NULL,              -- the night's date, ISO
+        at TEXT NOT NULL,                 -- when the table last changed
+        game TEXT NOT NULL,
+        label TEXT NOT NULL,
+        data TEXT NOT NULL                -- JSON [names, keys, places, scores, entrants] in seat order
+    );
+    CREATE TABLE player_changes (
+        id INTEGER PRIMARY KEY,
+        at TEXT NOT NULL,
+        action TEXT NOT NULL,             -- merge, rename, seat, add
+        detail TEXT NOT NULL              -- JSON: what it was before, so nothing is lost
+    );
+    INSERT INTO players (name, key, added_at)
+        SELECT name, k, strftime('%Y-%m-%dT%H:%M:%S+00:00', 'now') FROM
+            (SELECT name_key(j.value) AS k, j.value AS name, max(t.id) FROM tables AS t, json_each(t.players) AS j
+             WHERE t.seated = 1 GROUP BY k) ORDER BY k;
+    INSERT INTO players (name, key, added_at)
+        SELECT name, key, added_at FROM (SELECT key, name, added_at, max(id) FROM night_players GROUP BY key)
+        WHERE key NOT IN (SELECT key FROM players) ORDER BY key;
+    INSERT INTO player_names (key, player_id) SELECT key, id FROM players;
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -137,6 +189,7 @@ def migrate(path: str) -> int:
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     try:
         conn = connection.raw_connect(path)
+        conn.create_function("name_key", 1, name_key, deterministic=True)  # migration 6 reads names
         try:
             # Read-only checks first: a file we refuse must be left byte-for-byte as it was
             # (switching to WAL rewrites the header, migrating writes pages).

@@ -1,0 +1,308 @@
+"""Players across nights (issue 26): who is who, each table's stored result, and the season.
+
+The laptop keeps the players it has seen (no accounts). A name as a table compares it
+(:func:`companion.names.name_key`) is one player on every night; the organiser can merge two
+spellings (every match of one becomes the other's), rename a player, or keep apart two people
+who share a name (a seat given to the other person). The statistics are
+:mod:`companion.meetup.season`'s, from one :class:`~companion.meetup.season.MatchRecord` per
+ended match, built from the stored results (``store.players``): a table is replayed through its
+rules once per revision (:func:`refresh`), never per page.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from datetime import date, datetime, timezone
+from typing import Any, Sequence
+
+from .games import GAMES
+from .games.base import FieldError, InvalidDeal
+from .games.text import T, Text
+from .meetup.points import match_result
+from .meetup.season import MatchRecord, PlayerStats, SeasonTable, player_stats, season_table
+from .names import clean_name, name_key
+from . import store
+from .store import players as rows
+from .store import write
+
+__all__ = ["Player", "refresh", "records", "everyone", "get", "player_of_name", "merge", "rename", "keep_apart",
+           "give_seat", "Refused", "span_bounds", "SPANS", "stats", "season", "table_label", "seat_players"]
+
+
+class Refused(Exception):
+    """The organiser's change can't be made; errors say which field and why."""
+
+    def __init__(self, errors: Sequence[FieldError]):
+        self.errors = list(errors)
+        super().__init__("; ".join(str(e.message) for e in self.errors))
+
+
+@dataclass(frozen=True)
+class Player:
+    id: int
+    name: str
+    key: str
+    keys: tuple[str, ...] = ()  # the name keys that point to them (a merge adds one)
+
+    @property
+    def sid(self) -> str:
+        """The id the season's records carry."""
+        return str(self.id)
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def table_label(table: dict[str, Any]) -> str:
+    """How a match names its table: the organiser's label, else its number in the night."""
+    if table.get("label"):
+        return str(table["label"])
+    if table.get("seq"):
+        return str(table["seq"])
+    return f"#{table['id']}"
+
+
+# --------------------------------------------------------------------------
+# Stored results
+
+
+def refresh(conn: store.Connection) -> int:
+    """Replay every table whose stored result is missing or stale and store it; give each new
+    name a player. Returns how many tables were replayed (0 on an unchanged laptop: one query)."""
+    done = 0
+    while True:
+        stale = rows.stale_tables(conn)
+        if not stale:
+            return done
+        replayed = []
+        for table in stale:
+            game = GAMES.get(table["game"])
+            over, names, places, scores, entrants = False, list(table["players"]), [], [], []
+            if game is not None and (table["deals"] or table["finished"]):
+                try:
+                    result = match_result(table["game"], table["players"], table["deals"], table["options"],
+                                          table["finished"])
+                except (InvalidDeal, ValueError, KeyError, TypeError):  # a table its game no longer reads
+                    result = None
+                if result is not None:
+                    over = result.over
+                    names = [p.player for p in result.placings]
+                    places = [p.place for p in result.placings]
+                    scores = [p.score for p in result.placings]
+                    entrants = [p.entrant for p in result.placings]
+            started = table["night_started"] or table["created_at"]
+            replayed.append((table, over, names, places, scores, entrants, started[:10]))
+        stamp = now()
+        with write(conn):
+            keys_seen: dict[str, str] = {}
+            for table, over, names, places, scores, entrants, night in replayed:
+                keys = [name_key(n) for n in names]
+                for k, n in zip(keys, names):
+                    keys_seen[k] = n  # the latest table's spelling (tables come oldest first)
+                rows.save_result(conn, table["id"], table["revision"], table["finished"], over, night,
+                                 table["updated_at"], table["game"], table_label(table), names, keys, places,
+                                 scores, entrants)
+            for k in sorted(rows.missing_keys(conn, keys_seen)):
+                if k:
+                    rows.insert_player(conn, keys_seen[k], k, stamp)
+        done += len(stale)
+
+
+class _Cache:
+    """The season's records per database, kept while nothing they come from changed."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.by_path: dict[str, tuple[tuple, list[MatchRecord], dict[int, str]]] = {}
+
+    def get(self, conn: store.Connection) -> tuple[list[MatchRecord], dict[int, str]]:
+        path = getattr(conn, "path", "")
+        mark = rows.signature(conn)
+        with self.lock:
+            held = self.by_path.get(path)
+        if held is not None and held[0] == mark:
+            return held[1], held[2]
+        built = _build(conn)
+        with self.lock:
+            self.by_path[path] = (mark, *built)
+        return built
+
+    def clear(self) -> None:
+        with self.lock:
+            self.by_path.clear()
+
+
+RECORDS = _Cache()
+
+
+def _build(conn: store.Connection) -> tuple[list[MatchRecord], dict[int, str]]:
+    import json
+    by_key = rows.name_map(conn)
+    by_seat = rows.seat_map(conn)
+    out: list[MatchRecord] = []
+    table_of: dict[int, str] = {}
+    ids_of_keys: dict[tuple, tuple[str, ...]] = {}
+    for table_id, night, at, game, label, data in rows.results(conn):
+        names, keys, places, scores, entrants = json.loads(data)
+        ktuple = tuple(keys)
+        ids = ids_of_keys.get(ktuple)
+        if ids is None:
+            ids = ids_of_keys[ktuple] = tuple(str(by_key.get(k, "k:" + k)) for k in keys)
+        if by_seat:
+            seats = [by_seat.get((table_id, seat)) for seat in range(len(keys))]
+            if any(s is not None for s in seats):
+                ids = tuple(str(s) if s is not None else i for s, i in zip(seats, ids))
+        out.append(MatchRecord(night, game, label, tuple(names), tuple(places), tuple(scores), tuple(entrants),
+                               ids, at))
+        table_of[len(out) - 1] = table_id
+    return out, table_of
+
+
+def records(conn: store.Connection, fresh: bool = True) -> list[MatchRecord]:
+    """Every ended match as a season record (players by id), after :func:`refresh`."""
+    if fresh:
+        refresh(conn)
+    return RECORDS.get(conn)[0]
+
+
+def record_tables(conn: store.Connection) -> dict[int, str]:
+    """Record index -> table id (records' order), for links from a player's matches."""
+    return RECORDS.get(conn)[1]
+
+
+# --------------------------------------------------------------------------
+# Who is who
+
+
+def everyone(conn: store.Connection) -> list[Player]:
+    return [Player(p["id"], p["name"], p["key"], tuple(p["keys"])) for p in rows.all_players(conn)]
+
+
+def get(conn: store.Connection, player_id: int) -> Player | None:
+    found = rows.player(conn, player_id)
+    if found is None:
+        return None
+    keys = tuple(k for k, pid in rows.name_map(conn).items() if pid == player_id)
+    return Player(found["id"], found["name"], found["key"], keys)
+
+
+def player_of_name(conn: store.Connection, name: str) -> Player | None:
+    """The player a name at a table is (by its key), or None if the laptop never saw it."""
+    player_id = rows.name_map(conn).get(name_key(name))
+    return None if player_id is None else get(conn, player_id)
+
+
+def seat_players(conn: store.Connection, table_id: int, names: Sequence[str]) -> list[int | None]:
+    """Per seat of a table, its player's id (a seat given to someone else counts first)."""
+    by_key, by_seat = rows.name_map(conn), rows.seat_map(conn)
+    return [by_seat.get((table_id, seat), by_key.get(name_key(n))) for seat, n in enumerate(names)]
+
+
+def merge(conn: store.Connection, keep_id: int, gone_id: int) -> Player:
+    """Every match and spelling of ``gone_id`` becomes ``keep_id``'s (logged with what it had)."""
+    if keep_id == gone_id:
+        raise Refused([FieldError("gone", T("Choose two different players to merge."))])
+    with write(conn):
+        keep, gone = rows.player(conn, keep_id), rows.player(conn, gone_id)
+        if keep is None or gone is None:
+            raise Refused([FieldError("gone" if gone is None else "keep",
+                                      T("That player is no longer on the list: reload the page."))])
+        before = rows.merge(conn, keep_id, gone_id)
+        rows.log(conn, "merge", {"keep": keep, **before}, now())
+    return get(conn, keep_id)
+
+
+def rename(conn: store.Connection, player_id: int, raw: str) -> Player:
+    """Show the player under a new name; the new name, typed at a table, is them too (unless it
+    is already another player's: merge them instead)."""
+    name = clean_name(raw)
+    if not name:
+        raise Refused([FieldError("name", T("Type a name."))])
+    if len(name) > 40:
+        raise Refused([FieldError("name", T("A name can be at most {n} characters.", n=40))])
+    key = name_key(name)
+    with write(conn):
+        found = rows.player(conn, player_id)
+        if found is None:
+            raise Refused([FieldError("name", T("That player is no longer on the list: reload the page."))])
+        owner = rows.name_map(conn).get(key)
+        if owner is not None and owner != player_id:
+            other = rows.player(conn, owner)
+            raise Refused([FieldError("name", T("{name} is already another player: merge the two instead.",
+                                                name=other["name"] if other else name))])
+        # A namesake kept apart (their key belongs to someone else) keeps being reached by seat only.
+        rows.rename(conn, player_id, name, key, point_key=owner is None or owner == player_id)
+        rows.log(conn, "rename", {"player": player_id, "before": found["name"], "after": name}, now())
+    return get(conn, player_id)
+
+
+def _table_seat(conn: store.Connection, token: str, seat: int) -> dict[str, Any]:
+    table = rows.table_ref(conn, token)
+    if table is None:
+        raise Refused([FieldError("table", T("There is no such table."))])
+    if not 0 <= seat < len(table["players"]):
+        raise Refused([FieldError("seat", T("Choose one of the table's seats."))])
+    return table
+
+
+def keep_apart(conn: store.Connection, token: str, seat: int, raw: str) -> Player:
+    """The player in this seat is someone else who shares the name: a new player, called
+    ``raw`` (e.g. "Sam K."), gets the seat; the name stays the first person's elsewhere."""
+    name = clean_name(raw)
+    if not name:
+        raise Refused([FieldError("name", T("Type a name."))])
+    if len(name) > 40:
+        raise Refused([FieldError("name", T("A name can be at most {n} characters.", n=40))])
+    with write(conn):
+        table = _table_seat(conn, token, seat)
+        key = name_key(name)
+        owner = rows.name_map(conn).get(key)
+        stamp = now()
+        # Their own name points to them when no one else has it (so "Sam K." at a later table is them).
+        player_id = rows.insert_player(conn, name, key, stamp, own_name=owner is None)
+        rows.assign_seat(conn, table["id"], seat, player_id)
+        rows.log(conn, "seat", {"table": table["id"], "seat": seat, "player": player_id, "new": True}, stamp)
+    return get(conn, player_id)
+
+
+def give_seat(conn: store.Connection, token: str, seat: int, player_id: int | None) -> None:
+    """Give a table's seat to an existing player (None: back to whoever its name is)."""
+    with write(conn):
+        table = _table_seat(conn, token, seat)
+        if player_id is not None and rows.player(conn, player_id) is None:
+            raise Refused([FieldError("player", T("That player is no longer on the list: reload the page."))])
+        rows.assign_seat(conn, table["id"], seat, player_id)
+        rows.log(conn, "seat", {"table": table["id"], "seat": seat, "player": player_id}, now())
+
+
+# --------------------------------------------------------------------------
+# The season
+
+
+SPANS = ("month", "year", "all")
+
+
+def span_bounds(span: str, today: date | None = None) -> tuple[str | None, str | None]:
+    """The nights of a span: this month, this year, or all (None: open)."""
+    today = today or datetime.now(timezone.utc).date()
+    if span == "month":
+        return f"{today:%Y-%m}-01", f"{today:%Y-%m}-31"
+    if span == "year":
+        return f"{today:%Y}-01-01", f"{today:%Y}-12-31"
+    return None, None
+
+
+def stats(conn: store.Connection, player: Player, *, since: str | None = None, until: str | None = None,
+          game: str | None = None) -> PlayerStats | None:
+    return player_stats(records(conn), player.sid, since=since, until=until, game=game)
+
+
+def season(conn: store.Connection, *, since: str | None = None, until: str | None = None, game: str | None = None,
+           min_matches: int | None = None) -> SeasonTable:
+    kwargs: dict[str, Any] = {} if min_matches is None else {"min_matches": min_matches}
+    return season_table(records(conn), since=since, until=until, game=game, **kwargs)
+
+
+SPAN_LABELS: dict[str, Text] = {"month": T("This month"), "year": T("This year"), "all": T("All nights")}

@@ -1,0 +1,179 @@
+"""Players across nights and each table's stored result (issue 26): every SQL statement about
+them. A seat's player is its ``seat_assignments`` row if the organiser gave one, else the
+player its name's key points to (``player_names``). ``results`` keeps each seated table's
+replayed result for the revision it was replayed at; a later change to the table (its
+revision or finished flag) makes it stale, and the domain (``companion.players``) replays it
+again. Writes run inside ``store.write(conn)``."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any, Iterable, Mapping
+
+from .connection import translated
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+# --------------------------------------------------------------------------
+# Stored results
+
+
+@translated
+def stale_tables(conn: sqlite3.Connection, limit: int = 500) -> list[dict[str, Any]]:
+    """Seated tables whose stored result is missing or older than the table (at most
+    ``limit``, oldest first), with their deals and the date of the night they belong to."""
+    found: dict[int, dict[str, Any]] = {}
+    for row in conn.execute(
+            "SELECT t.id, t.game, t.players, t.options, t.finished, t.revision, t.created_at, t.updated_at,"
+            " t.label, t.seq, d.facts AS deal_facts,"
+            " (SELECT n.started_at FROM nights AS n WHERE n.after_table < t.id ORDER BY n.id DESC LIMIT 1)"
+            "  AS night_started"
+            " FROM (SELECT t.* FROM tables AS t LEFT JOIN results AS r ON r.table_id = t.id"
+            "       WHERE t.seated = 1 AND (r.table_id IS NULL OR r.revision != t.revision"
+            "                                OR r.finished != t.finished) ORDER BY t.id LIMIT ?) AS t"
+            " LEFT JOIN deals AS d ON d.table_id = t.id ORDER BY t.id, d.number", (limit,)):
+        record = found.get(row["id"])
+        if record is None:
+            record = found[row["id"]] = {
+                "id": row["id"], "game": row["game"], "players": json.loads(row["players"]),
+                "options": json.loads(row["options"]), "finished": bool(row["finished"]),
+                "revision": row["revision"], "created_at": row["created_at"], "updated_at": row["updated_at"],
+                "label": row["label"], "seq": row["seq"], "night_started": row["night_started"], "deals": []}
+        if row["deal_facts"] is not None:
+            record["deals"].append(json.loads(row["deal_facts"]))
+    return list(found.values())
+
+
+@translated
+def save_result(conn: sqlite3.Connection, table_id: int, revision: int, finished: bool, over: bool, night: str,
+                at: str, game: str, label: str, names: list[str], keys: list[str], places: list[int],
+                scores: list[int], entrants: list[int]) -> None:
+    conn.execute("INSERT OR REPLACE INTO results (table_id, revision, finished, over, night, at, game, label, data)"
+                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                 (table_id, revision, int(finished), int(over), night, at, game, label,
+                  _json([names, keys, places, scores, entrants])))
+
+
+@translated
+def results(conn: sqlite3.Connection) -> list[tuple]:
+    """Every ended match: (table_id, night, at, game, label, data JSON), in table order."""
+    return conn.execute("SELECT table_id, night, at, game, label, data FROM results WHERE over = 1"
+                        " ORDER BY table_id").fetchall()
+
+
+@translated
+def signature(conn: sqlite3.Connection) -> tuple:
+    """Changes whenever a stored result or who-is-who changes (the domain's cache key)."""
+    results = conn.execute("SELECT count(*), coalesce(sum(revision), 0), coalesce(sum(finished), 0),"
+                           " coalesce(max(table_id), 0) FROM results").fetchone()
+    changes = conn.execute("SELECT coalesce(max(id), 0), (SELECT count(*) FROM players) FROM player_changes"
+                           ).fetchone()
+    return tuple(results) + tuple(changes)
+
+
+@translated
+def table_ref(conn: sqlite3.Connection, token: str) -> dict[str, Any] | None:
+    """A table's id, players and stored result's night, by its token (for seat assignments)."""
+    row = conn.execute("SELECT id, token, game, players, label, seq, created_at FROM tables WHERE token = ?",
+                       (token,)).fetchone()
+    return None if row is None else dict(row, players=json.loads(row["players"]))
+
+
+@translated
+def tokens(conn: sqlite3.Connection, table_ids: Iterable[int]) -> dict[int, str]:
+    ids = list(table_ids)
+    found: dict[int, str] = {}
+    for start in range(0, len(ids), 500):
+        chunk = ids[start:start + 500]
+        found.update(conn.execute(f"SELECT id, token FROM tables WHERE id IN ({','.join('?' * len(chunk))})",
+                                  chunk).fetchall())
+    return found
+
+
+# --------------------------------------------------------------------------
+# Who is who
+
+
+@translated
+def all_players(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+    """Every player with the name keys that point to them, by name."""
+    rows = conn.execute("SELECT p.id, p.name, p.key, p.added_at,"
+                        " (SELECT group_concat(n.key, char(10)) FROM player_names AS n WHERE n.player_id = p.id)"
+                        "  AS keys FROM players AS p ORDER BY p.key, p.id").fetchall()
+    return [dict(r, keys=sorted((r["keys"] or "").split("\n")) if r["keys"] else []) for r in rows]
+
+
+@translated
+def player(conn: sqlite3.Connection, player_id: int) -> dict[str, Any] | None:
+    row = conn.execute("SELECT id, name, key, added_at FROM players WHERE id = ?", (player_id,)).fetchone()
+    return None if row is None else dict(row)
+
+
+@translated
+def name_map(conn: sqlite3.Connection) -> dict[str, int]:
+    """Name key -> player id."""
+    return dict(conn.execute("SELECT key, player_id FROM player_names").fetchall())
+
+
+@translated
+def seat_map(conn: sqlite3.Connection) -> dict[tuple[int, int], int]:
+    """(table id, seat) -> player id, where the organiser gave a seat to a player."""
+    return {(t, s): p for t, s, p in conn.execute("SELECT table_id, seat, player_id FROM seat_assignments")}
+
+
+@translated
+def missing_keys(conn: sqlite3.Connection, keys: Iterable[str]) -> set[str]:
+    known = set(r[0] for r in conn.execute("SELECT key FROM player_names"))
+    return set(keys) - known
+
+
+@translated
+def insert_player(conn: sqlite3.Connection, name: str, key: str, stamp: str, *, own_name: bool = True) -> int:
+    """A new player; with ``own_name`` their name's key points to them (not for a namesake kept
+    apart, who is reached through seat assignments only)."""
+    player_id = conn.execute("INSERT INTO players (name, key, added_at) VALUES (?, ?, ?)",
+                             (name, key, stamp)).lastrowid
+    if own_name:
+        conn.execute("INSERT INTO player_names (key, player_id) VALUES (?, ?)", (key, player_id))
+    return player_id
+
+
+@translated
+def rename(conn: sqlite3.Connection, player_id: int, name: str, key: str, point_key: bool) -> None:
+    """Show the player as ``name``; with ``point_key`` that name's key points to them too."""
+    conn.execute("UPDATE players SET name = ?, key = ? WHERE id = ?", (name, key, player_id))
+    if point_key:
+        conn.execute("INSERT OR REPLACE INTO player_names (key, player_id) VALUES (?, ?)", (key, player_id))
+
+
+@translated
+def merge(conn: sqlite3.Connection, keep: int, gone: int) -> dict[str, Any]:
+    """Everything of player ``gone`` becomes ``keep``'s; returns what ``gone`` had (for the log)."""
+    before = {"player": player(conn, gone),
+              "keys": [r[0] for r in conn.execute("SELECT key FROM player_names WHERE player_id = ?", (gone,))],
+              "seats": [list(r) for r in conn.execute("SELECT table_id, seat FROM seat_assignments"
+                                                       " WHERE player_id = ?", (gone,))]}
+    conn.execute("UPDATE player_names SET player_id = ? WHERE player_id = ?", (keep, gone))
+    conn.execute("UPDATE seat_assignments SET player_id = ? WHERE player_id = ?", (keep, gone))
+    conn.execute("DELETE FROM players WHERE id = ?", (gone,))
+    return before
+
+
+@translated
+def assign_seat(conn: sqlite3.Connection, table_id: int, seat: int, player_id: int | None) -> None:
+    """Give the seat to ``player_id`` (None: back to whoever its name points to)."""
+    if player_id is None:
+        conn.execute("DELETE FROM seat_assignments WHERE table_id = ? AND seat = ?", (table_id, seat))
+    else:
+        conn.execute("INSERT OR REPLACE INTO seat_assignments (table_id, seat, player_id) VALUES (?, ?, ?)",
+                     (table_id, seat, player_id))
+
+
+@translated
+def log(conn: sqlite3.Connection, action: str, detail: Mapping[str, Any], stamp: str) -> None:
+    conn.execute("INSERT INTO player_changes (at, action, detail) VALUES (?, ?, ?)",
+                 (stamp, action, _json(dict(detail))))
