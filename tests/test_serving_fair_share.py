@@ -106,3 +106,8 @@ def test_a_device_over_its_share_is_refused_and_others_are_served(server_process
     assert refused and served and len(refused) + len(served) == 48, [a[:40] for a in answers]
     assert all(b"\r\nRetry-After: 2\r\n" in a for a in refused)
     assert statuses and set(statuses) == {200}, statuses
+    # Said in the terminal once (a minute) for the device, however many were refused.
+    log = server_process.log.read_text(errors="replace")
+    said = [line for line in log.splitlines() if "fair share" in line]
+    assert len(said) == 1 and said[0].startswith("companion: 127.0.0.2: "), said
+    assert "Traceback" not in log

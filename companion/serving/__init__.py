@@ -27,6 +27,15 @@ from typing import Callable
 # /t/<token> and /t/<token>/<anything>: a table's link (secrets.token_urlsafe(16) is 22 chars)
 TABLE_PATH = re.compile(r"/t/([A-Za-z0-9_-]{16,64})(?:/|$)")
 _KEY = "companion.table_token"
+FLOOD_KEY = "companion.flood"  # the server's FloodLog (companion/serving/server.py), if it has one
+
+
+def client_trouble(environ: dict, kind: str, message: str) -> None:
+    """Say that this request's device did something refused, once a minute per kind and device
+    (through the server's flood log; nothing under a server without one, e.g. in tests)."""
+    flood = environ.get(FLOOD_KEY)
+    if flood is not None:
+        flood(kind, environ.get("REMOTE_ADDR", ""), message)
 
 
 def table_token(environ: dict) -> str | None:

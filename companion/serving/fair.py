@@ -29,7 +29,7 @@ import time
 from collections import OrderedDict, deque
 from typing import Callable, Iterable
 
-from . import table_route
+from . import client_trouble, table_route
 from .pages import Pages
 from .turns import RETRY_AFTER_SECONDS, refuse_busy
 
@@ -182,6 +182,8 @@ class FairShare:
             return self.app(environ, start_response)  # a held stream: no work until a change
         device = environ.get("REMOTE_ADDR", "")
         if not self.turns.enter(device):
+            client_trouble(environ, "share", f"over its fair share (more than {self.turns.max_waiting} requests "
+                                             f"waiting, or {self.turns.wait:g} s in line): answered 503")
             return refuse_busy(self.pages, self.headers, environ, start_response, route == "live")
         done = False
 

@@ -17,7 +17,7 @@ from collections import OrderedDict
 from typing import Callable, Iterable
 
 from .. import lan
-from . import table_token
+from . import client_trouble, table_token
 from .pages import Pages
 
 TABLE_PATH_PREFIX = "/t/"
@@ -85,6 +85,8 @@ class LinkGuessGuard:
         if not path.startswith(TABLE_PATH_PREFIX) or self.trusted(environ):
             return self.app(environ, start_response)
         if self.blocked(address):
+            client_trouble(environ, "links", f"more than {self.limit} wrong table links in "
+                                              f"{self.window:g} s: answered 429")
             page = self.pages.for_request("too_many_links", environ)
             start_response("429 Too Many Requests", self.headers + [("Content-Length", str(len(page)))])
             return [page]

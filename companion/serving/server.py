@@ -44,6 +44,8 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
+from . import FLOOD_KEY
+
 MAX_BODY = 64 * 1024  # as Flask's MAX_CONTENT_LENGTH: a deal form is a few hundred bytes
 
 
@@ -215,6 +217,7 @@ class Handler(WSGIHandler):
     def get_environ(self):
         environ = super().get_environ()
         environ["REMOTE_ADDR"] = plain_address(environ.get("REMOTE_ADDR", ""))
+        environ[FLOOD_KEY] = self.server.flood  # the layers in front of the app log through it
         return environ
 
     def handle(self):

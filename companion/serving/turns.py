@@ -19,7 +19,7 @@ import time
 from typing import Callable, Iterable
 from urllib.parse import parse_qsl
 
-from . import table_route, table_token
+from . import client_trouble, table_route, table_token
 from .pages import Pages
 
 RETRY_AFTER_SECONDS = 2
@@ -89,6 +89,7 @@ class TableTurns:
         if token is None:
             return self.app(environ, start_response)
         if not self.slots.acquire(token):
+            client_trouble(environ, "table", f"a table's {self.slots.per_table} turns were taken: answered busy")
             return self.refuse(environ, start_response, table_route(environ) == "live")
         released = False
 
