@@ -385,13 +385,16 @@ def extend_table(conn: Connection, table_id: int, minutes: int = EXTEND_MINUTES)
 
 
 def table_clock(conn: Connection, table: store.Table) -> dict | None:
-    """A round table's clock for its phones: {"round", "table", "seconds"} or None (no clock)."""
+    """A round table's clock for its phones: {"round", "table", "seconds"} (seconds None: no clock
+    running, or the match is over), or None for a table outside the night's rounds."""
     found = nights_store.table_round(conn, table.id)
-    if found is None or not found["minutes"] or not found["clock_from"]:
+    if found is None:
         return None
-    ends = datetime.fromisoformat(found["clock_from"]) + timedelta(minutes=found["minutes"] + found["extra_minutes"])
-    left = max(0, int((ends - datetime.now(timezone.utc)).total_seconds()))
-    return {"round": found["number"], "table": found["table_number"], "seconds": left}
+    clock = {"round": found["number"], "table": found["table_number"], "seconds": None}
+    if found["minutes"] and found["clock_from"] and not table.match().over:
+        ends = datetime.fromisoformat(found["clock_from"]) + timedelta(minutes=found["minutes"] + found["extra_minutes"])
+        clock["seconds"] = max(0, int((ends - datetime.now(timezone.utc)).total_seconds()))
+    return clock
 
 
 # ---- results and the leaderboard ----------------------------------------------------------

@@ -56,7 +56,7 @@ def test_a_drawn_round_seats_everyone_once_at_tables_created_seated(app, client,
         # The table itself holds the drawn players, in the drawn seat order, ready to play.
         assert rt.table.seated and rt.table.game.id == "rwd"
         assert list(rt.table.setup.players) == [people[p] for p in rt.player_ids]
-    # The hall's big list: "Ann → Table 3 · Red-White-Draw · seat 2" for everyone.
+    # The hall's big list: "Ann → Table 3 · RWD (Rewind) · seat 2" for everyone.
     hall = text_of(client.get("/hall").get_data(as_text=True))
     for rt in r.tables:
         for seat, pid in enumerate(rt.player_ids, start=1):
@@ -166,3 +166,21 @@ def test_the_round_clock_counts_down_and_one_table_gets_more_time(app, client, c
     assert night.table_clock(conn, r.tables[0].table)["seconds"] > 24 * 60
     bad = client.post("/hall/clock", data={"minutes": "999"})
     assert bad.status_code == 422 and "1 to 240 minutes" in text_of(bad.get_data(as_text=True))
+
+
+def test_a_round_tables_page_shows_the_clock_and_says_finish_the_deal(app, client, conn):
+    phones = join_all(app)
+    client.post("/hall/rounds", data={"tables-rwd": "3", "minutes": "1"})
+    (r,) = night.night_rounds(conn)
+    token = r.tables[1].table.token
+    page = phones["Ann"].get(f"/t/{token}").get_data(as_text=True)
+    assert 'id="round-clock"' in page and "hidden" in page.split('id="round-clock"')[1].split(">")[0]
+    client.post("/hall/clock", data={"minutes": "1"})
+    clock = phones["Ann"].get(f"/t/{token}/clock").get_data(as_text=True)
+    assert "Round 1 · Table 2 · Time left:" in text_of(clock)
+    assert "Time! Finish the deal you are playing." in clock and "night.js" not in clock
+    left = int(clock.split('data-countdown="')[1].split('"')[0])
+    assert 50 <= left <= 60
+    # A table outside the rounds has no clock at all.
+    other = client.post("/tables", data={"game": "rwd", "players": "3", "name-0": "X", "name-1": "Y", "name-2": "Z"})
+    assert 'id="round-clock"' not in client.get(other.headers["Location"]).get_data(as_text=True)

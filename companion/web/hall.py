@@ -31,7 +31,7 @@ CYCLE_MS = 8000  # how long the cycling mode shows each table
 
 # What a phone may open: a prepared table's seating, and the night's own pages (join, "me").
 PHONE_ENDPOINTS = ("hall.seat", "hall.seat_players", "hall.join", "hall.join_post", "hall.me", "hall.me_live",
-                   "hall.me_summary", "hall.me_forget")
+                   "hall.me_summary", "hall.me_forget", "hall.table_clock")
 
 
 @bp.before_request
@@ -81,7 +81,7 @@ def round_label(rt: night.RoundTable) -> str:
 
 
 def seating_list(latest: night.Round | None, names: dict[int, str]) -> list[dict]:
-    """The latest round's seating by name, for the big list ("Ann → Table 3 · Lucky Cube · seat 2")."""
+    """The latest round's seating by name, for the big list ("Ann → Table 3 · <game> · seat 2")."""
     if latest is None:
         return []
     lines = [dict(name=names.get(pid, "?"), player_id=pid, rt=rt, seat=seat + 1, label=round_label(rt))
@@ -561,3 +561,24 @@ def me_summary():
     if who is None:
         return redirect(url_for("hall.join"), code=303)
     return render_template("night/summary.html", night_date=night_name(), **me_context(who))
+
+
+# --------------------------------------------------------------------------
+# The round clock on a round table's own page (templates/night/_table_clock.html)
+
+
+@bp.app_template_global("round_clock")
+def round_clock(table: store.Table) -> dict | None:
+    """A round table's clock for its page: {"round", "table", "seconds" (None: no clock running)};
+    None for a table outside the night's rounds."""
+    return night.table_clock(get_db(), table)
+
+
+@bp.get("/t/<token>/clock")
+def table_clock(token: str):
+    """The clock part of a round table's page, asked again every few seconds (the organiser may
+    start it, stop it or give this table more time)."""
+    table = table_or_404(token)
+    response = Response(render_template("night/_table_clock.html", table=table, fragment=True))
+    response.headers["Cache-Control"] = "no-store"
+    return response
