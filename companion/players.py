@@ -204,6 +204,11 @@ def merge(conn: store.Connection, keep_id: int, gone_id: int) -> Player:
     """Every match and spelling of ``gone_id`` becomes ``keep_id``'s (logged with what it had)."""
     if keep_id == gone_id:
         raise Refused([FieldError("gone", T("Choose two different players to merge."))])
+    both = {str(keep_id), str(gone_id)}
+    shared = next((r for r in records(conn) if both <= set(r.keys)), None)
+    if shared is not None:  # one person can't sit at a table twice
+        raise Refused([FieldError("gone", T("These two played at the same table on {night}: they are two people, "
+                                            "not two spellings.", night=shared.night))])
     with write(conn):
         keep, gone = rows.player(conn, keep_id), rows.player(conn, gone_id)
         if keep is None or gone is None:

@@ -108,7 +108,7 @@ def game_name(game) -> str:
 
 # Pages that show a table (its secret link, names, scores), exports included: never kept by
 # a browser or proxy cache, so a shared phone's back button or history can't show them later.
-PRIVATE_BLUEPRINTS = ("tables", "hall")
+PRIVATE_BLUEPRINTS = ("tables", "hall", "players")
 
 
 def remember_language(response: Response) -> Response:
@@ -214,6 +214,8 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(games.bp)
     app.register_blueprint(tables.bp)
     app.register_blueprint(hall.bp)
+    from . import players  # issue 26: players across nights, the season table
+    app.register_blueprint(players.bp)
 
     app.after_request(secure_headers)
     app.after_request(remember_language)
