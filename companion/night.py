@@ -103,8 +103,12 @@ def seat(conn: Connection, token: str, names: Sequence[str], options: Mapping[st
         store._once(conn, table, write_id)
         if table.seated:
             raise AlreadySeated(token)
-        # Team names too, where the game has teams; the game's own check of the options.
-        cleaned, errors = store._check_setup(table.game, list(names), options, n=table.setup.n)
+        # Team names too, where the game has teams; the game's own check of the options. The
+        # number of players may differ from the prepared one (no deal yet): any the game allows.
+        reason = table.game.check_players(len(names))
+        if reason:
+            raise store.Refused([FieldError("players", reason)])
+        cleaned, errors = store._check_setup(table.game, list(names), options)
         if errors:
             raise store.Refused(errors)
         rows.seat_players(conn, table.id, cleaned, options, store.now())
@@ -450,3 +454,15 @@ def player_summary(results: Sequence[TableResult], who: Player) -> list[dict]:
                 mine.append(dict(result=r, placing=placing))
                 break
     return mine
+
+
+def unseat(conn: Connection, table_id: int) -> None:
+    """Take a seated table with no deal back to "waiting for its players" (the organiser's
+    "change the players"); a table of a drawn round keeps its seating (swap instead)."""
+    with write(conn):
+        found = [t for t in night_tables(conn) if t.id == table_id]
+        if not found or not found[0].seated or nights_store.table_round(conn, table_id) is not None:
+            raise store.NotFound(str(table_id))
+        if found[0].deals:
+            raise store.Conflict("the table has a deal")
+        nights_store.unseat_table(conn, table_id, store.now())

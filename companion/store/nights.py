@@ -175,3 +175,10 @@ def next_table_number(conn: sqlite3.Connection) -> int:
     """The number the night's next prepared table gets ("Table 3")."""
     return 1 + conn.execute("SELECT coalesce(max(seq), 0) FROM tables WHERE id > ?",
                             (night_after_table(conn),)).fetchone()[0]
+
+
+@translated
+def unseat_table(conn: sqlite3.Connection, table_id: int, stamp: str) -> None:
+    """A table with no deal waits for its players again (its phones are asked for the names)."""
+    conn.execute("UPDATE tables SET seated = 0, revision = revision + 1, updated_at = ? WHERE id = ?",
+                 (stamp, table_id))

@@ -125,12 +125,19 @@ def clock_of(latest: night.Round | None) -> dict | None:
                 extended=[(round_label(rt), latest.seconds_left(rt)) for rt in latest.tables if rt.extra_minutes])
 
 
+def playing_rows(rows: list[dict]) -> list[dict]:
+    """The tables the cycling mode shows: those with players (a table still waiting for its
+    players has no standings to show)."""
+    return [row for row in rows if row["table"].seated]
+
+
 @bp.get("/hall")
 def index():
     cycle = request.args.get("cycle") == "1"
     context = hall_context(cycle)
     if cycle:
-        context["current"] = context["rows"][0] if context["rows"] else None
+        playing = playing_rows(context["rows"])
+        context["current"] = playing[0] if playing else None
     return render_template("hall/index.html", values={}, errors={}, **context)
 
 
@@ -147,7 +154,7 @@ def board():
 @bp.get("/hall/cycle")
 def cycle():
     """The next table's standings, for the mode that shows one table at a time."""
-    rows = board_rows(night.night_tables(get_db()))
+    rows = playing_rows(board_rows(night.night_tables(get_db())))
     after = request.args.get("after", type=int)
     later = [row for row in rows if after is not None and row["table"].id > after]
     current = (later or rows or [None])[0]
@@ -179,18 +186,36 @@ def prepare():
 def cards():
     """Printable QR cards for the night's tables: four to a page, or one big card per page."""
     tables = night.night_tables(get_db())
-    cards = [dict(table=t, link=join_link(t), qr=qr_svg(join_link(t)), label=table_label(t, position))
+    # Serving on the laptop alone: a code would open nothing on a phone, so none is printed.
+    _url, warning = join_url()
+    cards = [dict(table=t, link=join_link(t), qr=None if warning else qr_svg(join_link(t)),
+                  label=table_label(t, position))
              for position, t in enumerate(tables, start=1)]
-    return render_template("hall/cards.html", cards=cards, big=request.args.get("big") == "1")
+    return render_template("hall/cards.html", cards=cards, big=request.args.get("big") == "1", warning=warning)
+
+
+def unfinished_rows(tables: list[store.Table]) -> list[dict]:
+    """The night's matches still in play (seated, not over): a new night must not drop them
+    from the big screen without saying so."""
+    return [row for row in board_rows(tables) if row["table"].seated and not row["match"].over]
+
+
+def new_night_page(errors: dict | None = None, status: int = 200):
+    tables = night.night_tables(get_db())
+    return render_template("hall/new_night.html", count=len(tables), unfinished=unfinished_rows(tables),
+                           errors=errors or {}), status
 
 
 @bp.get("/hall/new-night")
 def new_night_confirm():
-    return render_template("hall/new_night.html", count=len(night.night_tables(get_db())))
+    return new_night_page()
 
 
 @bp.post("/hall/nights")
 def new_night():
+    if unfinished_rows(night.night_tables(get_db())) and not request.form.get("leave_out"):
+        return new_night_page({"leave_out": [gettext(
+            "Tick the box to leave these matches out of the new night, or finish them first.")]}, 422)
     night.start_night(get_db())
     return redirect(url_for("hall.index"), code=303)
 
@@ -293,10 +318,22 @@ def seating_entrants(table: store.Table) -> list[int]:
 # A prepared table's first phone gives the players
 
 
-def seating(table: store.Table) -> dict:
-    n = table.setup.n
-    return dict(game=table.game, n=n, counts=[n], table=table, label=table_label(table, 1),
+def seating(table: store.Table, n: int | None = None) -> dict:
+    """The seating form of a prepared table. Until its first deal its number of players may
+    change (a fifth player walks up to a table prepared for four): any count its game allows."""
+    n = n or table.setup.n
+    counts = sorted(set(table.game.players) | set(table.game.variant_players))
+    return dict(game=table.game, n=n, counts=counts, table=table, label=table_label(table, 1),
+                count_links={c: url_for("hall.seat", token=table.token, players=c) for c in counts},
                 form_action=url_for("hall.seat_players", token=table.token), seating=True)
+
+
+def asked_count(table: store.Table, raw: str | None) -> int:
+    """The number of players asked for (the prepared count if none, or one the game doesn't allow)."""
+    counts = set(table.game.players) | set(table.game.variant_players)
+    raw = (raw or "").strip()
+    asked = int(raw) if raw.isascii() and raw.isdigit() and len(raw) < 3 else None
+    return asked if asked in counts else table.setup.n
 
 
 @bp.get("/t/<token>/seat")
@@ -305,7 +342,8 @@ def seat(token: str):
     if table.seated:
         return redirect(url_for("tables.show", token=token), code=303)
     values = {opt.key: str(opt.default) for opt in table.game.options}
-    return render_template("tables/new.html", values=values, errors={}, **seating(table))
+    return render_template("tables/new.html", values=values, errors={},
+                           **seating(table, asked_count(table, request.args.get("players"))))
 
 
 @bp.post("/t/<token>/players")
@@ -314,18 +352,32 @@ def seat_players(token: str):
     if table.seated:  # another phone was first: everyone lands on the same table
         return redirect(url_for("tables.show", token=token), code=303)
     values = form_values()
-    names = [values.get(f"name-{s}", "") for s in range(table.setup.n)]
+    n = asked_count(table, values.get("players"))
+    names = [values.get(f"name-{s}", "") for s in range(n)]
     try:
         night.seat(get_db(), token, names, option_values(table.game, values), write_id=write_id())
     except (night.AlreadySeated, Repeated):
         return redirect(url_for("tables.show", token=token), code=303)
     except store.Refused as refused:
         return render_template("tables/new.html", values=values, errors=group_errors(refused.errors),
-                               **seating(table)), 422
+                               **seating(table, n)), 422
     except StorageError as error:
         return render_template("tables/new.html", values=values, errors={"table": [storage_message(error)]},
-                               **seating(table)), 503
+                               **seating(table, n)), 503
     return redirect(url_for("tables.show", token=token), code=303)
+
+
+@bp.post("/hall/tables/<int:table_id>/unseat")
+def unseat(table_id: int):
+    """The organiser takes a table back to "waiting for players" before its first deal, so its
+    players (and how many they are) can be entered again."""
+    try:
+        night.unseat(get_db(), table_id)
+    except store.NotFound:
+        abort(404)
+    except store.Conflict:
+        return hall_page({}, {"board": [gettext("That table has a deal recorded: its players stay as they are.")]}, 409)
+    return after("#board")
 
 
 # --------------------------------------------------------------------------
