@@ -4,6 +4,7 @@ as the first send was."""
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 from html import unescape
@@ -224,3 +225,55 @@ def test_without_a_write_id_a_double_post_behaves_as_before(client):
     # The same deal again: recognised as the same (a double tap) and answered as saved.
     assert client.post(f"/t/{token}/deals", data=rwd_deal(1)).status_code == 303
     assert len(deals_of(client, token)) == 1
+
+
+def test_a_resent_correction_is_answered_as_saved_even_after_the_deal_was_undone(client):
+    token = create(client)
+    assert client.post(f"/t/{token}/deals", data=rwd_deal(1)).status_code == 303
+    was = re.search(r'name="was" value="([^"]+)"',
+                    client.get(f"/t/{token}/deals/1/edit").get_data(as_text=True)).group(1)
+    fix = dict(rwd_deal(1), **{"chips-0": "3", "chips-1": "4"}, was=was, write_id="fix-1")
+    first = client.post(f"/t/{token}/deals/1", data=fix)
+    assert client.post(f"/t/{token}/undo", data={"number": "1"}).status_code == 303
+    again = client.post(f"/t/{token}/deals/1", data=fix)
+    assert (again.status_code, again.headers["Location"]) == (first.status_code, first.headers["Location"])
+    assert deals_of(client, token) == []
+
+
+def test_sixteen_phones_posting_one_write_id_over_http_get_one_deal_and_one_answer(live_server):
+    """Through a real server: sixteen connections (each its own device address, 127.0.0.2…)
+    send the same deal with the same write id at once."""
+    import http.client
+    import urllib.parse
+
+    from test_tables_race_crash import Phone  # tests/ is on sys.path
+
+    browser = Phone(live_server.port)
+    token = browser.create_table("rwd", NAMES)
+    csrf = browser.csrf(f"/t/{token}")  # one phone's session, its request sent from 16 places
+    cookie = "; ".join(f"{k}={v}" for k, v in browser.cookies.items())
+    body = urllib.parse.urlencode(dict(rwd_deal(1), write_id="burst-1", csrf_token=csrf)).encode()
+    barrier = threading.Barrier(16)
+    answers: list = [None] * 16
+
+    def phone(i: int) -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", live_server.port, timeout=30,
+                                          source_address=(f"127.0.0.{i + 2}", 0))
+        try:
+            barrier.wait(10)
+            conn.request("POST", f"/t/{token}/deals", body=body,
+                         headers={"Content-Type": "application/x-www-form-urlencoded", "Cookie": cookie})
+            response = conn.getresponse()
+            response.read()
+            answers[i] = (response.status, response.getheader("Location"))
+        finally:
+            conn.close()
+
+    threads = [threading.Thread(target=phone, args=(i,)) for i in range(16)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert set(answers) == {(303, f"/t/{token}#entry-wrap")}, answers
+    _status, _headers, doc = browser.request("GET", f"/t/{token}/export.json")
+    assert len(json.loads(doc)["deals"]) == 1

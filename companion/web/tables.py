@@ -522,6 +522,10 @@ def update(token: str, number: int):
     table = table_or_404(token)
     values = form_values()
     was = request.form.get("was", "")
+    if (wid := write_id()) and store.recorded_outcome(get_db(), token, wid) is not None:
+        # Sent again (its answer was lost), maybe after the deal was undone: as the first time.
+        tell(table, "edited", number)
+        return redirect(table_url(table) + f"#deal-{number}", code=303)
     if not 1 <= number <= len(table.deals):
         return stale(table, gettext("Deal %(number)s no longer exists (it was undone from another phone); "
                                     "nothing was changed. What you typed is in the form below, not saved.",
