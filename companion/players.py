@@ -177,10 +177,12 @@ def record_tables(conn: store.Connection) -> dict[int, str]:
 
 
 def everyone(conn: store.Connection) -> list[Player]:
+    refresh(conn)  # a name seen at a table since is a player
     return [Player(p["id"], p["name"], p["key"], tuple(p["keys"])) for p in rows.all_players(conn)]
 
 
 def get(conn: store.Connection, player_id: int) -> Player | None:
+    refresh(conn)
     found = rows.player(conn, player_id)
     if found is None:
         return None
@@ -190,6 +192,7 @@ def get(conn: store.Connection, player_id: int) -> Player | None:
 
 def player_of_name(conn: store.Connection, name: str) -> Player | None:
     """The player a name at a table is (by its key), or None if the laptop never saw it."""
+    refresh(conn)
     player_id = rows.name_map(conn).get(name_key(name))
     return None if player_id is None else get(conn, player_id)
 
@@ -252,9 +255,10 @@ def _table_seat(conn: store.Connection, token: str, seat: int) -> dict[str, Any]
     return table
 
 
-def keep_apart(conn: store.Connection, token: str, seat: int, raw: str) -> Player:
+def keep_apart(conn: store.Connection, token: str, seat: int, raw: str, was: int | None = None) -> Player:
     """The player in this seat is someone else who shares the name: a new player, called
-    ``raw`` (e.g. "Sam K."), gets the seat; the name stays the first person's elsewhere."""
+    ``raw`` (e.g. "Sam K."), gets the seat; the name stays the first person's elsewhere.
+    ``was``: the player the organiser saw in the seat (refused if it is someone else's by now)."""
     name = clean_name(raw)
     if not name:
         raise Refused([FieldError("name", T("Type a name."))])
@@ -262,6 +266,8 @@ def keep_apart(conn: store.Connection, token: str, seat: int, raw: str) -> Playe
         raise Refused([FieldError("name", T("A name can be at most {n} characters.", n=40))])
     with write(conn):
         table = _table_seat(conn, token, seat)
+        if was is not None and seat_players(conn, table["id"], table["players"])[seat] != was:
+            raise Refused([FieldError("seat", T("That seat is not this player's any more: reload the page."))])
         key = name_key(name)
         owner = rows.name_map(conn).get(key)
         stamp = now()

@@ -231,7 +231,7 @@ def keep_apart(pid: int):
     token = request.form.get("token", "")
     name = request.form.get("name", "")
     try:
-        made = domain.keep_apart(get_db(), token, -1 if seat is None else seat, name)
+        made = domain.keep_apart(get_db(), token, -1 if seat is None else seat, name, was=pid)
     except domain.Refused as exc:
         return refused(player, exc, {"name": name, "apart": f"{token}:{seat}"})
     return redirect(url_for("players.show", pid=made.id))
