@@ -152,3 +152,8 @@ def test_an_across_game_plays_through_the_site(across, csrf_app):
     assert [row["Total: Ann & Cy"] for row in rows] == ["5", "15"]
     log = text_of(get(phone1, f"/t/{token}/log"))
     assert "Last trick" in log and "Bo & Di" in log
+
+    # A correction shows the same form (columns in its context too), filled in from the facts.
+    edit = get(phone2, f"/t/{token}/deals/1/edit")
+    assert 'data-derive="8"' in edit
+    assert re.search(r'name="tricks-3" value="2"\s+checked', edit), "Di's worked-out 2 is shown as entered"
