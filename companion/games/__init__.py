@@ -15,9 +15,9 @@ import sys
 from importlib.metadata import entry_points
 from pathlib import Path
 
-from .base import (CalcResult, Calculator, Choice, DealRecord, DealScore, FieldError, Figure, Game, InvalidDeal,
-                   InvalidOptions, Line, Match, MatchSetup, NextDeal, Option, Outcome,
-                   Progress, Ruling, Stakes, Tally)
+from .base import (CalcResult, Calculator, Choice, Column, DealRecord, DealScore, FactItem, FieldError, Figure,
+                   Game, InvalidDeal, InvalidOptions, Line, Match, MatchSetup, NextDeal, Option, Outcome,
+                   Progress, Ruling, Stakes, Tally, Team, check_columns, read_columns)
 from .text import T, Text
 
 
@@ -91,4 +91,6 @@ _load_entry_points()
 
 __all__ = ["GAMES", "register", "unregister", "TEMPLATE_FOLDERS", "Calculator", "CalcResult", "Game", "MatchSetup", "Match", "Progress", "DealRecord", "DealScore",
            "Line", "NextDeal", "Choice", "Outcome", "Ruling", "Option", "Figure", "FieldError",
-           "InvalidDeal", "InvalidOptions", "Stakes", "Tally", "T", "Text"]
+           "InvalidDeal", "InvalidOptions", "Stakes", "Tally", "T", "Text",
+           # A game's declarations: its teams, its per-player number columns, its facts for reading.
+           "Team", "Column", "FactItem", "read_columns", "check_columns"]
