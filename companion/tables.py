@@ -17,14 +17,13 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass, replace
 from functools import cached_property
 from datetime import datetime, timezone
 from typing import Any, Mapping, Sequence
 
 from .games import GAMES, Game, InvalidDeal, Match, MatchSetup, Progress
+from .lru import BytesLRU
 from .games.base import Choice, FieldError, after_end
 from .games.text import T, Text, Tn, join_sentences
 # Names are cleaned and compared in companion/names.py (pure: the meetup roster and the season's
@@ -106,42 +105,18 @@ class Table:
         return bool(self.deals) and self.game.outcome(self.progress(), True).over
 
 
-class ReplayCache:
+class ReplayCache(BytesLRU):
     """The replayed match per (token, revision, deals), for the most recently used tables.
 
     Every change bumps the revision, so a stored entry can never go stale; it only saves
     replaying the same facts again. ``Progress`` is immutable, so threads may share it.
     Bounded by an estimate of the bytes it holds, not by entries: one 500-deal table weighs
-    as much as hundreds of fresh ones.
+    as much as hundreds of fresh ones (the one byte-bounded LRU, companion.lru, weighing
+    each match with :func:`progress_bytes`).
     """
 
     def __init__(self, max_bytes: int = 64 * 1024 * 1024):
-        self.max_bytes = max_bytes
-        self.bytes = 0
-        self.entries: OrderedDict[tuple, tuple[Progress, int]] = OrderedDict()
-        self.lock = threading.Lock()
-
-    def get(self, key: tuple) -> Progress | None:
-        with self.lock:
-            entry = self.entries.get(key)
-            if entry is None:
-                return None
-            self.entries.move_to_end(key)
-            return entry[0]
-
-    def put(self, key: tuple, progress: Progress) -> None:
-        size = progress_bytes(progress)
-        if size > self.max_bytes:
-            return  # would evict everything else and still not fit
-        with self.lock:
-            old = self.entries.pop(key, None)
-            if old is not None:
-                self.bytes -= old[1]
-            self.entries[key] = (progress, size)
-            self.bytes += size
-            while self.bytes > self.max_bytes:
-                _key, (_progress, dropped) = self.entries.popitem(last=False)
-                self.bytes -= dropped
+        super().__init__(max_bytes, size=progress_bytes)
 
 
 # Measured with a deep sizeof of replayed matches (tests/test_hardening.py checks the estimate
