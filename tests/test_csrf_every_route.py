@@ -56,7 +56,7 @@ def snapshot(db: str) -> dict[str, list[tuple]]:
     conn = sqlite3.connect(db)
     try:
         return {name: conn.execute(f"SELECT * FROM {name} ORDER BY rowid").fetchall()
-                for name in ("tables", "deals", "changes", "nights")}
+                for name in ("tables", "deals", "changes", "nights", "player_changes")}
     finally:
         conn.close()
 
@@ -176,12 +176,42 @@ RECIPES: dict[str, tuple[Recipe, bool]] = {
     "hall.prepare": (lambda w: {"game": GAME, "players": "4", "count": "2", "label": ""}, True),
     "hall.new_night": (lambda w: {}, True),
     "hall.seat_players": (lambda w: {"players": "4", **{f"name-{i}": f"{name}3" for i, name in enumerate(NAMES)}}, True),
+    "players.rename": (lambda w: {"name": "Zed"}, True),
+    "players.merge": (lambda w: {"gone": str(_player_elsewhere(w))}, True),
+    "players.keep_apart": (lambda w: {"token": w.token, "seat": "0", "name": "Ann B."}, True),
 }
+
+
+def _player_id(world: World, name: str) -> int:
+    """The id of the player ``name`` on the laptop's players list (issue 26)."""
+    from companion import players, store
+    conn = store.connect(world.db)
+    try:
+        return players.player_of_name(conn, name).id
+    finally:
+        conn.close()
+
+
+def _player_elsewhere(world: World) -> int:
+    """A player who never shared a table with Ann (a merge of those two is allowed)."""
+    from companion import store, tables
+    conn = store.connect(world.db)
+    try:
+        tables.create(conn, GAME, ["Eve", "Fay", "Gus", "Hal"], {"first_dealer": 0, "deals": 1})
+    finally:
+        conn.close()
+    return _player_id(world, "Eve")
 
 # Routes whose URL needs another table than the world's own.
 URL_PARAMS: dict[str, Callable[[World], dict[str, object]]] = {
     "hall.seat_players": lambda w: {"token": w.prepared_token()},
     "hall.seat": lambda w: {"token": w.prepared_token()},
+    "players.rename": lambda w: {"pid": _player_id(w, "Ann")},
+    "players.merge": lambda w: {"pid": _player_id(w, "Ann")},
+    "players.keep_apart": lambda w: {"pid": _player_id(w, "Ann")},
+    "players.show": lambda w: {"pid": _player_id(w, "Ann")},
+    "players.player_csv": lambda w: {"pid": _player_id(w, "Ann")},
+    "players.player_json": lambda w: {"pid": _player_id(w, "Ann")},
 }
 
 
