@@ -40,19 +40,13 @@ and the serving layer call the domain, or these functions for plain reads.
 
 from __future__ import annotations
 
-from .connection import (BackendError, Connection, ConnectionPool, translate, check_same_file, close_db, connect, get_db,  # noqa: F401
-                         pool, translated, write)
+from .connection import (BackendError, Connection, ConnectionPool, check_same_file, close_db,  # noqa: F401
+                         connect, get_db, pool, translate, translated, write)
 from .errors import (Conflict, DatabaseError, DiskFull, NotFound, NotSaved, Repeated,  # noqa: F401
                      StorageDamaged, StorageError, StorageFull, StorageReplaced, StoreError)
 from .schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION, is_ours, migrate  # noqa: F401
-from . import backup, nights, players, tables  # noqa: F401
-
-try:  # the serving layer's revision questions (companion/store/revisions.py, theirs)
-    from . import revisions  # noqa: F401
-except ModuleNotFoundError as missing:  # not there yet
-    if missing.name != f"{__name__}.revisions":
-        raise
-    revisions = None  # type: ignore[assignment]
+from . import backup, nights, players, revisions, tables  # noqa: F401
+from .revisions import Revisions  # noqa: F401  (the serving layer's revision questions)
 
 
 def init_app(app) -> None:
