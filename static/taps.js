@@ -132,3 +132,94 @@
   document.addEventListener("DOMContentLoaded", function () { showHelpers(document); updateAll(document); });
   document.addEventListener("htmx:after:swap", function () { showHelpers(document); updateAll(document); });
 })();
+
+// Twin Shoot: a bid tapped as the number its two suits add up to (issue 27). The rules record
+// two suits, so a number sets two suits that add up to it (the higher one first, as the bid
+// calculator would show them); the two suit rows stay the form's fields. Which way this phone
+// enters bids (the number or the suits) is shown on the form and remembered on the phone.
+(function () {
+  "use strict";
+  var KEY = "tc:bid-mode";
+
+  function valuesOf(box) {
+    try { return JSON.parse(box.dataset.bidValues); } catch (e) { return null; }
+  }
+  function remembered() { try { return localStorage.getItem(KEY); } catch (e) { return null; } }
+  function remember(mode) { try { localStorage.setItem(KEY, mode); } catch (e) { /* private mode */ } }
+
+  function radios(form, seat, which) {
+    return form.querySelectorAll('input[type=radio][name="bid' + which + "-" + seat + '"]');
+  }
+  function checkedValue(form, seat, which, values) {
+    var found = null;
+    radios(form, seat, which).forEach(function (r) { if (r.checked) found = values[r.value]; });
+    return found === undefined ? null : found;
+  }
+
+  function showSums(form, values) {
+    form.querySelectorAll(".bid-number[data-seat]").forEach(function (row) {
+      var a = checkedValue(form, row.dataset.seat, 1, values), b = checkedValue(form, row.dataset.seat, 2, values);
+      var sum = a === null || b === null ? null : a + b;
+      row.querySelectorAll("button[data-bid]").forEach(function (button) {
+        button.setAttribute("aria-pressed", String(sum !== null && parseInt(button.dataset.bid, 10) === sum));
+      });
+    });
+  }
+
+  function setMode(form, mode) {
+    var box = form.querySelector(".bid-mode");
+    // A refused suit is shown where it was tapped, with its message.
+    if (mode === "number" && form.querySelector(".bid-suits .has-error")) mode = "suits";
+    box.querySelectorAll("button[data-bid-mode]").forEach(function (b) {
+      b.setAttribute("aria-pressed", String(b.dataset.bidMode === mode));
+    });
+    form.querySelectorAll(".bid-number").forEach(function (row) { row.hidden = mode !== "number"; });
+    form.querySelectorAll(".bid-suits").forEach(function (row) { row.hidden = mode === "number"; });
+  }
+
+  function setUp(root) {
+    root.querySelectorAll(".bid-mode[data-bid-values]").forEach(function (box) {
+      var form = box.closest("form");
+      if (!form || form.dataset.bidModeReady) return;
+      form.dataset.bidModeReady = "1";
+      box.hidden = false;
+      setMode(form, remembered() === "number" ? "number" : "suits");
+      showSums(form, valuesOf(box));
+    });
+  }
+
+  document.addEventListener("click", function (event) {
+    var target = event.target.closest && event.target.closest("button[data-bid-mode], .bid-number button[data-bid]");
+    if (!target) return;
+    var form = target.closest("form");
+    var box = form && form.querySelector(".bid-mode");
+    if (!box) return;
+    if (target.dataset.bidMode) {
+      remember(target.dataset.bidMode);
+      setMode(form, target.dataset.bidMode);
+      return;
+    }
+    var values = valuesOf(box);
+    var bySuit = {};
+    Object.keys(values).forEach(function (code) { bySuit[values[code]] = code; });
+    var bid = parseInt(target.dataset.bid, 10);
+    var high = Math.min(bid, 5);
+    var seat = target.closest(".bid-number").dataset.seat;
+    [[1, bySuit[high]], [2, bySuit[bid - high]]].forEach(function (pair) {
+      radios(form, seat, pair[0]).forEach(function (r) {
+        if (r.value === pair[1] && !r.checked) {
+          r.checked = true;
+          r.dispatchEvent(new Event("change", { bubbles: true }));
+        }
+      });
+    });
+    showSums(form, values);
+  });
+  document.addEventListener("change", function (event) {
+    var form = event.target.form;
+    var box = form && form.querySelector(".bid-mode[data-bid-values]");
+    if (box && /^bid[12]-/.test(event.target.name || "")) showSums(form, valuesOf(box));
+  });
+  document.addEventListener("DOMContentLoaded", function () { setUp(document); });
+  document.addEventListener("htmx:after:swap", function () { setUp(document); });
+})();

@@ -1,0 +1,170 @@
+"""Issue 27: every deal form fits a phone, and what a Save did is in view afterwards.
+
+At 390x844 (the phone the issue measured) the deal form, from its first field's top to the
+bottom of Save, is at most one screen for RWD 3-5, Miraiscope, Lucky Cube 3-5 (both ways of
+entering), Pair & Quad 3-4 and Twin Shoot 4, and at most 1.5 screens for the 6-player games
+(Twin Shoot 6, Pair & Quad 5-6). Keys stay at least 32x32 px. The form is measured fresh and
+again once a whole deal is tapped in (the score preview then stands above Save).
+
+After Save the deal's points for every entrant are inside the viewport on the phone that
+saved and on another phone; when the deal ends the match, so are the result and the Rematch /
+Finish actions.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.browser.pages import put, settled
+
+pytestmark = pytest.mark.browser
+
+SCREEN = 844
+NAMES = ["Aiko", "Ben", "Chiyo", "Daisuke", "Emi", "Fumi"]
+
+# (game, players, screens allowed)
+LIMITS = [("rwd", 3, 1), ("rwd", 4, 1), ("rwd", 5, 1), ("miraiscope", 2, 1),
+          ("lucky_cube", 3, 1), ("lucky_cube", 4, 1), ("lucky_cube", 5, 1),
+          ("pair_quad", 3, 1), ("pair_quad", 4, 1), ("pair_quad", 5, 1.5), ("pair_quad", 6, 1.5),
+          ("twin_shoot", 4, 1), ("twin_shoot", 6, 1.5)]
+
+
+def whole_deal(game: str, n: int) -> dict:
+    """A valid deal as the fields a phone taps (worked-out values left on auto)."""
+    if game == "rwd":
+        t = 52 // n
+        chips = [t // n] * (n - 1)
+        tricks = [t // n + (1 if s == 0 else 0) for s in range(n - 1)]
+        return {**{f"chips-{s}": c for s, c in enumerate(chips)},
+                **{f"tricks-{s}": c for s, c in enumerate(tricks)}}
+    if game == "miraiscope":
+        return {"queens-0": 2, "points-0": 11, "last_trick": 0}
+    if game == "lucky_cube":
+        return {"die_holder": 0, "die_number": 6, "last_trick": n - 1}
+    if game == "pair_quad":
+        # Aiko takes every ranked card in the fewest tricks; the last player the other cards.
+        tricks = -(-20 // n)
+        return {**{f"{rank}-0": 4 for rank in "7AKQJ"}, "other-0": tricks * n - 20}
+    if game == "twin_shoot":
+        deal = {}
+        for s in range(n):
+            deal[f"bid1-{s}"], deal[f"bid2-{s}"] = ("C", "D") if s % 2 else ("H", "S")
+        for s, t in enumerate([3, 2, 3] if n == 4 else [2, 2, 1, 2, 2]):
+            deal[f"tricks-{s}"] = t
+        return deal
+    raise AssertionError(game)
+
+
+def open_table(page, live_server, game: str, n: int) -> str:
+    page.goto(live_server(f"/tables/new?game={game}&players={n}"))
+    for seat in range(n):
+        page.locator(f"#f-name-{seat}").fill(NAMES[seat])
+    page.locator("main form button[type=submit]").last.click()
+    page.wait_for_url(re.compile(r"/t/[A-Za-z0-9_-]{16,}$"))
+    settled(page)
+    return page.url
+
+
+def form_height(page) -> float:
+    """First field's top to Save's bottom, in CSS px."""
+    return page.evaluate("""() => {
+        const form = document.querySelector('#entry');
+        const first = form.querySelector('fieldset, details');
+        const save = form.querySelector('button[type=submit]');
+        return save.getBoundingClientRect().bottom - first.getBoundingClientRect().top; }""")
+
+
+def smallest_key(page) -> tuple[float, str]:
+    """The smallest visible key's shorter side, and its text."""
+    return page.evaluate("""() => {
+        let best = [1e9, ''];
+        for (const k of document.querySelectorAll('#entry :is(.tap, .chip, .suit-chip) > span')) {
+            if (!k.offsetParent) continue;
+            const r = k.getBoundingClientRect();
+            const side = Math.min(r.width, r.height);
+            if (side < best[0]) best = [side, k.textContent.trim()];
+        }
+        return best; }""")
+
+
+@pytest.mark.parametrize("game,n,screens", LIMITS, ids=[f"{g}-{n}p" for g, n, _ in LIMITS])
+def test_deal_form_fits_the_phone(phone, live_server, game, n, screens):
+    open_table(phone, live_server, game, n)
+    limit = screens * SCREEN
+    fresh = form_height(phone)
+    assert fresh <= limit, f"{game} {n}p: the fresh form is {fresh:.0f} px ({fresh / SCREEN:.2f} screens), over {limit:.0f}"
+    side, text = smallest_key(phone)
+    assert side >= 32, f"{game} {n}p: key '{text}' is {side:.0f} px, under 32"
+    for name, value in whole_deal(game, n).items():
+        put(phone, name, value)
+    phone.locator("#entry .score-preview").wait_for()
+    filled = form_height(phone)
+    assert filled <= limit, f"{game} {n}p: with a deal tapped in (preview shown) the form is {filled:.0f} px, over {limit:.0f}"
+    assert phone.errors == []
+
+
+def test_lucky_cube_trick_by_trick_fits(phone, live_server):
+    """The other way to enter Lucky Cube: every trick's winner, tapped as it is played."""
+    open_table(phone, live_server, "lucky_cube", 5)
+    for trick, seat in enumerate([1, 2, 2, 0, 3, 4], start=1):
+        put(phone, f"trick-{trick}", seat)
+    phone.locator("#entry .score-preview").wait_for()
+    assert form_height(phone) <= SCREEN
+
+
+def in_view(page, selector: str) -> bool:
+    return page.locator(selector).first.evaluate(
+        "e => { const r = e.getBoundingClientRect(); return r.height > 0 && r.top >= 0 && r.bottom <= innerHeight; }")
+
+
+def save(page) -> None:
+    with page.expect_response(lambda r: r.url.endswith("/deals") and r.request.method == "POST") as info:
+        page.locator("#entry button[type=submit]").tap()
+    assert info.value.status == 200
+
+
+@pytest.mark.parametrize("game,n", [("rwd", 4), ("twin_shoot", 6), ("pair_quad", 6)])
+def test_after_save_the_points_are_in_view(phone, phone2, live_server, game, n):
+    url = open_table(phone, live_server, game, n)
+    phone2.goto(url)
+    settled(phone2)
+    for name, value in whole_deal(game, n).items():
+        put(phone, name, value)
+    phone.locator("#entry .score-preview").wait_for()
+    save(phone)
+    phone.locator(".saved-banner[data-saved='1']").wait_for()
+    phone.wait_for_function("() => { const r = document.querySelector('.saved-banner').getBoundingClientRect();"
+                            " return r.top >= 0 && r.bottom <= innerHeight; }")
+    assert in_view(phone, ".saved-banner .preview-points")
+    assert phone.locator(".saved-banner .preview-points li").count() == (n // 2 if game == "twin_shoot" else n)
+    # The other phone: told of the deal, with its points, in view.
+    phone2.locator(".flash[data-saved='1'], .saved-banner[data-saved='1']").wait_for()
+    phone2.wait_for_function("() => { const e = document.querySelector('[data-saved=\"1\"] .preview-points');"
+                             " if (!e) return false; const r = e.getBoundingClientRect();"
+                             " return r.top >= 0 && r.bottom <= innerHeight; }")
+
+
+def test_match_end_result_and_actions_in_view(phone, phone2, live_server):
+    """RWD ends at 3 deal wins: the third deal Aiko wins shows the winner and the actions."""
+    url = open_table(phone, live_server, "rwd", 3)
+    phone2.goto(url)
+    settled(phone2)
+    deal = {"chips-0": 2, "chips-1": 7, "tricks-0": 5, "tricks-1": 6}  # Aiko wins each deal
+    for number in (1, 2, 3):
+        phone.locator(f"#entry input[name=number][value='{number}']").wait_for(state="attached")
+        for name, value in deal.items():
+            put(phone, name, value)
+        phone.locator("#entry .score-preview").wait_for()
+        save(phone)
+    for page in (phone, phone2):
+        result = page.locator("[data-saved='3'] .saved-result")
+        result.wait_for()
+        assert "Aiko wins the match!" in result.inner_text()
+        page.wait_for_function("() => { const e = document.querySelector('[data-saved=\"3\"]');"
+                               " if (!e) return false; const r = e.getBoundingClientRect();"
+                               " return r.top >= 0 && r.bottom <= innerHeight; }")
+        for selector in ("[data-saved='3'] .preview-points", "[data-saved='3'] .saved-result",
+                         "[data-saved='3'] .rematch-action", "[data-saved='3'] .finish-action"):
+            assert in_view(page, selector), selector
