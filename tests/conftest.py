@@ -1,10 +1,15 @@
 """Shared fixtures: the app with a throw-away database, test clients, a real
-waitress server on loopback, and a QR decoder."""
+waitress server on loopback, and a QR decoder; the test tiers (markers ``slow`` and
+``browser``, README "Development") and the hypothesis profiles ("dev", "ci").
+
+Helpers shared by test files (``text_of``, ``csrf_of``) live in tests/helpers.py.
+"""
 
 from __future__ import annotations
 
 import io
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -17,16 +22,162 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
+import jinja2
 import pytest
 from flask import Flask
+from hypothesis import settings
 
 from companion import create_app
+from helpers import csrf_of, text_of  # noqa: F401  (shared helpers: tests import them from helpers)
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 # No test touches the real user's data folder (scores, secret key): platformdirs, in this
 # process and in every server it starts, is given a throw-away one (Linux: XDG_DATA_HOME).
 os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="companion-test-data-")
+
+
+# --- hypothesis: example counts come from the profile, not from the tests ------------------------
+#
+# "dev" (the default) keeps everyday runs quick; "ci" (selected when CI=true, as .ci/run sets)
+# runs 200 examples per property, what every property test fixed for itself before the profiles.
+# Tests that want more or fewer than others scale the profile's count (tests/test_fuzz.py) rather
+# than fix one. Choose one by hand with HYPOTHESIS_PROFILE=ci or pytest --hypothesis-profile=ci.
+CI_EXAMPLES = 200
+settings.register_profile("ci", max_examples=CI_EXAMPLES, deadline=None, print_blob=True)
+settings.register_profile("dev", max_examples=20, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE")
+                      or ("ci" if os.environ.get("CI") == "true" else "dev"))
+
+
+# --- tiers -------------------------------------------------------------------------------------
+#
+#   python -m pytest -m "not slow and not browser"   the fast tier: rules, store and web (in-process)
+#   python -m pytest                                 everything (python3 run.py test, CI)
+#
+# ``slow``: starts a server or another Python process, builds a wheel or a virtualenv, waits on
+# real time, or fuzzes at length. A test using a fixture in SLOW_FIXTURES is marked slow here;
+# the others carry @pytest.mark.slow. ``browser``: everything under tests/browser/ (its conftest).
+
+SLOW_FIXTURES = {"server_process", "served"}  # served: tests/test_serve.py's `companion serve` process
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects anything
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+
+
+_SLOW_PROGRAMS = ("python", "pip", "bash", "sh", "companion")
+
+
+@pytest.fixture(autouse=True)
+def _fast_tier_starts_no_process(request, monkeypatch):
+    """When the fast tier is asked for (-m "not slow ..."), a test not marked slow that starts a
+    Python process (a server, pip, a build, a shell running one) fails and says so, so the tier
+    stays fast as tests are added. Plain runs (python3 run.py test, CI) are not affected."""
+    if "not slow" not in (request.config.getoption("markexpr") or "") or request.node.get_closest_marker("slow"):
+        return
+    original = subprocess.Popen.__init__
+
+    def guarded(self, args, *rest, **kwargs):
+        argv = [args] if isinstance(args, (str, bytes, os.PathLike)) else list(args)
+        program = os.path.basename(os.fsdecode(argv[0]).split()[0]) if argv else ""
+        if os.fsdecode(argv[0]) == sys.executable or program.startswith(_SLOW_PROGRAMS):
+            pytest.fail(f"{request.node.nodeid} starts {program!r}: mark it @pytest.mark.slow "
+                        "(the fast tier runs no other Python process; README, Development)", pytrace=False)
+        original(self, args, *rest, **kwargs)
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", guarded)
+
+
+# --- the app ------------------------------------------------------------------------------------
+
+class _SharedTemplateCode(jinja2.BytecodeCache):
+    """Compiled templates shared by every app the tests create in this process: each test's app
+    has its own Jinja environment, which would otherwise compile every template it renders
+    again (most of a page test's time). Keyed by the template's source checksum and the
+    environment's compile-time settings, so an edited template or another setup compiles anew."""
+
+    def __init__(self) -> None:
+        self.code: dict[tuple, Any] = {}
+
+    @staticmethod
+    def _key(bucket: jinja2.bccache.Bucket) -> tuple:
+        env = bucket.environment
+        # Flask's autoescape is a method of its app: the same function for every app.
+        autoescape = getattr(env.autoescape, "__func__", env.autoescape)
+        return (bucket.key, bucket.checksum, autoescape, tuple(sorted(env.extensions)),
+                env.block_start_string, env.variable_start_string, env.comment_start_string,
+                env.line_statement_prefix, env.trim_blocks, env.lstrip_blocks, env.newline_sequence,
+                env.keep_trailing_newline, env.optimized, env.is_async)
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        bucket.code = self.code.get(self._key(bucket))
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        self.code[self._key(bucket)] = bucket.code
+
+
+_TEMPLATE_CODE = _SharedTemplateCode()
+
+
+def _share_url_builders() -> None:
+    """Every app the tests create registers the same ~60 URL rules, and werkzeug generates and
+    compiles two URL-building functions per rule (about half of create_app's time). The
+    function depends only on the rule's text, parsed parts and defaults and takes the rule as
+    its first argument, so one compiled for an equal rule serves every app in this process.
+    (Tests only: the app itself builds its rules once. Left alone if werkzeug changes.)"""
+    from werkzeug.routing.rules import Rule
+
+    original = getattr(Rule, "_compile_builder", None)
+    if original is None or getattr(original, "shared_by_tests", False):
+        return
+    built: dict[tuple, Any] = {}
+
+    def shared(self, append_unknown: bool = True):
+        defaults = self.defaults or {}
+        try:
+            key = (append_unknown, self.rule, tuple(self._trace),
+                   tuple(sorted((str(k), repr(v), type(self._converters.get(k))) for k, v in defaults.items())))
+            hash(key)
+        except (AttributeError, TypeError):
+            return original(self, append_unknown)
+        if key not in built:
+            built[key] = original(self, append_unknown)
+        return built[key]
+
+    shared.shared_by_tests = True
+    Rule._compile_builder = shared
+
+
+_share_url_builders()
+
+
+@pytest.fixture(scope="session")
+def _migrated_database(tmp_path_factory) -> Path:
+    """An empty database as create_app leaves it (migrated, stamped), made once per session;
+    each test's app starts from a copy, which is what a migration would have made anyway."""
+    path = tmp_path_factory.mktemp("template-db") / "template.sqlite"
+    create_app({"TESTING": True, "DATABASE": str(path), "SECRET_KEY": "test"})
+    import sqlite3  # tests may use SQLite directly; companion/ keeps it inside its store
+
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # everything in the main file: copy that alone
+    conn.close()
+    return path
+
+
+def make_app(config: Mapping[str, Any], template: Path | None = None) -> Flask:
+    """create_app(config), starting from a copy of ``template`` (a migrated empty database) when
+    config's DATABASE does not exist yet, and sharing compiled templates with the other apps."""
+    database = Path(config["DATABASE"]) if config.get("DATABASE") else None
+    if template is not None and database is not None and database.parent.is_dir() and not database.exists():
+        shutil.copyfile(template, database)
+    flask_app = create_app(dict(config))
+    flask_app.jinja_env.bytecode_cache = _TEMPLATE_CODE
+    return flask_app
 
 
 def _config(tmp_path: Path, **extra: Any) -> dict[str, Any]:
@@ -37,9 +188,9 @@ def _config(tmp_path: Path, **extra: Any) -> dict[str, Any]:
 
 
 @pytest.fixture
-def app(tmp_path: Path) -> Flask:
+def app(tmp_path: Path, _migrated_database: Path) -> Flask:
     """The app with its own empty database and CSRF checks off (for plain form tests)."""
-    return create_app(_config(tmp_path))
+    return make_app(_config(tmp_path), _migrated_database)
 
 
 @pytest.fixture
@@ -48,9 +199,9 @@ def client(app: Flask):
 
 
 @pytest.fixture
-def csrf_app(tmp_path: Path) -> Flask:
+def csrf_app(tmp_path: Path, _migrated_database: Path) -> Flask:
     """Same as ``app`` but with CSRF protection on, as in production."""
-    return create_app(_config(tmp_path, WTF_CSRF_ENABLED=True))
+    return make_app(_config(tmp_path, WTF_CSRF_ENABLED=True), _migrated_database)
 
 
 @pytest.fixture
@@ -123,7 +274,7 @@ def _wait_until_up(url: str, timeout: float = 10.0) -> None:
 
 
 @pytest.fixture
-def live_server_factory(tmp_path: Path) -> Iterator[Callable[..., LiveServer]]:
+def live_server_factory(tmp_path: Path, _migrated_database: Path) -> Iterator[Callable[..., LiveServer]]:
     """Start a real server running ``create_app(config)``; call with extra config.
 
     The database is per test (under ``tmp_path``). CSRF is on and TESTING off, as in
@@ -136,7 +287,7 @@ def live_server_factory(tmp_path: Path) -> Iterator[Callable[..., LiveServer]]:
     def start(config: Mapping[str, Any] | None = None, *, threads: int = 32) -> LiveServer:
         settings = {"DATABASE": str(tmp_path / f"live{len(started)}.sqlite"), "SECRET_KEY": "test"}
         settings.update(config or {})
-        flask_app = create_app(settings)
+        flask_app = make_app(settings, _migrated_database)
         runner = _ServerThread(flask_app, threads=threads)
         runner.start()
         started.append(runner)

@@ -5,12 +5,12 @@ bid, RWD's chosen start player, Pair & Quad's chosen dealer. Store level, then t
 from __future__ import annotations
 
 import re
-from html import unescape
 
 import pytest
 
 from companion import db, tables as store
 from companion.games import GAMES, MatchSetup
+from helpers import text_of
 
 TWIN = ("Ann", "Bob", "Cy", "Dee")  # teams Ann & Bob (0), Cy & Dee (1)
 BID = {0: ["D", "D"], 2: ["H", "D"], 3: ["C", "D"]}
@@ -152,10 +152,6 @@ def create(client, game, names, **options):
 
 def form_of(facts):
     return GAMES["twin_shoot"].form_values(facts)
-
-
-def text_of(html):
-    return " ".join(unescape(re.sub(r"<[^>]+>", " ", html)).split())
 
 
 def test_the_correction_page_asks_the_open_bid_again_with_team_names_and_its_ruling(client):

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from html import unescape
 from typing import Callable
 
 from flask import Flask, request_started
 from itsdangerous import URLSafeTimedSerializer
+from helpers import text_of
 
 UNSAFE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
 # Every state-changing endpoint this test knows; the URL map must hold at least these.
@@ -29,10 +29,6 @@ GAME = "pair_quad"
 
 
 # --- helpers -----------------------------------------------------------------------------------
-
-def text_of(html: str) -> str:
-    return unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)))
-
 
 def csrf_of(html: str) -> str:
     found = re.search(r'name="csrf_token" value="([^"]+)"', html)

@@ -26,10 +26,13 @@ a human message (an element with role="alert" that has text, or the error page's
 message); no input is echoed unescaped; a refused deal (422/409) keeps what was
 typed in the re-rendered form.
 
-The example counts (the ``*_EXAMPLES`` constants times each test's parametrisations,
-listed in ``BUDGET``) add up to at least 10,000 generated inputs per run of this file
-(10,090 as set); ``test_example_budget`` asserts that sum, and each fuzz test counts
-the inputs it really ran and asserts it reached its budget, so the claim cannot rot.
+The example counts are shares of the hypothesis profile's ``max_examples``
+(tests/conftest.py: "dev", the everyday default, 20; "ci", under CI=true, 200): each
+``*_EXAMPLES`` constant is its test's share, times each test's parametrisations in
+``budget()``. Under the "ci" profile they add up to at least 10,000 generated inputs per run
+of this file (10,090 as set); ``test_example_budget`` asserts that sum whichever profile
+runs, and each fuzz test counts the inputs it really ran and asserts it reached its budget
+under the profile running, so the claim cannot rot.
 
 Found by this fuzzing: a 5000-digit Lucky Cube trick winner crashed /preview (fixed in
 companion/games/lucky_cube.py, regression tests below); a CR/LF in the language
@@ -53,41 +56,74 @@ from companion import tables as store
 from companion.db import get_db
 from companion.games import GAMES, MatchSetup
 from companion.web.games import CALCULATORS
+from helpers import text_of
 
 HX = {"HX-Request": "true"}
 MARK = "<x-fuzz>"  # markup in inputs: must never come back unescaped
 SUPPRESS = [HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large,
             HealthCheck.filter_too_much]
 
-# Generated inputs per run of each test function (per parametrisation), and how many
-# parametrisations each has. The file's total must stay >= 10,000.
-CREATE_EXAMPLES = 200        # x 5 games
-NEW_FORM_EXAMPLES = 1400
-DEAL_EXAMPLES = 90           # x 5 games x 3 table states (fresh, played, over)
-PREVIEW_EXAMPLES = 200       # x 5 games
-EDIT_EXAMPLES = 50           # x 5 games x 2 table states (played, over)
-ACTION_EXAMPLES = 30         # x 5 games
-KEEP_TYPED_EXAMPLES = 50     # x 5 games
-QUERY_EXAMPLES = 600
-TOKEN_EXAMPLES = 3200
-GAME_PAGE_EXAMPLES = 600
-OVERSIZE_EXAMPLES = 40
+# Each test's share of the profile's max_examples, per run of the test function (per
+# parametrisation). Under the "ci" profile (200) these are the counts the file always ran:
+# 200, 1400, 90, 200, 50, 30, 50, 600, 3200, 600, 40 (total with parametrisations >= 10,000).
+SHARES = {
+    "CREATE": 1,         # x 5 games
+    "NEW_FORM": 7,
+    "DEAL": 0.45,        # x 5 games x 3 table states (fresh, played, over)
+    "PREVIEW": 1,        # x 5 games
+    "EDIT": 0.25,        # x 5 games x 2 table states (played, over)
+    "ACTION": 0.15,      # x 5 games
+    "KEEP_TYPED": 0.25,  # x 5 games
+    "QUERY": 3,
+    "TOKEN": 16,
+    "GAME_PAGE": 3,
+    "OVERSIZE": 0.2,
+}
+
+
+def examples(share: float, profile: str | None = None) -> int:
+    """``share`` of a hypothesis profile's max_examples (the running one by default), at least 1."""
+    base = settings.get_profile(profile) if profile else settings.default
+    return max(1, round(base.max_examples * share))
+
+
+CREATE_EXAMPLES = examples(SHARES["CREATE"])
+NEW_FORM_EXAMPLES = examples(SHARES["NEW_FORM"])
+DEAL_EXAMPLES = examples(SHARES["DEAL"])
+PREVIEW_EXAMPLES = examples(SHARES["PREVIEW"])
+EDIT_EXAMPLES = examples(SHARES["EDIT"])
+ACTION_EXAMPLES = examples(SHARES["ACTION"])
+KEEP_TYPED_EXAMPLES = examples(SHARES["KEEP_TYPED"])
+QUERY_EXAMPLES = examples(SHARES["QUERY"])
+TOKEN_EXAMPLES = examples(SHARES["TOKEN"])
+GAME_PAGE_EXAMPLES = examples(SHARES["GAME_PAGE"])
+OVERSIZE_EXAMPLES = examples(SHARES["OVERSIZE"])
 
 GAME_IDS = list(GAMES)
 STATES = ("fresh", "played", "over")
-BUDGET = {
-    "test_create_table": CREATE_EXAMPLES * len(GAME_IDS),
-    "test_new_table_form": NEW_FORM_EXAMPLES,
-    "test_deal_entry_and_preview": DEAL_EXAMPLES * len(GAME_IDS) * len(STATES),
-    "test_preview_as_you_type": PREVIEW_EXAMPLES * len(GAME_IDS),
-    "test_edit_deal": EDIT_EXAMPLES * len(GAME_IDS) * 2,
-    "test_undo_finish_rematch": ACTION_EXAMPLES * len(GAME_IDS),
-    "test_refused_deal_keeps_what_was_typed": KEEP_TYPED_EXAMPLES * len(GAME_IDS),
-    "test_table_query_strings": QUERY_EXAMPLES,
-    "test_unknown_and_malformed_tokens": TOKEN_EXAMPLES,
-    "test_game_pages_language_and_calculators": GAME_PAGE_EXAMPLES,
-    "test_oversized_bodies_refused_early": OVERSIZE_EXAMPLES,
-}
+
+
+def budget(profile: str | None = None) -> dict[str, int]:
+    """Generated inputs per test function over all its parametrisations, under ``profile``."""
+    def n(key: str) -> int:
+        return examples(SHARES[key], profile)
+
+    return {
+        "test_create_table": n("CREATE") * len(GAME_IDS),
+        "test_new_table_form": n("NEW_FORM"),
+        "test_deal_entry_and_preview": n("DEAL") * len(GAME_IDS) * len(STATES),
+        "test_preview_as_you_type": n("PREVIEW") * len(GAME_IDS),
+        "test_edit_deal": n("EDIT") * len(GAME_IDS) * 2,
+        "test_undo_finish_rematch": n("ACTION") * len(GAME_IDS),
+        "test_refused_deal_keeps_what_was_typed": n("KEEP_TYPED") * len(GAME_IDS),
+        "test_table_query_strings": n("QUERY"),
+        "test_unknown_and_malformed_tokens": n("TOKEN"),
+        "test_game_pages_language_and_calculators": n("GAME_PAGE"),
+        "test_oversized_bodies_refused_early": n("OVERSIZE"),
+    }
+
+
+BUDGET = budget()
 
 
 def fuzz_settings(max_examples: int):
@@ -108,7 +144,8 @@ def run(check, expected: int, counter: list[int]) -> None:
 
 def test_example_budget():
     assert len(GAME_IDS) == 5
-    assert sum(BUDGET.values()) >= 10_000, BUDGET
+    ci = budget("ci")
+    assert sum(ci.values()) >= 10_000, ci  # what CI runs, whichever profile runs now
     assert set(BUDGET) <= {name for name in globals() if name.startswith("test_")}
 
 
@@ -118,10 +155,6 @@ def test_example_budget():
 
 ALERT = re.compile(r'<(\w+)\b[^>]*\brole="alert"[^>]*>(.*?)</\1>', re.S)
 ERROR_PAGE = re.compile(r'class="card error-page"[^>]*>\s*<h1>.*?</h1>\s*<p>(.*?)</p>', re.S)
-
-
-def text_of(fragment: str) -> str:
-    return " ".join(unescape(re.sub(r"<[^>]+>", " ", fragment)).split())
 
 
 def refusal_message(html: str) -> str:

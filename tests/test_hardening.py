@@ -268,6 +268,7 @@ def test_an_earlier_versions_database_is_recognised_stamped_and_kept(tmp_path):
     assert conn.execute("SELECT token FROM tables").fetchall() == [("tok_tok_tok_tok_tok",)]
 
 
+@pytest.mark.slow
 def test_serve_refuses_another_programs_database(tmp_path):
     import subprocess
     path = tmp_path / "other.sqlite"
@@ -381,6 +382,7 @@ def test_a_phone_polling_its_removed_table_is_never_locked_out(app, client):
 
 # --- 4. one heavy table can't starve the others ----------------------------------------------
 
+@pytest.mark.slow
 def test_table_slots_bound_each_table_alone():
     from companion.web.load import TableSlots
     slots = TableSlots(per_table=2, max_waiting=1, wait=0.2)
@@ -465,6 +467,7 @@ print(order)
 """
 
 
+@pytest.mark.slow
 def test_table_turns_work_under_gevent():
     """push may serve with gevent: a waiting greenlet must yield, not block the hub."""
     import subprocess

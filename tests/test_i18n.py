@@ -123,6 +123,7 @@ def test_committed_mo_matches_the_po(po):
                        "`python -m companion.catalog update`:\n" + _show(k[0] for k in sorted(stale, key=str)))
 
 
+@pytest.mark.slow
 def test_catalog_check_command_passes():
     result = subprocess.run([sys.executable, "-m", "companion.catalog", "check"], cwd=REPO_ROOT,
                             capture_output=True, text=True, timeout=120)
@@ -144,6 +145,7 @@ def test_the_mo_ships_inside_the_package():
         assert ignored.returncode == 1, "messages.mo is git-ignored, so hatchling would leave it out"
 
 
+@pytest.mark.slow
 def test_a_built_wheel_contains_the_catalog(tmp_path):
     """Build the wheel for real when the build backend is available offline (tests use loopback
     only, so an isolated build that downloads hatchling is not possible)."""

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # builds and installs the wheel, then serves from it
+
 REPO = Path(__file__).resolve().parent.parent
 
 

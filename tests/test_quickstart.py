@@ -94,6 +94,7 @@ def fresh_machine_env(home: Path) -> dict[str, str]:
 
 # --- the README's Quick start on a fresh machine -------------------------------------------------
 
+@pytest.mark.slow
 @posix_only
 def test_readme_serve_command_on_a_pep668_python_in_a_fresh_clone_and_home(tmp_path):
     """The first Quick start command, exactly as the README writes it, run by bash with
@@ -366,6 +367,7 @@ def serve_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     return env
 
 
+@pytest.mark.slow
 @posix_only
 @pytest.mark.parametrize("page, path", [("", ""), ("hall", "hall")])
 def test_open_shows_the_page_in_the_laptops_browser(tmp_path, page, path):

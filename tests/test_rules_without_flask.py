@@ -15,6 +15,10 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # runs the rules and their tests in another Python process
+
 ROOT = Path(__file__).resolve().parent.parent
 
 WITHOUT_WEB = textwrap.dedent('''

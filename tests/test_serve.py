@@ -185,6 +185,7 @@ def test_start_message_draws_a_scannable_qr_of_the_join_address(qr_decode):
     assert qr_decode(terminal_qr_image(out)) == [url]
 
 
+@pytest.mark.slow
 def test_port_in_use_is_a_clear_error(tmp_path):
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as blocker:
         blocker.bind(("127.0.0.1", 0))
@@ -200,6 +201,7 @@ def test_port_in_use_is_a_clear_error(tmp_path):
     assert "Traceback" not in output
 
 
+@pytest.mark.slow
 def test_unusable_database_is_a_clear_error(tmp_path):
     bad = tmp_path / "bad.sqlite"
     garbage = b"definitely not sqlite " * 400
@@ -226,6 +228,7 @@ def test_no_command_prints_help(capsys):
     assert "serve" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_console_script_is_installed():
     script = shutil.which("companion", path=str(Path(sys.executable).parent))
     if script is None:
@@ -541,6 +544,7 @@ def test_a_300_mb_post_is_refused_from_its_headers(server_process):
     print(f"300 MB POST refused after {refused_after * 1000:.1f} ms; {sent[0] >> 20} MB sent before the close")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not socket.has_ipv6, reason="no IPv6 on this machine")
 def test_host_double_colon_serves_ipv4_and_ipv6(tmp_path):
     """`--host ::` listens on both, so the IPv4 address printed and drawn as the QR code works."""

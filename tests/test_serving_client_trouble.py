@@ -90,6 +90,7 @@ def test_odd_header_values_are_treated_as_absent(server_process):
     assert len(lines) <= 8, lines
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not socket.has_ipv6, reason="no IPv6")
 def test_with_host_dual_stack_the_laptop_is_still_the_laptop(tmp_path):
     from conftest import ServerProcess

@@ -8,7 +8,6 @@ two phones, with nothing in companion/, templates/ or static/ written for it.
 from __future__ import annotations
 
 import csv
-import html
 import io
 import json
 import re
@@ -20,6 +19,7 @@ import pytest
 
 from companion.games import GAMES, TEMPLATE_FOLDERS, register, unregister
 from tests import toy_game
+from helpers import text_of
 
 HX = {"HX-Request": "true"}
 
@@ -30,10 +30,6 @@ def toy():
     yield toy_game.GAME
     unregister(toy_game.GAME.id)
     assert toy_game.GAME.id not in GAMES and toy_game.GAME.id not in TEMPLATE_FOLDERS
-
-
-def text_of(body: str) -> str:
-    return html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", body)))
 
 
 def csrf_of(body: str) -> str:
@@ -145,6 +141,7 @@ def test_games_name_their_own_facts_in_log_and_export(client):
     assert "ラストトリック" in get(client, f"/t/{token}/log")  # the game's label, translated
 
 
+@pytest.mark.slow
 def test_an_installed_game_is_found_by_its_entry_point(tmp_path):
     """A package that declares an entry point in the group "companion.games" is registered
     when companion.games is imported, its templates folder with it (a fake installed

@@ -11,6 +11,7 @@ import re
 from html import unescape
 
 import pytest
+from helpers import text_of
 
 XSS = "<img src=x onerror=alert(1)>"
 XSS_ESCAPED = "&lt;img src=x onerror=alert(1)&gt;"
@@ -107,11 +108,6 @@ def page(client, token: str) -> str:
     response = client.get(f"/t/{token}")
     assert response.status_code == 200
     return response.get_data(as_text=True)
-
-
-def text_of(html: str) -> str:
-    html = re.sub(r"</?bdi>", "", html)  # names are isolated inline: no word break there
-    return unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)))
 
 
 def csrf_of(html: str) -> str:

@@ -69,6 +69,7 @@ def rwd_form(csrf: str, number: int, chips, tricks) -> dict:
 
 # --- the race ------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_two_phones_enter_the_same_deal_at_once(live_server):
     rounds = 20
     for round_ in range(rounds):

@@ -250,7 +250,7 @@ junk = st.one_of(st.none(), st.text(max_size=12), st.integers(-10**9, 10**9).map
                  st.sampled_from(["none", "NONE", "0", "5", "６", "1e3", "-0", " 2 "]))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(st.dictionaries(st.sampled_from(["die_holder", "die_number", "last_trick", "trick-1",
                                         "trick-3", "trick-6", "trick-7"]), junk),
        st.integers(3, 5))
@@ -261,7 +261,7 @@ def test_parse_garbage_never_raises(form, n):
         GAME.check_deal(progress, facts)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(st.one_of(st.none(), st.integers(), st.text(max_size=5), st.lists(st.integers(-2, 6)),
                  st.dictionaries(st.text(max_size=12), st.one_of(st.none(), st.integers(-3, 9),
                                                                   st.text(max_size=3)))))
@@ -277,7 +277,7 @@ def test_check_copes_with_wrong_shapes(facts):
 deal_tricks = st.lists(st.integers(0, 4), min_size=6, max_size=6)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(st.integers(3, 5), st.integers(0, 4), deal_tricks)
 def test_one_deal_invariants(n, leader, raw):
     leader %= n
@@ -293,7 +293,7 @@ def test_one_deal_invariants(n, leader, raw):
         assert track(winners[:k], leader, n).steps == t.steps[:k]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(st.integers(3, 5), st.integers(0, 4), deal_tricks)
 def test_summary_from_tracker_passes_and_scores_the_same(n, first_dealer, raw):
     progress = GAME.start(setup(n, first_dealer % n))
@@ -306,7 +306,7 @@ def test_summary_from_tracker_passes_and_scores_the_same(n, first_dealer, raw):
                                                                  {"trick_winners": winners})
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(st.integers(3, 5), st.lists(deal_tricks, max_size=15))
 def test_chips_conserved_and_never_negative(n, deals):
     progress = GAME.start(setup(n))

@@ -146,7 +146,7 @@ def test_parse_says_when_nothing_can_be_worked_out():
     assert [e.field for e in errors] == ["points-0"]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(st.integers(0, 4), st.integers(0, 20), st.integers(0, 1))
 def test_derived_seat_one_is_always_valid_and_totals_35(q0, p0, last):
     p = progress()
@@ -164,7 +164,7 @@ def any_deal(draw):
             "last_trick": draw(st.integers(0, 1))}
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(any_deal())
 def test_every_valid_deal_distributes_35(facts):
     p = progress()
@@ -174,7 +174,7 @@ def test_every_valid_deal_distributes_35(facts):
         assert sum(GAME.score_deal(p, facts).points) == 35
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(st.dictionaries(st.sampled_from(["queens-0", "queens-1", "points-0", "points-1",
                                         "last_trick", "other"]),
                        st.one_of(st.text(max_size=10), st.integers(), st.none(),
@@ -226,7 +226,7 @@ def test_impossible_tricks_are_refused(trick):
 miraiscope_cards = st.builds(Card, st.integers(5, 14), st.sampled_from("SHDC"))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(st.lists(miraiscope_cards, min_size=4, max_size=4, unique=True))
 def test_winner_is_the_highest_of_the_led_suit(trick):
     result = resolve_trick(trick)

@@ -140,7 +140,7 @@ def by_the_table(counts: dict) -> int:
     return total
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(st.fixed_dictionaries({**{r: st.integers(0, 4) for r in KEYS[:5]},
                               "other": st.integers(0, 32)}))
 def test_scoring_matches_the_table(counts):
@@ -164,7 +164,7 @@ def random_deal(n: int, seed: int) -> dict:
     return {"captured": captured}
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(st.integers(3, 6), st.integers(0, 10**9))
 def test_real_deals_pass_the_checks(n, seed):
     progress = GAME.start(setup(n))
@@ -261,7 +261,7 @@ junk = st.one_of(st.none(), st.text(max_size=10), st.integers(-10**12, 10**12).m
                  st.sampled_from(["", "4", "none", "٣", "0x4", "1.5", "  3 "]))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(st.dictionaries(st.sampled_from([f"{k}-{s}" for k in KEYS for s in range(7)]
                                        + ["dealer"]), junk), st.integers(3, 6))
 def test_parse_garbage_never_raises(form, n):

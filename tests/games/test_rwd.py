@@ -160,7 +160,7 @@ def test_parse_deal_refuses_a_last_player_that_cannot_be_worked_out():
     assert "15 of 13" in errors[0].message.render()
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(st.dictionaries(st.sampled_from(["chips-0", "chips-1", "chips-2", "tricks-0",
                                         "tricks-1", "tricks-2", "start_player", "junk"]),
                        st.one_of(st.text(max_size=12), st.integers(), st.none(), st.booleans())),
@@ -187,7 +187,7 @@ def valid_deals(draw):
                "tricks": [trick_takers.count(s) for s in range(n)]}
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(valid_deals())
 def test_deal_scores_sum_to_zero(case):
     n, facts = case
@@ -198,7 +198,7 @@ def test_deal_scores_sum_to_zero(case):
     assert score.points == tuple(t - c for t, c in zip(facts["tricks"], facts["chips"]))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(valid_deals())
 def test_deal_winner_tie_break(case):
     n, facts = case
@@ -228,7 +228,7 @@ def naive_winner(cards: list[Card], taken_last: int) -> int:
     return winner
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(st.lists(all_cards, min_size=3, max_size=5, unique=True), st.data())
 def test_first_half_winner_matches_naive(cards, data):
     taken_last = data.draw(st.integers(0, len(cards) - 1))

@@ -206,7 +206,7 @@ def test_parse_deal_reads_a_form():
     assert "“Q” is not a suit" in messages(errors)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(st.dictionaries(st.sampled_from(["bid1-0", "bid2-1", "tricks-0", "tricks-5", "open_bid", "x"]),
                        st.one_of(st.text(max_size=30), st.integers(), st.none(), st.booleans())))
 def test_parse_deal_never_raises(form):
@@ -251,7 +251,7 @@ def test_first_team_option_and_open_bid_line():
         GAME.start(MatchSetup("twin_shoot", FOUR.players, {"first_team": 2}))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(st.sampled_from([2, 3]), st.integers(0, 2), st.integers(1, 12))
 def test_opening_leader_schedule(teams, first, cycles):
     first %= teams
@@ -396,7 +396,7 @@ def legal_choices(lead, mode, hand):
     return sorted(match or hand)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(st.sampled_from([4, 6]), st.integers(0, 5), st.randoms(use_true_random=False), st.booleans())
 def test_resolver_matches_reference(n, leader, rnd, only_legal):
     leader %= n
@@ -438,7 +438,7 @@ def valid_deal(draw):
     return n, {"bids": bids, "tricks": tricks, "open_bid": None}
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(valid_deal())
 def test_trick_points_sum_to_ten(deal):
     n, f = deal
