@@ -72,7 +72,8 @@ def test_prepared_table_seated_from_a_phone_shows_live_in_the_hall(browser, live
 
         # The mode for the projector that shows one table's standings at a time.
         laptop.goto(live_server("/hall?cycle=1"))
-        assert laptop.locator("#cycle .hall-label").inner_text() == "Table 1"
+        # Tables 1 and 3 still wait for their players: the cycle skips them (issue 25).
+        assert laptop.locator("#cycle .hall-label").inner_text() == "Table 2"
         laptop.locator("#cycle .hall-label", has_text="Table 2").wait_for(timeout=12000)
         assert laptop.locator("#cycle table.standings tbody tr").count() == 4
         laptop.screenshot(path=str(artifacts_dir / "hall-cycle-1920.png"))
