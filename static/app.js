@@ -183,7 +183,8 @@
   function showWhatWasTold() {
     // "Deal N saved" or a conflict: bring it into view (the answer replaced the form at the
     // spot where Save was tapped, far below it).
-    var told = document.querySelector("#entry-wrap .saved-banner, #entry-wrap .conflict-box");
+    // Another phone's deal (a fresh form was replaced) shows its points here too (issue 27).
+    var told = document.querySelector("#entry-wrap .saved-banner, #entry-wrap .told-other, #entry-wrap .conflict-box");
     if (told && !told.dataset.seen) {
       told.dataset.seen = "1";
       told.scrollIntoView({ block: "start" });

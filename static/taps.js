@@ -85,7 +85,9 @@
       if (!form.querySelector("[data-derive]")) return;
       // Only a stored deal as stored (the correction page before any refusal): once per form,
       // never touching what a player tapped or typed.
-      var stored = form.querySelector("input[name=was]") && !form.querySelector(".field-error, [aria-invalid=true]");
+      // An undone deal given back to the form (issue 27) is a stored deal too.
+      var stored = (form.querySelector("input[name=was]") || form.hasAttribute("data-given-back")) &&
+        !form.querySelector(".field-error, [aria-invalid=true]");
       update(form, stored && !form.dataset.adopted);
       form.dataset.adopted = "1";
     });

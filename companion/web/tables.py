@@ -250,10 +250,13 @@ HISTORY_RECENT = 10  # deals shown on the table page; older ones behind "show al
 BANNER = "table"  # flash category of the table page's one-sentence banners
 
 
-def tell(table: store.Table, kind: str, number: int | None = None, message: str | None = None) -> None:
+def tell(table: store.Table, kind: str, number: int | None = None, message: str | None = None,
+         values: dict | None = None) -> None:
     """A banner for this phone's next view of the table ("Deal 3 saved."), kept in its session,
-    so reload, back and an edited URL can never show it again or show a false one."""
-    flash({"token": table.token, "kind": kind, "number": number, "message": message}, BANNER)
+    so reload, back and an edited URL can never show it again or show a false one. ``values``:
+    an undone deal's fields, given back to this phone's form (issue 27)."""
+    flash({"token": table.token, "kind": kind, "number": number, "message": message,
+           **({"values": values} if values else {})}, BANNER)
 
 
 def banner_for(table: store.Table) -> dict | None:
@@ -331,7 +334,9 @@ def show(token: str):
         return redirect(url_for("hall.seat", token=token), code=303)
     banner = banner_for(table)
     if banner is not None:
-        return render_page(table, banner=banner)
+        # An undone deal's values wait in the form for its number, to fix one and save again.
+        given = banner.get("values") if banner.get("number") == len(table.deals) + 1 else None
+        return render_page(table, banner=banner, values=given if isinstance(given, dict) else None)
     # The same page for every phone that asks at this revision (a 100-deal table's ?all=1 is
     # heavy: one device asking again and again must not replay it each time; issue 23):
     # rendered once per (revision, language, address), each phone given its own CSRF token.
@@ -570,13 +575,16 @@ def later_answers(values: dict) -> dict:
 def undo(token: str):
     table = table_or_404(token)
     number = request.form.get("number", type=int) or 0
+    # Undo gives the deal back: its values return to the form, ready to fix one and save.
+    values = (table.game.form_values(table.deals[number - 1])
+              if 1 <= number == len(table.deals) else None)
     try:
         table = store.undo_last(get_db(), token, number, write_id=write_id())
     except Repeated as repeated:  # sent again: answered as the first time
         number = repeated.outcome["number"]
     except store.Conflict as conflict:
         return stale(table_or_404(token), conflict.message)
-    tell(table, "undone", number)
+    tell(table, "undone", number, values=values)
     return redirect(table_url(table) + "#entry-wrap", code=303)
 
 

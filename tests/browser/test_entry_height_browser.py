@@ -8,7 +8,7 @@ again once a whole deal is tapped in (the score preview then stands above Save).
 
 After Save the deal's points for every entrant are inside the viewport on the phone that
 saved and on another phone; when the deal ends the match, so are the result and the Rematch /
-Finish actions.
+Finish actions (here: the rematch; a tie offers "Accept the tie" beside it).
 """
 
 from __future__ import annotations
@@ -165,6 +165,35 @@ def test_match_end_result_and_actions_in_view(phone, phone2, live_server):
         page.wait_for_function("() => { const e = document.querySelector('[data-saved=\"3\"]');"
                                " if (!e) return false; const r = e.getBoundingClientRect();"
                                " return r.top >= 0 && r.bottom <= innerHeight; }")
+        # The match ended by its rule (3 deal wins), so its next step is the rematch (Finish and
+        # Accept the tie are for open-ended matches and ties).
         for selector in ("[data-saved='3'] .preview-points", "[data-saved='3'] .saved-result",
-                         "[data-saved='3'] .rematch-action", "[data-saved='3'] .finish-action"):
+                         "[data-saved='3'] .rematch-action"):
             assert in_view(page, selector), selector
+    assert in_view(phone, ".saved-banner[data-saved='3'] button:text('Undo deal 3')")
+
+
+def test_undo_gives_the_deal_back_to_fix_one_number(phone, live_server):
+    """Undo says which deal it undoes; the undone deal's values come back into the form (the
+    worked-out ones on auto again), so fixing one number is one tap and Save."""
+    open_table(phone, live_server, "rwd", 3)
+    deal = {"chips-0": 2, "chips-1": 7, "tricks-0": 5, "tricks-1": 6}
+    for name, value in deal.items():
+        put(phone, name, value)
+    phone.locator("#entry .score-preview").wait_for()
+    save(phone)
+    banner = phone.locator(".saved-banner[data-saved='1']")
+    banner.wait_for()
+    assert "Its values come back into the form" in banner.inner_text()
+    banner.get_by_role("button", name="Undo deal 1").tap()
+    phone.locator("#entry-wrap .flash", has_text="Deal 1 undone.").wait_for()
+    assert "values are back in the form" in phone.locator("#entry-wrap .flash").inner_text()
+    for name, value in deal.items():
+        assert phone.locator(f'#entry input[name="{name}"][value="{value}"]').is_checked(), name
+    # The last player's values are worked out again (auto), so changing one value carries them.
+    assert phone.locator('#entry .tap.auto input[name="chips-2"]').is_checked()
+    assert phone.locator('#entry .tap.auto input[name="tricks-2"]').is_checked()
+    put(phone, "chips-1", 6)
+    phone.locator("#entry .score-preview").wait_for()
+    save(phone)
+    phone.locator(".saved-banner[data-saved='1']").wait_for()
