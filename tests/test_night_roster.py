@@ -124,3 +124,13 @@ def test_the_hall_shows_the_join_code_or_refuses_it_on_loopback(app, client):
     page = client.get("/hall").get_data(as_text=True)
     assert "http://192.168.1.5:8000/night" in page
     assert "<svg" in page.split('id="join"')[1].split("</aside>")[0]
+
+
+def test_joining_with_the_security_check_on(csrf_app):
+    from helpers import csrf_of
+    phone = csrf_app.test_client()
+    phone.environ_base.update({"REMOTE_ADDR": "192.168.1.80"})
+    assert phone.post("/night", data={"name": "Ann"}).status_code == 400  # no token: refused
+    token = csrf_of(phone.get("/night").get_data(as_text=True))
+    assert phone.post("/night", data={"name": "Ann", "csrf_token": token}).status_code == 303
+    assert "Ann" in text_of(phone.get("/night/me").get_data(as_text=True))

@@ -5,6 +5,7 @@ the round clock with a table's extension."""
 
 from __future__ import annotations
 
+import re
 from itertools import combinations
 
 import pytest
@@ -184,3 +185,25 @@ def test_a_round_tables_page_shows_the_clock_and_says_finish_the_deal(app, clien
     # A table outside the rounds has no clock at all.
     other = client.post("/tables", data={"game": "rwd", "players": "3", "name-0": "X", "name-1": "Y", "name-2": "Z"})
     assert 'id="round-clock"' not in client.get(other.headers["Location"]).get_data(as_text=True)
+
+
+def checked_offers(page: str) -> set[str]:
+    return set(re.findall(r'name="offer-(\w+)" value="1" checked', page))
+
+
+def field_value(page: str, name: str) -> str:
+    return re.search(rf'name="{name}"[^>]*?value="([^"]*)"', page, re.S).group(1)
+
+
+def test_a_refused_form_keeps_the_draws_choices(app, client, conn):
+    join_all(app, NAMES[:5])
+    every = {"rwd", "miraiscope", "lucky_cube", "pair_quad", "twin_shoot"}
+    assert checked_offers(client.get("/hall").get_data(as_text=True)) == every
+    # Another form's refusal leaves the draw's games all ticked, as on a fresh page.
+    page = client.post("/hall/players", data={"name": ""}).get_data(as_text=True)
+    assert checked_offers(page) == every
+    # A refused draw comes back with exactly what was chosen.
+    page = client.post("/hall/rounds", data={"draw": "1", "offer-rwd": "1", "tables-lucky_cube": "7",
+                                             "minutes": "30"}).get_data(as_text=True)
+    assert checked_offers(page) == {"rwd"}
+    assert field_value(page, "tables-lucky_cube") == "7" and field_value(page, "minutes") == "30"
