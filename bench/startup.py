@@ -8,10 +8,11 @@ Each run launches `python -m companion.cli serve --host 127.0.0.1 --port <free> 
 - "fresh database": the SQLite file does not exist yet, so the server creates it;
 - "existing database": a second launch on the file the first one made.
 
-The clock runs from just before Popen to the first 200 from /healthz; the client polls
-every 10 ms with a 50 ms connect timeout, over loopback only. The server is stopped with
-SIGTERM after each launch. For scale it also times a bare `python -c pass` (the floor any
-Python program pays) and, from the server's own log, when it printed that it was running.
+The clock runs from just before Popen to the first 200 from /healthz; the client
+(bench/client.py's status_of) polls every 10 ms with a 50 ms connect timeout, over loopback
+only. The server is stopped with SIGTERM after each launch. For scale it also times a bare
+`python -c pass` (the floor any Python program pays) and, from the server's own log, when it
+printed that it was running.
 
     python3 bench/startup.py                # 5 runs, median
     python3 bench/startup.py --runs 10
@@ -23,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -31,6 +31,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from client import status_of
 from serving import free_port, serve_command, server_env, stop_server
 
 HOST = "127.0.0.1"
@@ -38,26 +39,6 @@ TARGET_S = 1.5
 POLL_S = 0.010
 CONNECT_TIMEOUT_S = 0.05
 GIVE_UP_S = 20.0
-
-
-def healthz(port: int) -> int | None:
-    """Status of one GET /healthz, or None if nothing answers yet."""
-    try:
-        with socket.create_connection((HOST, port), timeout=CONNECT_TIMEOUT_S) as sock:
-            sock.settimeout(2.0)  # connected: the server is up, give it time to answer
-            sock.sendall(f"GET /healthz HTTP/1.1\r\nHost: {HOST}:{port}\r\nConnection: close\r\n\r\n".encode())
-            data = b""
-            while b"\r\n" not in data:
-                chunk = sock.recv(4096)
-                if not chunk:
-                    break
-                data += chunk
-    except OSError:
-        return None
-    try:
-        return int(data.split(b"\r\n", 1)[0].split()[1])
-    except (IndexError, ValueError):
-        return None
 
 
 def launch(db: Path, log: Path) -> float:
@@ -70,7 +51,7 @@ def launch(db: Path, log: Path) -> float:
                                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     try:
         while True:
-            status = healthz(port)
+            status = status_of(port, "/healthz", HOST, CONNECT_TIMEOUT_S)
             elapsed = time.perf_counter() - start
             if status == 200:
                 break

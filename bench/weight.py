@@ -8,7 +8,7 @@ Targets (KB = 1000 bytes, as browser dev tools count):
 
 Starts `companion serve` on 127.0.0.1 (loopback only) with a throwaway database, creates
 an RWD table for 4 players through the real forms (CSRF token, cookies kept), and talks
-to it with a tiny raw-socket HTTP/1.1 client that counts exactly what crosses the
+to it with bench/client.py (a raw-socket HTTP/1.1 client) that counts exactly what crosses the
 socket: request line + headers + body sent, status line + headers + body received
 (still compressed). Requests carry the headers a phone's Chrome sends to a plain-http
 LAN address (User-Agent, Accept, Accept-Encoding: gzip, deflate, Accept-Language,
@@ -34,26 +34,22 @@ Exit status is 0 whatever the figures (a report, not a test); 1 only if somethin
 from __future__ import annotations
 
 import argparse
-import gzip
 import re
-import socket
 import statistics
 import sys
 import tempfile
 import urllib.parse
-import zlib
 from dataclasses import dataclass, field
 from html import unescape
 from html.parser import HTMLParser
 from pathlib import Path
 
+from client import Client, Exchange
 from serving import start_server, stop_server
 
-HOST = "127.0.0.1"
 KB = 1000
 PAGE_BUDGET = 50 * KB
 ENTRY_BUDGET = 8 * KB
-TIMEOUT_S = 10.0
 
 USER_AGENT = ("Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) "
               "Chrome/131.0.0.0 Mobile Safari/537.36")
@@ -68,130 +64,22 @@ ACCEPT = {
 
 
 # --------------------------------------------------------------------------------------------
-# A raw HTTP/1.1 client that counts bytes
+# A phone's Chrome on bench/client.py's byte-counting connection
 
 
-@dataclass
-class Exchange:
-    method: str
-    path: str
-    status: int
-    sent: int  # request line + headers + body
-    received: int  # status line + headers + body, as transferred
-    headers: dict[str, str]
-    body: bytes  # decoded (gunzipped) body
-    wire_body: int  # body bytes as transferred
+class Phone(Client):
+    """One phone's browser: the headers Chrome sends (see the module's doc) on one keep-alive
+    connection with a cookie jar; ``request`` gives an Exchange that counts every byte."""
 
-    @property
-    def total(self) -> int:
-        return self.sent + self.received
-
-
-class Phone:
-    """One phone's browser: a cookie jar and one keep-alive connection, counting bytes."""
-
-    def __init__(self, port: int):
-        self.port = port
-        self.origin = f"http://{HOST}:{port}"
-        self.cookies: dict[str, str] = {}
-        self.sock: socket.socket | None = None
-        self.buffer = b""
-
-    def close(self) -> None:
-        if self.sock is not None:
-            self.sock.close()
-            self.sock = None
-            self.buffer = b""
-
-    def _read_some(self) -> bytes:
-        data = self.sock.recv(65536)
-        if not data:
-            raise ConnectionError("server closed the connection mid-response")
-        return data
-
-    def _read_until(self, marker: bytes) -> bytes:
-        while marker not in self.buffer:
-            self.buffer += self._read_some()
-        head, _, self.buffer = self.buffer.partition(marker)
-        return head + marker
-
-    def _read_exact(self, n: int) -> bytes:
-        while len(self.buffer) < n:
-            self.buffer += self._read_some()
-        data, self.buffer = self.buffer[:n], self.buffer[n:]
-        return data
-
-    def request(self, method: str, path: str, kind: str = "document", body: bytes = b"",
-                extra: dict[str, str] | None = None) -> Exchange:
-        if self.sock is None:
-            self.sock = socket.create_connection((HOST, self.port), timeout=TIMEOUT_S)
-        headers = [("Host", f"{HOST}:{self.port}"), ("Connection", "keep-alive")]
-        if method == "POST":
-            headers.append(("Content-Length", str(len(body))))
+    def browse(self, method: str, path: str, kind: str = "document", body: bytes = b"",
+               extra: dict[str, str] | None = None) -> Exchange:
+        headers = []
         if kind == "document":
             headers.append(("Upgrade-Insecure-Requests", "1"))
         headers += [("User-Agent", USER_AGENT), ("Accept", ACCEPT[kind])]
-        for key, value in (extra or {}).items():
-            headers.append((key, value))
+        headers += list((extra or {}).items())
         headers += [("Accept-Encoding", "gzip, deflate"), ("Accept-Language", "en-US,en;q=0.9")]
-        if self.cookies:
-            headers.append(("Cookie", "; ".join(f"{k}={v}" for k, v in self.cookies.items())))
-        raw = (f"{method} {path} HTTP/1.1\r\n" + "".join(f"{k}: {v}\r\n" for k, v in headers)
-               + "\r\n").encode("latin-1") + body
-        self.sock.sendall(raw)
-
-        head = self._read_until(b"\r\n\r\n")
-        lines = head.decode("latin-1").split("\r\n")
-        status = int(lines[0].split()[1])
-        response_headers: dict[str, str] = {}
-        for line in lines[1:]:
-            if not line:
-                continue
-            name, _, value = line.partition(":")
-            name, value = name.strip().lower(), value.strip()
-            if name == "set-cookie":
-                key, _, rest = value.partition("=")
-                self.cookies[key.strip()] = rest.split(";", 1)[0]
-            response_headers[name] = (response_headers[name] + ", " + value
-                                      if name in response_headers else value)
-        closing = response_headers.get("connection", "").lower() == "close"
-        if method == "HEAD" or status in (204, 304) or 100 <= status < 200:
-            wire = b""
-            payload = b""
-        elif "content-length" in response_headers:
-            wire = self._read_exact(int(response_headers["content-length"]))
-            payload = wire
-        elif "chunked" in response_headers.get("transfer-encoding", "").lower():
-            wire, payload = b"", b""
-            while True:
-                size_line = self._read_until(b"\r\n")
-                size = int(size_line.split(b";")[0].strip(), 16)
-                chunk = self._read_exact(size + 2)
-                wire += size_line + chunk
-                payload += chunk[:-2]
-                if size == 0:  # (no trailers: the last chunk's CRLF ends the message)
-                    break
-        else:  # body until close
-            wire = self.buffer
-            self.buffer = b""
-            while True:
-                data = self.sock.recv(65536)
-                if not data:
-                    break
-                wire += data
-            payload = wire
-            closing = True
-        if closing:
-            self.close()
-        encoding = response_headers.get("content-encoding", "").lower()
-        if encoding == "gzip":
-            payload = gzip.decompress(payload)
-        elif encoding == "deflate":
-            payload = zlib.decompress(payload)
-        return Exchange(method, path, status, len(raw), len(head) + len(wire), response_headers,
-                        payload, len(wire))
-
-    # -- conveniences
+        return self.request(method, path, body, headers)
 
     def htmx(self, method: str, path: str, current_url: str, source: str, target: str,
              form: dict | None = None) -> Exchange:
@@ -202,11 +90,12 @@ class Phone:
             body = urllib.parse.urlencode(form or {}).encode()
             extra = {"Content-Type": "application/x-www-form-urlencoded;charset=UTF-8",
                      "Origin": self.origin, **extra}
-        return self.request(method, path, "htmx", body, extra)
+        return self.browse(method, path, "htmx", body, extra)
 
-    def post_form(self, path: str, form: dict) -> Exchange:
+    def submit(self, path: str, form: dict) -> Exchange:
+        """A plain (non-htmx) form POST, as the page's <form> sends it."""
         body = urllib.parse.urlencode(form).encode()
-        return self.request("POST", path, "document", body, {
+        return self.browse("POST", path, "document", body, {
             "Content-Type": "application/x-www-form-urlencoded", "Origin": self.origin})
 
 
@@ -275,7 +164,7 @@ class Load:
 def first_load(phone: Phone, path: str) -> tuple[Load, bytes]:
     """GET the page, then each subresource once (an empty cache), CSS url()s included."""
     load = Load()
-    page = phone.request("GET", path, "document")
+    page = phone.browse("GET", path, "document")
     if page.status != 200:
         raise RuntimeError(f"GET {path} -> {page.status}")
     load.rows.append(("document", path, page))
@@ -288,7 +177,7 @@ def first_load(phone: Phone, path: str) -> tuple[Load, bytes]:
         if sub is None or sub in seen:
             continue
         seen.add(sub)
-        ex = phone.request("GET", sub, kind)
+        ex = phone.browse("GET", sub, kind)
         if ex.status != 200:
             raise RuntimeError(f"GET {sub} (referenced by {_referrer}) -> {ex.status}")
         load.rows.append((kind, sub, ex))
@@ -371,10 +260,6 @@ def deal_form(csrf: str, number: int, winner: int | None, page: bytes) -> dict:
 
 
 # --------------------------------------------------------------------------------------------
-# Server
-
-
-# --------------------------------------------------------------------------------------------
 # One run
 
 
@@ -407,8 +292,8 @@ def one_run() -> dict:
 
     try:
         host = phone()
-        new = host.request("GET", f"/tables/new?game=rwd&players={len(PLAYERS)}")
-        created = host.post_form("/tables", {"csrf_token": csrf_of(new.body), "game": "rwd",
+        new = host.browse("GET", f"/tables/new?game=rwd&players={len(PLAYERS)}")
+        created = host.submit("/tables", {"csrf_token": csrf_of(new.body), "game": "rwd",
                                              "players": str(len(PLAYERS)), "first_start_player": "0",
                                              **{f"name-{i}": n for i, n in enumerate(PLAYERS)}})
         if created.status != 303:
@@ -419,7 +304,7 @@ def one_run() -> dict:
         # -- the empty table: a newly joined phone loads it; a second phone watches.
         joiner, watcher = phone(), phone()
         load_empty, page = first_load(joiner, page_path)
-        watched = watcher.request("GET", page_path).body
+        watched = watcher.browse("GET", page_path).body
         preview = preview_action(page)
         if preview:
             form = deal_form(csrf_of(page), 1, 0, page)
@@ -437,7 +322,7 @@ def one_run() -> dict:
 
         # -- deals 2..8 from the host phone (not measured)
         for number, winner in enumerate(HISTORY[1:], start=2):
-            current = host.request("GET", page_path).body
+            current = host.browse("GET", page_path).body
             enter_htmx(host, page_path, current, number, winner)
 
         # -- after 8 deals: another new phone loads it; deal 9; the watcher's poll.
@@ -445,7 +330,7 @@ def one_run() -> dict:
         load_8, page8 = first_load(joiner8, page_path)
         if b'id="deal-8"' not in page8 or b'id="entry"' not in page8:
             raise RuntimeError("the table should show 8 deals and the form for deal 9")
-        watched8 = watcher8.request("GET", page_path).body
+        watched8 = watcher8.browse("GET", page_path).body
         entry_9 = enter_htmx(joiner8, page_path, page8, 9, DEAL_9)
         live_9 = poll(watcher8, page_path, live_url(watched8))
         if live_9.status != 200:
