@@ -56,6 +56,11 @@ def test_a_night_of_twelve_phones(browser, live_server, artifacts_dir):
             page.errors = []
             page.on("pageerror", lambda e, page=page: page.errors.append(str(e)))
             page.goto(live_server(urlsplit(link).path))
+            if n in (0, 1):  # the narrowest phone, with tonight's list to pick from for the second
+                page.set_viewport_size({"width": 360, "height": 740})
+                page.screenshot(path=str(artifacts_dir / f"night-phone-join-360-{n}.png"), full_page=True)
+                assert page.evaluate("document.documentElement.scrollWidth") <= 360
+                page.set_viewport_size(PHONE["viewport"])
             page.fill("#f-name", name)
             page.get_by_role("button", name="Join", exact=True).tap()
             page.wait_for_url(re.compile(r"/night/me$"))
@@ -139,10 +144,16 @@ def test_a_night_of_twelve_phones(browser, live_server, artifacts_dir):
         assert f"{winner}'s night" in summary and "RWD (Rewind)" in summary and "1st" in summary
         assert page.locator(".summary-table tbody tr").count() == 2  # round 1 (won) and round 2 (playing)
         page.screenshot(path=str(artifacts_dir / "night-phone-summary-390.png"), full_page=True)
+        for width in (360, 768):
+            page.set_viewport_size({"width": width, "height": 900})
+            assert page.evaluate("document.documentElement.scrollWidth") <= width
+        page.screenshot(path=str(artifacts_dir / "night-phone-summary-768.png"), full_page=True)
+        page.set_viewport_size({"width": 360, "height": 740})
         # In Japanese.
         page.goto(live_server("/night/me/summary?lang=ja"))
         assert "さんの今夜" in page.locator("#summary").inner_text()
-        page.screenshot(path=str(artifacts_dir / "night-phone-summary-390-ja.png"), full_page=True)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360
+        page.screenshot(path=str(artifacts_dir / "night-phone-summary-360-ja.png"), full_page=True)
         page.goto(live_server("/night/me"))
         page.screenshot(path=str(artifacts_dir / "night-phone-me-390-ja.png"), full_page=True)
         hall.goto(live_server("/hall?lang=ja"))
