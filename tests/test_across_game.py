@@ -8,7 +8,6 @@ for it. (Before the game contract, shared code made every team two neighbouring 
 from __future__ import annotations
 
 import csv
-import html
 import io
 import json
 import re
@@ -18,6 +17,7 @@ import pytest
 from companion.games import GAMES, MatchSetup, register, unregister
 from companion.games.base import FieldError
 from companion.tables import check_names
+from helpers import csrf_of, text_of
 from tests import toy_across
 
 PLAYERS = ("Ann", "Bo", "Cy", "Di")
@@ -30,14 +30,6 @@ def across():
     yield toy_across.GAME
     unregister(toy_across.GAME.id)
     assert toy_across.GAME.id not in GAMES
-
-
-def text_of(body: str) -> str:
-    return html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", body)))
-
-
-def csrf_of(body: str) -> str:
-    return re.search(r'name="csrf_token" value="([^"]+)"', body).group(1)
 
 
 def get(client, url: str, **kwargs) -> str:

@@ -15,7 +15,7 @@ from typing import Callable
 
 from flask import Flask, request_started
 from itsdangerous import URLSafeTimedSerializer
-from helpers import text_of
+from helpers import csrf_of, text_of
 
 UNSAFE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
 # Every state-changing endpoint this test knows; the URL map must hold at least these.
@@ -29,12 +29,6 @@ GAME = "pair_quad"
 
 
 # --- helpers -----------------------------------------------------------------------------------
-
-def csrf_of(html: str) -> str:
-    found = re.search(r'name="csrf_token" value="([^"]+)"', html)
-    assert found, "the page has no CSRF token field"
-    return found.group(1)
-
 
 def pair_quad(**captured: int) -> dict[str, str]:
     """A Pair & Quad deal form: every count 0 except those given (``seven_0=4`` is field 7-0)."""

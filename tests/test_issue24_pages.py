@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 import re
-from html import unescape
 
 from companion.games import GAMES, MatchSetup
 from companion.web.chart import progression_chart
-
-
-def text_of(html):
-    return " ".join(unescape(re.sub(r"<[^>]+>", " ", html)).split())
+from helpers import text_of
 
 
 def create(client, game, names, **options):

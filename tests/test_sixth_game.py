@@ -19,7 +19,7 @@ import pytest
 
 from companion.games import GAMES, TEMPLATE_FOLDERS, register, unregister
 from tests import toy_game
-from helpers import text_of
+from helpers import csrf_of, text_of
 
 HX = {"HX-Request": "true"}
 
@@ -30,10 +30,6 @@ def toy():
     yield toy_game.GAME
     unregister(toy_game.GAME.id)
     assert toy_game.GAME.id not in GAMES and toy_game.GAME.id not in TEMPLATE_FOLDERS
-
-
-def csrf_of(body: str) -> str:
-    return re.search(r'name="csrf_token" value="([^"]+)"', body).group(1)
 
 
 def get(client, url: str, **kwargs) -> str:

@@ -11,7 +11,7 @@ import re
 from html import unescape
 
 import pytest
-from helpers import text_of
+from helpers import csrf_of, text_of
 
 XSS = "<img src=x onerror=alert(1)>"
 XSS_ESCAPED = "&lt;img src=x onerror=alert(1)&gt;"
@@ -108,10 +108,6 @@ def page(client, token: str) -> str:
     response = client.get(f"/t/{token}")
     assert response.status_code == 200
     return response.get_data(as_text=True)
-
-
-def csrf_of(html: str) -> str:
-    return re.search(r'name="csrf_token" value="([^"]+)"', html).group(1)
 
 
 def rwd(chips, tricks, **extra) -> dict:
