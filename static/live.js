@@ -7,12 +7,14 @@
   const region = () => document.getElementById("live");
   const shown = (live) => Number(live.dataset.rev ?? -1);
 
-  // hx-sse only sees elements htmx processes after it registered, and the scripts load in
-  // parallel: if the stream is not open two seconds on, process it again (it then catches up
-  // by revision; a connected stream is never touched).
+  // hx-sse only sees elements htmx processes after it registered, and htmx may process the
+  // page before hx-sse's script has run: if the stream is not open two seconds on and not being
+  // opened (htmx marks an element whose request is under way with the class htmx-request), have
+  // hx-sse open it now (it catches up by revision; a connected or reconnecting stream is never
+  // touched).
   setTimeout(() => {
     const source = stream();
-    if (source && source._htmx && !source._htmx.sse) htmx.process(source);
+    if (source && !source._htmx?.sse && !source.classList.contains("htmx-request")) htmx.process(source);
   }, 2000);
 
   // The newest revision announced; the region fetches until it shows it. A fetch that failed
@@ -23,9 +25,11 @@
     const live = region();
     clearTimeout(retry);
     if (!live || !live.hasAttribute("hx-get") || shown(live) >= wanted) { delay = 2000; return; }
-    htmx.trigger(live, "changed");
+    if (!live.classList.contains("htmx-request")) {  // a fetch under way is waited for, never doubled
+      htmx.trigger(live, "changed");
+      delay = Math.min(delay * 2, 16000);
+    }
     retry = setTimeout(update, delay);
-    delay = Math.min(delay * 2, 16000);
   };
   // The table is gone: the region fetches the notice (which has no trigger) and the stream,
   // which would only be refused from now on, is removed (hx-sse stops when its element goes).
