@@ -194,3 +194,18 @@ def test_restore_refuses_what_is_not_a_backup(tmp_path, capsys):
     assert "not a Table Companion database" in capsys.readouterr().err
     assert cli.main(["restore", str(tmp_path / "missing.sqlite"), "--db", str(live)]) == 1
     assert live.read_bytes() == before
+
+
+@posix_only
+def test_a_second_server_on_the_same_database_is_refused(server_process):
+    import subprocess
+
+    from conftest import REPO_ROOT, free_port
+
+    env = dict(os.environ, PYTHONPATH=str(REPO_ROOT))
+    result = subprocess.run([sys.executable, "-m", "companion.cli", "serve", "--host", "127.0.0.1",
+                             "--port", str(free_port()), "--db", str(server_process.db), "--no-qr"],
+                            env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1
+    assert "in use by another Table Companion" in result.stderr and "Traceback" not in result.stderr
+    assert Phone(server_process.port).request("GET", "/")[0] == 200  # the first one serves on
