@@ -7,6 +7,7 @@ just the part that changed (``HX-Request``), as in Hypermedia Systems' Contact.a
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 import logging
@@ -24,7 +25,7 @@ from markupsafe import Markup
 from flask_wtf.csrf import generate_csrf
 
 from .. import tables as store
-from ..store import NotSaved, Repeated, StorageDamaged, StorageError, StorageReplaced, get_db
+from ..store import NotSaved, Repeated, StorageError, StorageReplaced, get_db
 from ..games import GAMES, Game
 from ..games.base import FieldError
 from ..games.text import Text
@@ -487,11 +488,25 @@ def check_deal(table: store.Table, progress, values: dict, correcting: int | Non
                            match=table.match(), values=values, progress=progress, asks_later=asks_later)
 
 
+def once_per_revision(table: store.Table, number: int, values: dict, render) -> Response:
+    """A preview rendered once per (revision, deal, typed values, language): the same preview
+    asked again and again (a correction of a 100-deal match replays it all) is not redone
+    each time (issue 23). Previews carry no CSRF token."""
+    typed = hashlib.sha256(json.dumps(sorted(values.items())).encode()).hexdigest()
+    key = ("preview", table.token, table.revision, number, str(get_locale()), typed)
+    page = LIVE_PAGES.get(key)
+    if page is None:
+        page = render().encode()
+        LIVE_PAGES.put(key, page)
+    return make_response(page)
+
+
 @bp.post("/t/<token>/preview")
 def preview(token: str):
     """Checks the next deal as the player types."""
     table = table_or_404(token)
-    return check_deal(table, table.progress(), form_values())
+    values = form_values()
+    return once_per_revision(table, 0, values, lambda: check_deal(table, table.progress(), values))
 
 
 @bp.post("/t/<token>/deals/<int:number>/preview")
@@ -500,7 +515,9 @@ def preview_edit(token: str, number: int):
     table = table_or_404(token)
     if not 1 <= number <= len(table.deals):
         return "", 204  # undone meanwhile: saving will say so
-    return check_deal(table, table.progress(upto=number - 1), form_values(), correcting=number)
+    values = form_values()
+    return once_per_revision(table, number, values, lambda: check_deal(
+        table, table.progress(upto=number - 1), values, correcting=number))
 
 
 @bp.get("/t/<token>/deals/<int:number>/edit")
