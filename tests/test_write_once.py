@@ -136,6 +136,11 @@ def test_sixteen_threads_sending_the_same_write_id_store_one_deal_and_get_one_an
     conn = storage.connect(db)
     assert len(store.load(conn, token).deals) == 1
     assert storage.backup.counts(db) == (1, 1)
+    import sqlite3  # tests may read the file directly; companion/ keeps SQLite inside its store
+
+    raw = sqlite3.connect(db)
+    assert raw.execute("SELECT count(*) FROM writes").fetchone()[0] == 1  # one recorded write
+    raw.close()
 
 
 def test_a_write_id_longer_than_64_characters_is_not_used():
