@@ -110,24 +110,77 @@ def refresh(conn: store.Connection) -> int:
         done += len(stale)
 
 
+class _Season:
+    """One database's season as records, with what they were built from, and the statistics
+    pages asked of them (kept until anything changes)."""
+
+    def __init__(self) -> None:
+        self.results_mark: tuple = ()
+        self.who_mark: tuple = ()
+        self.rows: dict[int, tuple] = {}  # table id -> (revision, finished, night, at, game, label, data...)
+        self.built: dict[int, MatchRecord] = {}  # table id -> its record (players by id)
+        self.records: list[MatchRecord] = []
+        self.table_of: dict[int, int] = {}  # record index -> table id
+        self.memo: dict[tuple, Any] = {}  # (what, arguments) -> a statistic of these records
+
+
 class _Cache:
-    """The season's records per database, kept while nothing they come from changed."""
+    """The season's records per database. A page asks two cheap questions (did any stored
+    result change? did who-is-who change?); a changed result is read again alone, and only a
+    change of who-is-who gives every record its players' ids again. Statistics asked of
+    unchanged records (a season table, a player's figures) are remembered."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.by_path: dict[str, tuple[tuple, list[MatchRecord], dict[int, str]]] = {}
+        self.by_path: dict[str, _Season] = {}
 
-    def get(self, conn: store.Connection) -> tuple[list[MatchRecord], dict[int, str]]:
+    def get(self, conn: store.Connection) -> _Season:
+        import json
         path = getattr(conn, "path", "")
-        mark = rows.signature(conn)
+        results_mark, who_mark = rows.results_signature(conn), rows.who_signature(conn)
         with self.lock:
-            held = self.by_path.get(path)
-        if held is not None and held[0] == mark:
-            return held[1], held[2]
-        built = _build(conn)
-        with self.lock:
-            self.by_path[path] = (mark, *built)
-        return built
+            season = self.by_path.get(path)
+            if season is None:
+                season = self.by_path[path] = _Season()
+            if season.results_mark == results_mark and season.who_mark == who_mark:
+                return season
+            changed: set[int] = set()
+            if season.results_mark != results_mark:
+                marks = rows.result_marks(conn)
+                gone = set(season.rows) - set(marks)
+                for table_id in gone:
+                    season.rows.pop(table_id, None)
+                    season.built.pop(table_id, None)
+                stale = [t for t, mark in marks.items() if season.rows.get(t, (None, None))[:2] != mark]
+                for table_id, revision, finished, night, at, game, label, data in rows.results_of(conn, stale):
+                    names, keys, places, scores, entrants = json.loads(data)
+                    season.rows[table_id] = (revision, finished, night, at, game, label, tuple(names), tuple(keys),
+                                             tuple(places), tuple(scores), tuple(entrants))
+                changed = set(stale) | gone
+            if season.who_mark != who_mark:
+                season.built.clear()  # every record's players by id again
+            by_key = by_seat = None
+            ids_of_keys: dict[tuple, tuple[str, ...]] = {}
+            for table_id, row in season.rows.items():
+                if table_id in season.built and table_id not in changed:
+                    continue
+                if by_key is None:
+                    by_key, by_seat = rows.name_map(conn), rows.seat_map(conn)
+                _revision, _finished, night, at, game, label, names, keys, places, scores, entrants = row
+                ids = ids_of_keys.get(keys)
+                if ids is None:
+                    ids = ids_of_keys[keys] = tuple(str(by_key.get(k, "k:" + k)) for k in keys)
+                if by_seat:
+                    seats = [by_seat.get((table_id, seat)) for seat in range(len(keys))]
+                    if any(x is not None for x in seats):
+                        ids = tuple(str(x) if x is not None else i for x, i in zip(seats, ids))
+                season.built[table_id] = MatchRecord(night, game, label, names, places, scores, entrants, ids, at)
+            order = sorted(season.built)
+            season.records = [season.built[t] for t in order]
+            season.table_of = dict(enumerate(order))
+            season.memo = {}
+            season.results_mark, season.who_mark = results_mark, who_mark
+            return season
 
     def clear(self) -> None:
         with self.lock:
@@ -137,39 +190,24 @@ class _Cache:
 RECORDS = _Cache()
 
 
-def _build(conn: store.Connection) -> tuple[list[MatchRecord], dict[int, str]]:
-    import json
-    by_key = rows.name_map(conn)
-    by_seat = rows.seat_map(conn)
-    out: list[MatchRecord] = []
-    table_of: dict[int, str] = {}
-    ids_of_keys: dict[tuple, tuple[str, ...]] = {}
-    for table_id, night, at, game, label, data in rows.results(conn):
-        names, keys, places, scores, entrants = json.loads(data)
-        ktuple = tuple(keys)
-        ids = ids_of_keys.get(ktuple)
-        if ids is None:
-            ids = ids_of_keys[ktuple] = tuple(str(by_key.get(k, "k:" + k)) for k in keys)
-        if by_seat:
-            seats = [by_seat.get((table_id, seat)) for seat in range(len(keys))]
-            if any(s is not None for s in seats):
-                ids = tuple(str(s) if s is not None else i for s, i in zip(seats, ids))
-        out.append(MatchRecord(night, game, label, tuple(names), tuple(places), tuple(scores), tuple(entrants),
-                               ids, at))
-        table_of[len(out) - 1] = table_id
-    return out, table_of
+def _memo(conn: store.Connection, what: tuple, work):
+    """``work(records)`` for the current records, remembered until anything changes."""
+    season = RECORDS.get(conn)
+    if what not in season.memo:
+        season.memo[what] = work(season.records)
+    return season.memo[what]
 
 
 def records(conn: store.Connection, fresh: bool = True) -> list[MatchRecord]:
     """Every ended match as a season record (players by id), after :func:`refresh`."""
     if fresh:
         refresh(conn)
-    return RECORDS.get(conn)[0]
+    return RECORDS.get(conn).records
 
 
-def record_tables(conn: store.Connection) -> dict[int, str]:
+def record_tables(conn: store.Connection) -> dict[int, int]:
     """Record index -> table id (records' order), for links from a player's matches."""
-    return RECORDS.get(conn)[1]
+    return RECORDS.get(conn).table_of
 
 
 # --------------------------------------------------------------------------
@@ -307,13 +345,44 @@ def span_bounds(span: str, today: date | None = None) -> tuple[str | None, str |
 
 def stats(conn: store.Connection, player: Player, *, since: str | None = None, until: str | None = None,
           game: str | None = None) -> PlayerStats | None:
-    return player_stats(records(conn), player.sid, since=since, until=until, game=game)
+    refresh(conn)
+    return _memo(conn, ("stats", player.sid, since, until, game),
+                 lambda records: player_stats(records, player.sid, since=since, until=until, game=game))
+
+
+def matches_of(conn: store.Connection, player: Player, *, since: str | None = None, until: str | None = None,
+               game: str | None = None) -> list[dict[str, Any]]:
+    """The player's matches in the span, latest first, each with its table id, seat, place,
+    place points, score and the others at the table ((name, player id) pairs)."""
+    refresh(conn)
+    sid = player.sid
+
+    def work(records: list[MatchRecord]) -> list[dict[str, Any]]:
+        tables = RECORDS.get(conn).table_of
+        found = []
+        for index, r in enumerate(records):
+            if sid not in r.keys or (since and r.night < since) or (until and r.night > until) \
+                    or (game and r.game != game):
+                continue
+            for seat, k in enumerate(r.keys):
+                if k == sid:
+                    num, den = r.shares[seat]
+                    found.append({"index": index, "table_id": tables[index], "seat": seat, "night": r.night,
+                                  "at": r.at, "game": r.game, "table": r.table, "name": r.players[seat],
+                                  "place": r.places[seat], "of": r.size, "points": num / den, "score": r.scores[seat],
+                                  "with": [(r.players[o], r.keys[o]) for o in range(len(r.keys)) if o != seat]})
+        found.sort(key=lambda m: (m["night"], m["at"], m["index"]), reverse=True)
+        return found
+
+    return _memo(conn, ("matches", sid, since, until, game), work)
 
 
 def season(conn: store.Connection, *, since: str | None = None, until: str | None = None, game: str | None = None,
            min_matches: int | None = None) -> SeasonTable:
     kwargs: dict[str, Any] = {} if min_matches is None else {"min_matches": min_matches}
-    return season_table(records(conn), since=since, until=until, game=game, **kwargs)
+    refresh(conn)
+    return _memo(conn, ("season", since, until, game, min_matches),
+                 lambda records: season_table(records, since=since, until=until, game=game, **kwargs))
 
 
 SPAN_LABELS: dict[str, Text] = {"month": T("This month"), "year": T("This year"), "all": T("All nights")}

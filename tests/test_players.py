@@ -387,3 +387,17 @@ def test_a_database_from_the_release_before_players_upgrades(tmp_path):
     assert ",'=Eve," in exported  # a formula-looking name is made text, as every CSV export does
     assert client.get("/season").status_code == 200 and client.get(f"/players/{eve_id}").status_code == 200
     assert counts(path) == was
+
+
+def test_a_table_pages_names_lead_to_the_players_pages(season):
+    client, conn, tokens, _clock = season
+    page = client.get(f"/t/{tokens['n2-rwd']}", environ_base=PHONE_ON_WIFI).get_data(as_text=True)
+    links = [f"/players/at/{tokens['n2-rwd']}/{seat}" for seat in range(3)]
+    assert all(link in page for link in links)
+    bo = client.get(links[0], environ_base=PHONE_ON_WIFI)  # "Ｂｏ" at this table is Bo
+    assert bo.status_code == 302 and bo.location.endswith(f"/players/{pid(conn, 'Bo')}")
+    # A seat given to a namesake leads to them.
+    client.post(f"/players/{pid(conn, 'Ann')}/apart", data={"token": tokens["n2-rwd"], "seat": "1", "name": "Ann B."})
+    assert client.get(links[1]).location.endswith(f"/players/{players.player_of_name(conn, 'Ann B.').id}")
+    assert client.get(f"/players/at/{tokens['n2-rwd']}/9").status_code == 404
+    assert client.get("/players/at/nosuchtable/0").status_code == 404

@@ -66,6 +66,40 @@ def results(conn: sqlite3.Connection) -> list[tuple]:
 
 
 @translated
+def results_signature(conn: sqlite3.Connection) -> tuple:
+    """Changes whenever a stored result changes (a cheap "anything new?")."""
+    return tuple(conn.execute("SELECT count(*), coalesce(sum(revision), 0), coalesce(sum(finished), 0),"
+                              " coalesce(sum(over), 0), coalesce(max(table_id), 0), coalesce(sum(table_id), 0)"
+                              " FROM results").fetchone())
+
+
+@translated
+def who_signature(conn: sqlite3.Connection) -> tuple:
+    """Changes whenever who-is-who changes (a merge, a rename, a seat given, a new player)."""
+    return tuple(conn.execute("SELECT (SELECT coalesce(max(id), 0) FROM player_changes),"
+                              " (SELECT coalesce(max(id), 0) FROM players), (SELECT count(*) FROM player_names)"
+                              ).fetchone())
+
+
+@translated
+def result_marks(conn: sqlite3.Connection) -> dict[int, tuple[int, int]]:
+    """Each ended match's table id -> (revision, finished) of its stored result."""
+    return {t: (r, f) for t, r, f in conn.execute("SELECT table_id, revision, finished FROM results WHERE over = 1")}
+
+
+@translated
+def results_of(conn: sqlite3.Connection, table_ids: Iterable[int]) -> list[tuple]:
+    """(table_id, revision, finished, night, at, game, label, data JSON) of these ended matches."""
+    ids = list(table_ids)
+    found: list[tuple] = []
+    for start in range(0, len(ids), 500):
+        chunk = ids[start:start + 500]
+        found.extend(conn.execute("SELECT table_id, revision, finished, night, at, game, label, data FROM results"
+                                  f" WHERE over = 1 AND table_id IN ({','.join('?' * len(chunk))})", chunk))
+    return found
+
+
+@translated
 def signature(conn: sqlite3.Connection) -> tuple:
     """Changes whenever a stored result or who-is-who changes (the domain's cache key)."""
     results = conn.execute("SELECT count(*), coalesce(sum(revision), 0), coalesce(sum(finished), 0),"

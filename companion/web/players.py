@@ -24,8 +24,8 @@ bp = Blueprint("players", __name__)
 
 # What a phone may open: reading pages and exports. Everything else (the players list, merging,
 # renaming, giving a seat to someone else) is the organiser's, on the laptop.
-PHONE_ENDPOINTS = ("players.show", "players.player_csv", "players.player_json", "players.season",
-                   "players.season_csv", "players.season_json")
+PHONE_ENDPOINTS = ("players.show", "players.at_table", "players.player_csv", "players.player_json",
+                   "players.season", "players.season_csv", "players.season_json")
 
 MAX_MIN_MATCHES = 99
 RECENT_MATCHES = 30  # the player page lists this many latest matches (exports have them all)
@@ -115,23 +115,25 @@ def names_by_id() -> dict[str, str]:
 
 
 def player_matches(conn, player: domain.Player, choice: dict[str, Any]) -> list[dict[str, Any]]:
-    """The player's matches in the span, latest first: each with its table and the others."""
-    records = domain.records(conn, fresh=False)
-    tables = domain.record_tables(conn)
-    found = []
-    for index, r in enumerate(records):
-        if (choice["since"] and r.night < choice["since"]) or (choice["until"] and r.night > choice["until"]) \
-                or (choice["game"] and r.game != choice["game"]):
-            continue
-        for seat, k in enumerate(r.keys):
-            if k == player.sid:
-                num, den = r.shares[seat]
-                found.append({"index": index, "table_id": tables[index], "seat": seat, "night": r.night, "at": r.at,
-                              "game": r.game, "table": r.table, "name": r.players[seat], "place": r.places[seat],
-                              "of": r.size, "points": num / den, "score": r.scores[seat],
-                              "with": [(r.players[o], r.keys[o]) for o in range(len(r.keys)) if o != seat]})
-    found.sort(key=lambda m: (m["night"], m["at"], m["index"]), reverse=True)
-    return found
+    """The player's matches in the span, latest first: each with its table and the others
+    (remembered with the records: a page asks again without going through the season)."""
+    return domain.matches_of(conn, player, since=choice["since"], until=choice["until"], game=choice["game"])
+
+
+@bp.get("/players/at/<token>/<int:seat>")
+def at_table(token: str, seat: int):
+    """From a table page's names: the page of the player in that seat (a seat the organiser
+    gave to a namesake leads to them)."""
+    conn = get_db()
+    from ..store import players as rows
+    table = rows.table_ref(conn, token)
+    if table is None or not 0 <= seat < len(table["players"]):
+        abort(404)
+    domain.refresh(conn)
+    found = domain.seat_players(conn, table["id"], table["players"])[seat]
+    if found is None:
+        abort(404)
+    return redirect(url_for("players.show", pid=found))
 
 
 def player_context(pid: int) -> dict[str, Any]:
