@@ -202,6 +202,7 @@ URL_PARAMS: dict[str, Callable[[World], dict[str, object]]] = {
     "players.show": lambda w: {"pid": _player_id(w, "Ann")},
     "players.player_csv": lambda w: {"pid": _player_id(w, "Ann")},
     "players.player_json": lambda w: {"pid": _player_id(w, "Ann")},
+    "players.at_table": lambda w: {"seat": 0},
 }
 
 
