@@ -12,7 +12,13 @@ worked out, as after reading them from storage), ``--repeat`` times: the fastest
 the median, the worst and the median CPU time (on a machine shared with other work the wall
 time also counts waiting for a core; the first run also fills the name-key cache).
 
-    python bench/season.py [--nights 200] [--tables 20] [--deals 10] [--repeat 7]
+Then the same season through the store and the pages (issue 26): a database of 200 nights × 20
+tables with their deals (each game's whole match, about ten deals), the first visit's replay
+of every table into ``results``, and the season table page, a player's page and the season CSV
+from the real app (Flask test client), with the records kept in memory and rebuilt from the
+stored results (as after any change). ``--no-store`` skips this part.
+
+    python bench/season.py [--nights 200] [--tables 20] [--deals 10] [--repeat 7] [--no-store]
 """
 
 from __future__ import annotations
@@ -93,12 +99,153 @@ def replay_ms(deals: int, repeat: int) -> float:
     return statistics.median(times)
 
 
+# --------------------------------------------------------------------------------------------
+# Through the store and the pages: a database holding the season as real tables and deals
+
+
+def _rwd4(winner: int) -> dict:
+    return {"chips": [1 if s == winner else 4 for s in range(4)], "tricks": [10 if s == winner else 1 for s in range(4)]}
+
+
+def _mirai(q0: int, p0: int, last: int) -> dict:
+    return {"queens": [q0, 4 - q0], "points": [p0, 20 - p0], "last_trick": last}
+
+
+def _pq_row(*counts: int) -> dict:
+    return dict(zip(("7", "A", "K", "Q", "J", "other"), counts))
+
+
+def _lucky(holder, number, last) -> dict:
+    return {"die_holder": holder, "die_number": number, "last_trick": last}
+
+
+_TWIN_HIT = {"bids": [["X", "D"], ["D", "D"], ["D", "D"], ["D", "D"]], "tricks": [4, 3, 2, 1], "open_bid": None}
+_TWIN_MISS = {"bids": [["D", "D"], ["D", "D"], ["D", "D"], ["D", "D"]], "tricks": [4, 3, 2, 1], "open_bid": None}
+
+# Each game's whole match as its rules play it, as close to ten deals as the game lasts (a
+# two-player Miraiscope race to 60 takes five): (players, options, deals).
+MATCHES = {
+    "rwd": (4, {"first_start_player": 0}, [_rwd4(s % 4) for s in range(9)]),  # seat 1 reaches 3 deal wins at deal 9
+    "pair_quad": (4, {"first_dealer": 0, "deals": 10}, [{"captured": [
+        _pq_row(0, 0, 0, 0, 0, 16), _pq_row(0, 0, 0, 0, 0, 8), _pq_row(2, 2, 2, 2, 2, 2), _pq_row(2, 2, 2, 2, 2, 6)]}] * 10),
+    "lucky_cube": (4, {"first_dealer": 0}, [_lucky(0, 2, 3), _lucky(2, 1, 3), _lucky(1, 2, 2)]
+                   + [_lucky(None, None, k % 4) for k in range(4, 13)]),
+    "twin_shoot": (4, {}, [_TWIN_HIT] * 4 + [_TWIN_MISS] * 5),
+    "miraiscope": (2, {"first_dealer": 0}, [_mirai(4, 20, 0), _mirai(0, 0, 1), _mirai(2, 10, 0), _mirai(2, 10, 1),
+                                            _mirai(3, 12, 0)]),
+}
+
+
+def season_database(path: str, nights: int, tables: int, seed: int = 1) -> tuple[int, int]:
+    """Store the season as tables with their deals (one write transaction, the store's own
+    statements); returns (tables, deals)."""
+    from companion import store
+    from companion.store import nights as night_rows, tables as table_rows
+
+    rng = random.Random(seed)
+    regulars = [f"Player {i:02d}" for i in range(80)]
+    store.migrate(path)
+    conn = store.connect(path)
+    made = deals = 0
+    try:
+        with store.write(conn):
+            for night in range(nights):
+                date = f"{2020 + night // 100}-{1 + night // 9 % 12:02d}-{1 + night % 9 * 3:02d}"
+                night_rows.insert_night(conn, f"{date}T09:00:00+00:00")
+                for table in range(tables):
+                    game = rng.choice(sorted(MATCHES))
+                    size, options, match = MATCHES[game]
+                    names = rng.sample(regulars, size)
+                    names = [n.upper() if rng.random() < 0.1 else n for n in names]  # spelled otherwise at times
+                    stamp = f"{date}T{10 + table // 8}:{table % 8 * 7:02d}:00+00:00"
+                    table_id = table_rows.insert_table(conn, f"bench-{night}-{table}", game, names, options, stamp,
+                                                       seq=table + 1)
+                    for number, facts in enumerate(match, 1):
+                        table_rows.insert_deal(conn, table_id, number, facts, stamp)
+                    made, deals = made + 1, deals + len(match)
+    finally:
+        conn.close()
+    return made, deals
+
+
+def store_figures(nights: int, tables: int, repeat: int) -> bool:
+    """The season table and a player's page, as the laptop serves them (Flask test client on
+    the real app and a database of the season). Returns whether a figure missed the target."""
+    import tempfile
+
+    from companion import players, store
+    from companion.app import create_app
+    from companion.meetup.points import match_result as replay
+
+    for game, (size, options, match) in MATCHES.items():  # every pattern is a whole, valid match
+        assert replay(game, [f"P{i}" for i in range(size)], match, options).over, game
+    with tempfile.TemporaryDirectory() as tmp:
+        path = f"{tmp}/season.sqlite"
+        start = time.perf_counter()
+        made, deals = season_database(path, nights, tables)
+        print(f"\nthrough the store: {made} tables, {deals} deals ({deals / made:.1f} a table) stored in "
+              f"{time.perf_counter() - start:.1f} s")
+        conn = store.connect(path)
+        start = time.perf_counter()
+        replayed = players.refresh(conn)
+        print(f"first visit after the upgrade: {replayed} tables replayed into results in "
+              f"{time.perf_counter() - start:.1f} s (once; later pages replay only a changed table)")
+        busiest = max(players.season(conn, min_matches=1).rows, key=lambda r: r.matches)
+        conn.close()
+        app = create_app({"DATABASE": path, "SECRET_KEY": "bench", "TESTING": True})
+        client = app.test_client()
+        pages = [("season table page, all nights", "/season"),
+                 ("season table page, one game", "/season?game=rwd"),
+                 ("season table page, this year", "/season?span=year"),
+                 (f"player's page ({busiest.matches} matches)", f"/players/{busiest.key}"),
+                 ("season CSV", "/season.csv")]
+        failed = False
+        conn = store.connect(path)
+        bumped = iter(range(1, 10 ** 9))
+
+        def one_table_changed() -> None:
+            """A phone changed one table (its revision moves on): the next page replays that table."""
+            from companion.store import tables as table_rows
+            with store.write(conn):
+                table_rows.log_change(conn, 1 + next(bumped) % made, "edit", None, None, None, "2026-01-01T00:00:00")
+
+        modes = [("nothing changed since the last page (records and figures kept in memory):", None),
+                 ("one table changed before each page (it is replayed; its record alone read again):",
+                  one_table_changed),
+                 ("the first page after the laptop started (every record read from the stored results):",
+                  players.RECORDS.clear)]
+        for title, before_each in modes:
+            print(title)
+            for label, url in pages:
+                wall, cpu = [], []
+                for _ in range(repeat):
+                    if before_each is not None:
+                        before_each()
+                    start, start_cpu = time.perf_counter(), time.process_time()
+                    response = client.get(url)
+                    wall.append((time.perf_counter() - start) * 1000)
+                    cpu.append((time.process_time() - start_cpu) * 1000)
+                    assert response.status_code == 200, (url, response.status_code)
+                best, median = min(wall), statistics.median(wall)
+                verdict = "PASS" if best <= TARGET_MS else "FAIL"
+                if before_each is not players.RECORDS.clear:  # once per start: reported, not held to the target
+                    failed |= verdict == "FAIL"
+                cpu_verdict = "PASS" if statistics.median(cpu) <= TARGET_MS else "FAIL"
+                print(f"  {label:38s} best {best:6.1f} ms  median {median:6.1f} ms  worst {max(wall):6.1f} ms  "
+                      f"CPU median {statistics.median(cpu):6.1f} ms  (target ≤ {TARGET_MS:.0f} ms: wall {verdict}, "
+                      f"CPU {cpu_verdict})")
+        conn.close()
+    return failed
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--nights", type=int, default=200)
     parser.add_argument("--tables", type=int, default=20)
     parser.add_argument("--deals", type=int, default=10)
     parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--no-store", dest="store", action="store_false",
+                        help="skip the pages through the store (a database of the season, the real app)")
     args = parser.parse_args()
 
     records = synthetic_season(args.nights, args.tables)
@@ -125,6 +272,8 @@ def main() -> int:
         failed |= verdict == "FAIL"
         print(f"{label:38s} best {best:6.1f} ms  median {median:6.1f} ms  worst {worst:6.1f} ms  "
               f"CPU median {statistics.median(cpu):6.1f} ms  (target ≤ {TARGET_MS:.0f} ms: {verdict})")
+    if args.store:
+        failed |= store_figures(args.nights, args.tables, args.repeat)
     per_match = replay_ms(args.deals, args.repeat)
     print(f"replaying one {args.deals}-deal match through the rules: {per_match:.2f} ms "
           f"(× {len(records)} matches = {per_match * len(records) / 1000:.1f} s: store each finished match's "
