@@ -46,7 +46,8 @@ def snapshot(db: str) -> dict[str, list[tuple]]:
     conn = sqlite3.connect(db)
     try:
         return {name: conn.execute(f"SELECT * FROM {name} ORDER BY rowid").fetchall()
-                for name in ("tables", "deals", "changes", "nights", "player_changes")}
+                for name in ("tables", "deals", "changes", "nights", "player_changes",
+                             "night_players", "night_rounds", "round_tables", "round_seats")}
     finally:
         conn.close()
 
@@ -164,8 +165,17 @@ RECIPES: dict[str, tuple[Recipe, bool]] = {
     "tables.finish": (lambda w: {"finished": "1"}, True),
     "tables.rematch": (lambda w: {}, True),
     "hall.prepare": (lambda w: {"game": GAME, "players": "4", "count": "2", "label": ""}, True),
-    "hall.new_night": (lambda w: {}, True),
+    "hall.new_night": (lambda w: {"leave_out": "1"}, True),  # the world's match is still in play (issue 25)
     "hall.seat_players": (lambda w: {"players": "4", **{f"name-{i}": f"{name}3" for i, name in enumerate(NAMES)}}, True),
+    "hall.add_player": (lambda w: {"name": "Zoe"}, True),
+    "hall.edit_player": (lambda w: {"name": f"Zoe {w.token[:6]}"}, True),
+    "hall.draw": (lambda w: _night_roster(w) and {"draw": "1", f"tables-{GAME}": "1"}, True),
+    "hall.swap": (lambda w: {"a": str(_night_round(w)[0]), "b": str(_night_round(w)[1])}, True),
+    "hall.clock": (lambda w: _night_round(w) and {"minutes": "10"}, True),
+    "hall.extend": (lambda w: {}, True),
+    "hall.unseat": (lambda w: {}, True),
+    "hall.join_post": (lambda w: {"name": "Zoe"}, True),
+    "hall.me_forget": (lambda w: {}, False),
     "players.rename": (lambda w: {"name": "Zed"}, True),
     "players.merge": (lambda w: {"gone": str(_player_elsewhere(w))}, True),
     "players.keep_apart": (lambda w: {"token": w.token, "seat": "0", "name": "Ann B."}, True),
@@ -185,19 +195,79 @@ def _player_id(world: World, name: str) -> int:
 def _player_elsewhere(world: World) -> int:
     """A player who never shared a table with Ann (a merge of those two is allowed)."""
     from companion import store, tables
+    if not hasattr(world, "_elsewhere"):  # made once, when the URL is built (before any figures are taken)
+        conn = store.connect(world.db)
+        try:
+            tables.create(conn, GAME, ["Eve", "Fay", "Gus", "Hal"], {"first_dealer": 0, "deals": 1})
+        finally:
+            conn.close()
+        world._elsewhere = _player_id(world, "Eve")
+    return world._elsewhere
+
+def _night_roster(world: World) -> list[int]:
+    """Tonight's players (issue 25): these four on the list (others may be too); their ids."""
+    from companion import night, store
     conn = store.connect(world.db)
     try:
-        tables.create(conn, GAME, ["Eve", "Fay", "Gus", "Hal"], {"first_dealer": 0, "deals": 1})
+        return [night.join(conn, name).id for name in ("Ivy", "Jo", "Kim", "Lu")]  # the same name: one player
     finally:
         conn.close()
-    return _player_id(world, "Eve")
+
+
+def _night_round(world: World) -> list[int]:
+    """A drawn round of one table (issue 25); its players' ids in seat order."""
+    from companion import night, store
+    _night_roster(world)
+    conn = store.connect(world.db)
+    try:
+        if not night.night_rounds(conn) or len(night.roster(conn)) != 4:
+            for player in night.roster(conn):  # exactly one table's worth on tonight's list
+                if player.name not in ("Ivy", "Jo", "Kim", "Lu"):
+                    night.set_left(conn, player.id)
+            night.draw_round(conn, chosen=[GAME], seed="csrf")
+        return list(night.night_rounds(conn)[-1].tables[0].player_ids)
+    finally:
+        conn.close()
+
+
+def _round_table_id(world: World) -> int:
+    from companion import night, store
+    _night_round(world)
+    conn = store.connect(world.db)
+    try:
+        if not night.night_rounds(conn)[-1].clock_from:
+            night.start_clock(conn, 20)
+        return night.night_rounds(conn)[-1].tables[0].table.id
+    finally:
+        conn.close()
+
+
+def _unseatable_table_id(world: World) -> int:
+    """A table of tonight with its players but no deal yet (the organiser may re-open its seating)."""
+    from companion import store, tables
+    if not hasattr(world, "_unseatable"):
+        conn = store.connect(world.db)
+        try:
+            token = tables.create(conn, GAME, ["Mo", "Ned", "Oz", "Pia"], {"first_dealer": 0, "deals": 1})
+            world._unseatable = tables.load(conn, token).id
+        finally:
+            conn.close()
+    return world._unseatable
+
 
 # Routes whose URL needs another table than the world's own.
 URL_PARAMS: dict[str, Callable[[World], dict[str, object]]] = {
     "hall.seat_players": lambda w: {"token": w.prepared_token()},
     "hall.seat": lambda w: {"token": w.prepared_token()},
+    "hall.edit_player": lambda w: {"player_id": _night_roster(w)[0]},
+    # No URL parameter: the night these need is set up here, before any figures are taken.
+    "hall.draw": lambda w: _night_roster(w) and {},
+    "hall.swap": lambda w: _night_round(w) and {},
+    "hall.clock": lambda w: _night_round(w) and {},
+    "hall.extend": lambda w: {"table_id": _round_table_id(w)},
+    "hall.unseat": lambda w: {"table_id": _unseatable_table_id(w)},
     "players.rename": lambda w: {"pid": _player_id(w, "Ann")},
-    "players.merge": lambda w: {"pid": _player_id(w, "Ann")},
+    "players.merge": lambda w: {"pid": _player_id(w, "Ann"), "_": _player_elsewhere(w)},
     "players.keep_apart": lambda w: {"pid": _player_id(w, "Ann")},
     "players.show": lambda w: {"pid": _player_id(w, "Ann")},
     "players.player_csv": lambda w: {"pid": _player_id(w, "Ann")},
@@ -350,6 +420,8 @@ def test_no_get_route_changes_state(csrf_app):
                  "game": GAME, "players": "4", "name-0": "A", "name-1": "B", "name-2": "C",
                  "name-3": "D", **DEAL_1}
     world.prepared_token()  # made by the laptop before anyone asks for its seating page
+    for rule in csrf_app.url_map.iter_rules():  # what the URLs need (a night's round, a player) made first
+        build(rule, world)
     before_rows = snapshot(db)
     before = original = change_count(db)
     problems: list[str] = []

@@ -33,7 +33,7 @@ def test_a_phone_joins_once_and_is_remembered(app):
     ann = phone(app)
     page = ann.get("/night")
     assert page.status_code == 200 and 'name="name"' in page.get_data(as_text=True)
-    joined = ann.post("/night", data={"name": "  Ann  "})
+    joined = ann.post("/night/join", data={"name": "  Ann  "})
     assert joined.status_code == 303 and joined.headers["Location"].endswith("/night/me")
     # From then on the join link leads to her own page, and it names her.
     again = ann.get("/night")
@@ -45,17 +45,17 @@ def test_a_phone_joins_once_and_is_remembered(app):
 
 def test_the_same_name_typed_twice_is_one_player(app):
     for n, typed in enumerate(["Ann", "ann", "ＡＮＮ", " Ann "]):
-        assert phone(app, 30 + n).post("/night", data={"name": typed}).status_code == 303
+        assert phone(app, 30 + n).post("/night/join", data={"name": typed}).status_code == 303
     assert [p.name for p in roster(app)] == ["Ann"]
 
 
 def test_picking_a_name_from_tonights_list(app):
-    phone(app, 40).post("/night", data={"name": "Bob"})
+    phone(app, 40).post("/night/join", data={"name": "Bob"})
     other = phone(app, 41)
     page = other.get("/night").get_data(as_text=True)
     bob = roster(app)[0]
     assert f'name="player" value="{bob.id}"' in page and "Bob" in text_of(page)
-    assert other.post("/night", data={"player": str(bob.id)}).status_code == 303
+    assert other.post("/night/join", data={"player": str(bob.id)}).status_code == 303
     assert "Bob" in text_of(other.get("/night/me").get_data(as_text=True))
     assert len(roster(app)) == 1
 
@@ -63,7 +63,7 @@ def test_picking_a_name_from_tonights_list(app):
 @pytest.mark.parametrize("typed, message", [("", "Enter a name."), ("\u200b\u200b", "invisible characters"),
                                             ("x" * 41, "at most 40 characters")])
 def test_a_bad_name_is_refused_next_to_the_field(app, typed, message):
-    response = phone(app).post("/night", data={"name": typed})
+    response = phone(app).post("/night/join", data={"name": typed})
     assert response.status_code == 422
     page = response.get_data(as_text=True)
     assert message in page and 'id="err-name"' in page
@@ -85,13 +85,13 @@ def test_the_organiser_adds_renames_and_removes(client, app):
     hall = text_of(client.get("/hall").get_data(as_text=True))
     assert "Left tonight: Di" in hall and "1 player tonight" in hall
     # Di scanning again puts her back (same player, same id).
-    assert phone(app, 50).post("/night", data={"name": "di"}).status_code == 303
+    assert phone(app, 50).post("/night/join", data={"name": "di"}).status_code == 303
     assert [(p.id, p.left) for p in roster(app)] == [(cy.id, False), (di.id, False)]
 
 
 def test_a_removed_player_phone_is_asked_again(app, client):
     ann = phone(app, 60)
-    ann.post("/night", data={"name": "Ann"})
+    ann.post("/night/join", data={"name": "Ann"})
     who = roster(app)[0]
     client.post(f"/hall/players/{who.id}", data={"action": "remove"})
     assert ann.get("/night/me").headers["Location"].endswith("/night")
@@ -99,7 +99,7 @@ def test_a_removed_player_phone_is_asked_again(app, client):
 
 def test_a_new_night_has_a_new_list(app, client):
     ann = phone(app, 61)
-    ann.post("/night", data={"name": "Ann"})
+    ann.post("/night/join", data={"name": "Ann"})
     client.post("/hall/nights", data={"leave_out": "1"})
     assert roster(app) == []
     assert ann.get("/night/me").status_code == 303  # asked to join tonight
@@ -130,7 +130,7 @@ def test_joining_with_the_security_check_on(csrf_app):
     from helpers import csrf_of
     phone = csrf_app.test_client()
     phone.environ_base.update({"REMOTE_ADDR": "192.168.1.80"})
-    assert phone.post("/night", data={"name": "Ann"}).status_code == 400  # no token: refused
+    assert phone.post("/night/join", data={"name": "Ann"}).status_code == 400  # no token: refused
     token = csrf_of(phone.get("/night").get_data(as_text=True))
-    assert phone.post("/night", data={"name": "Ann", "csrf_token": token}).status_code == 303
+    assert phone.post("/night/join", data={"name": "Ann", "csrf_token": token}).status_code == 303
     assert "Ann" in text_of(phone.get("/night/me").get_data(as_text=True))

@@ -31,7 +31,7 @@ def join_all(app, names=NAMES):
     for n, name in enumerate(names):
         phone = app.test_client()
         phone.environ_base.update({"REMOTE_ADDR": f"192.168.1.{10 + n}"})
-        assert phone.post("/night", data={"name": name}).status_code == 303
+        assert phone.post("/night/join", data={"name": name}).status_code == 303
         phones[name] = phone
     return phones
 

@@ -538,7 +538,7 @@ def join():
     return render_template("night/join.html", values={}, errors={}, roster=night.roster(get_db()))
 
 
-@bp.post("/night")
+@bp.post("/night/join")
 def join_post():
     values = form_values()
     conn = get_db()
