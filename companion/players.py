@@ -235,6 +235,21 @@ def player_of_name(conn: store.Connection, name: str) -> Player | None:
     return None if player_id is None else get(conn, player_id)
 
 
+def ensure_player(conn: store.Connection, raw: str) -> Player | None:
+    """The player of this name, made now if the laptop never saw it at a table (a roster
+    name with no match yet); None for an empty name."""
+    found = player_of_name(conn, raw)
+    name = clean_name(raw)
+    if found is not None or not name:
+        return found
+    with write(conn):
+        if rows.name_map(conn).get(name_key(name)) is None:
+            stamp = now()
+            player_id = rows.insert_player(conn, name, name_key(name), stamp)
+            rows.log(conn, "add", {"player": player_id, "name": name}, stamp)
+    return player_of_name(conn, name)
+
+
 def seat_players(conn: store.Connection, table_id: int, names: Sequence[str]) -> list[int | None]:
     """Per seat of a table, its player's id (a seat given to someone else counts first)."""
     by_key, by_seat = rows.name_map(conn), rows.seat_map(conn)

@@ -401,3 +401,20 @@ def test_a_table_pages_names_lead_to_the_players_pages(season):
     assert client.get(links[1]).location.endswith(f"/players/{players.player_of_name(conn, 'Ann B.').id}")
     assert client.get(f"/players/at/{tokens['n2-rwd']}/9").status_code == 404
     assert client.get("/players/at/nosuchtable/0").status_code == 404
+
+
+def test_a_phone_on_tonights_roster_opens_its_own_season_page(season):
+    client, conn, _tokens, _clock = season
+    phone = client.application.test_client()
+    ann = {"REMOTE_ADDR": "192.168.1.31"}
+    assert phone.get("/players/me", environ_base=ann).headers["Location"].endswith("/night")  # not joined yet
+    assert phone.post("/night/join", data={"name": "ANN"}, environ_base=ann).status_code == 303
+    assert "/players/me" in phone.get("/night/me", environ_base=ann).get_data(as_text=True)
+    mine = phone.get("/players/me", environ_base=ann)
+    assert mine.status_code == 303 and mine.headers["Location"].endswith(f"/players/{pid(conn, 'Ann')}")
+    # Someone on the roster who never sat at a table yet gets an empty page of their own.
+    new = {"REMOTE_ADDR": "192.168.1.32"}
+    phone2 = client.application.test_client()
+    phone2.post("/night/join", data={"name": "Zoe"}, environ_base=new)
+    page = phone2.get("/players/me", environ_base=new, follow_redirects=True)
+    assert page.status_code == 200 and "No finished match in these nights and games." in page.get_data(as_text=True)

@@ -24,7 +24,7 @@ bp = Blueprint("players", __name__)
 
 # What a phone may open: reading pages and exports. Everything else (the players list, merging,
 # renaming, giving a seat to someone else) is the organiser's, on the laptop.
-PHONE_ENDPOINTS = ("players.show", "players.at_table", "players.player_csv", "players.player_json",
+PHONE_ENDPOINTS = ("players.show", "players.at_table", "players.mine", "players.player_csv", "players.player_json",
                    "players.season", "players.season_csv", "players.season_json")
 
 MAX_MIN_MATCHES = 99
@@ -118,6 +118,20 @@ def player_matches(conn, player: domain.Player, choice: dict[str, Any]) -> list[
     """The player's matches in the span, latest first: each with its table and the others
     (remembered with the records: a page asks again without going through the season)."""
     return domain.matches_of(conn, player, since=choice["since"], until=choice["until"], game=choice["game"])
+
+
+@bp.get("/players/me")
+def mine():
+    """A phone on tonight's roster (issue 25's per-phone player): its own season page; a phone
+    that hasn't joined tonight is sent to join."""
+    from .hall import my_player
+    who = my_player()
+    if who is None:
+        return redirect(url_for("hall.join"), code=303)
+    found = domain.ensure_player(get_db(), who.name)
+    if found is None:
+        abort(404)
+    return redirect(url_for("players.show", pid=found.id), code=303)
 
 
 @bp.get("/players/at/<token>/<int:seat>")
