@@ -32,6 +32,8 @@ from helpers import csrf_of, text_of  # noqa: F401  (shared helpers: tests impor
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
+pytest_plugins = ["pytester"]  # tests/test_test_tiers.py runs small suites with this conftest
+
 # No test touches the real user's data folder (scores, secret key): platformdirs, in this
 # process and in every server it starts, is given a throw-away one (Linux: XDG_DATA_HOME).
 os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="companion-test-data-")
