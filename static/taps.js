@@ -135,7 +135,7 @@
   document.addEventListener("htmx:after:swap", function () { showHelpers(document); updateAll(document); });
 })();
 
-// Twin Shoot: a bid tapped as the number its two suits add up to (issue 27). The rules record
+// A bid tapped as the number its two suits add up to (a suit picker's number mode, issue 27). The rules record
 // two suits, so a number sets two suits that add up to it (the higher one first, as the bid
 // calculator would show them); the two suit rows stay the form's fields. Which way this phone
 // enters bids (the number or the suits) is shown on the form and remembered on the phone.
