@@ -28,3 +28,64 @@ def csrf_of(markup: str) -> str:
     found = re.search(r'name="csrf_token" value="([^"]+)"', markup)
     assert found, "the page has no CSRF token field"
     return found.group(1)
+
+
+# --- the rules engine's facts and databases ---------------------------------------------------
+
+def rwd_facts(progress, chips=(4, 3, 3, 3), tricks=(4, 3, 3, 3), choice: int = 0) -> dict:
+    """One valid 4-player RWD deal (by default a draw, so the match never ends: a table of any
+    length); an open choice (who starts after a draw) gets its ``choice``-th option."""
+    from companion.games import GAMES
+
+    game = GAMES["rwd"]
+    form = {f"chips-{i}": str(c) for i, c in enumerate(chips)}
+    form.update({f"tricks-{i}": str(t) for i, t in enumerate(tricks)})
+    upcoming = game.next_deal(progress)
+    if upcoming.choice:
+        form[upcoming.choice.key] = str(upcoming.choice.options[choice])
+    facts, errors = game.parse_deal(form, progress)
+    assert not errors, errors
+    return facts
+
+
+def fresh_db(tmp_path) -> str:
+    """A migrated empty database file under ``tmp_path``; its path."""
+    from companion import db
+
+    path = str(tmp_path / "h.sqlite")
+    db.migrate(path)
+    return path
+
+
+# --- pages as a reader sees them ------------------------------------------------------------------
+
+def visible_page(client, path: str, lang: str = "en", **params) -> str:
+    """The visible text of a page (``text_of``) a phone reading ``lang`` gets; fails unless 200."""
+    response = client.get(path, query_string=params, headers={"Accept-Language": lang})
+    assert response.status_code == 200, (path, response.status_code)
+    return text_of(response.get_data(as_text=True))
+
+
+def game_card(client, game: str, lang: str = "en") -> str:
+    """The visible text of a game's reference card."""
+    return visible_page(client, f"/games/{game}", lang)
+
+
+def rendered(app, text, lang: str) -> str:
+    """A rules-engine Text as a phone reading ``lang`` sees it."""
+    from flask_babel import force_locale, get_translations, gettext
+
+    with app.test_request_context("/"), force_locale(lang):
+        return text.render(gettext, lambda one, many, n: get_translations().ungettext(one, many, n))
+
+
+def star_points(path: str) -> int:
+    """Points of a star-like SVG outline (absolute coordinates): vertices farther from the
+    centre than both neighbours."""
+    import math
+
+    points = [tuple(map(float, pair)) for pair in re.findall(r"(-?[\d.]+)[ ,](-?[\d.]+)", path)]
+    cx = sum(x for x, _ in points) / len(points)
+    cy = sum(y for _, y in points) / len(points)
+    radius = [math.hypot(x - cx, y - cy) for x, y in points]
+    return sum(1 for i, r in enumerate(radius) if r > radius[i - 1] and r > radius[(i + 1) % len(radius)])
