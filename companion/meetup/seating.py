@@ -35,7 +35,7 @@ from itertools import combinations, permutations
 from typing import Hashable, Iterable, Mapping, Sequence, Union
 
 from ..games import GAMES, Game
-from ..games.text import T, Text, join_names
+from ..games.text import T, Text, Tn, join_names
 
 PlayerId = Hashable
 
@@ -151,8 +151,9 @@ def _plan_auto(players: int, offered: Sequence[Game], rng: random.Random) -> tup
                     best[m] = option
     if players < 1 or best[players] is None:
         smallest = min(costs) if costs else 2
-        raise SeatingError(T("The games on offer need at least {min} players at a table; the roster has {n}.",
-                             min=smallest, n=players) if players < smallest else
+        raise SeatingError(Tn("The games on offer need at least {n} player at a table; the roster has {roster}.",
+                              "The games on offer need at least {n} players at a table; the roster has {roster}.",
+                              smallest, roster=players) if players < smallest else
                            T("The games on offer can't seat exactly {n} players. Offer more games.", n=players))
     sizes = sorted(best[players][3], key=lambda s: (s != 4, s))  # type: ignore[index]
     used = {game.id: 0 for game in offered}
