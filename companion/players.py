@@ -132,11 +132,11 @@ class _Cache:
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.by_path: dict[str, _Season] = {}
+        self.by_path: dict[tuple, _Season] = {}
 
     def get(self, conn: store.Connection) -> _Season:
         import json
-        path = getattr(conn, "path", "")
+        path = (getattr(conn, "path", ""), getattr(conn, "identity", None))  # a restored file is another season
         results_mark, who_mark = rows.results_signature(conn), rows.who_signature(conn)
         with self.lock:
             season = self.by_path.get(path)
