@@ -20,7 +20,11 @@ Tables (``store.tables``)
     (exactly-once writes by ``write_id``).
 Nights (``store.nights``)
     ``night_started``, ``night_after_table``, ``insert_night``, ``night_signature``,
-    ``next_table_number``.
+    ``next_table_number``; the night's roster and rounds (issue 25): ``current_night``,
+    ``roster``, ``player``, ``player_by_key``, ``rounds`` (with their tables and seats),
+    ``table_round``; inside ``write``: ``insert_player``, ``update_player``, ``insert_round``,
+    ``insert_round_table``, ``set_seat``, ``bump_round``, ``set_clock``, ``extend_table``,
+    ``unseat_table``.
 Players (``store.players``, issue 26)
     ``stale_tables``/``save_result``/``results`` (each table's replayed result per revision),
     ``all_players``, ``player``, ``name_map``, ``seat_map``, ``signature``; inside ``write``:
