@@ -156,6 +156,11 @@ def test_a_night_of_twelve_phones(browser, live_server, artifacts_dir):
         page.screenshot(path=str(artifacts_dir / "night-phone-summary-360-ja.png"), full_page=True)
         page.goto(live_server("/night/me"))
         page.screenshot(path=str(artifacts_dir / "night-phone-me-390-ja.png"), full_page=True)
+        hall.set_viewport_size({"width": 1280, "height": 800})  # the organiser's own laptop screen
+        hall.goto(live_server("/hall"))
+        assert hall.evaluate("document.documentElement.scrollWidth") <= 1280
+        hall.screenshot(path=str(artifacts_dir / "night-hall-1280.png"))
+        hall.set_viewport_size(HALL["viewport"])
         hall.goto(live_server("/hall?lang=ja"))
         assert "今夜のランキング" in hall.locator("#leaderboard").inner_text()
         hall.screenshot(path=str(artifacts_dir / "night-hall-1920-ja.png"))
