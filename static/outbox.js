@@ -64,6 +64,7 @@
   function drop(id) { keep(all().filter(function (it) { return it.id !== id; })); }
 
   var inFlight = {};  // ids this page is sending right now (htmx or fetch): never sent twice at once
+  var firstTry = {};  // ids on their first try (a tap on Save): not shown as waiting unless it fails
 
   // --- which forms are writes, and what a write says about itself
 
@@ -172,6 +173,8 @@
     if (heading && WORDS.enter) heading.textContent = say("enter", n);
     var button = form.querySelector("button[type=submit]");
     if (button && WORDS.save) button.textContent = say("save", n);
+    var jump = document.querySelector("#jump a[href='#entry']");  // templates/tables/_jump.html
+    if (jump && WORDS.enter) jump.textContent = say("enter", n) + " ↓";
   }
 
   function forgetDraft(table, n) {
@@ -325,7 +328,7 @@
   function render() {
     var b = bars(), table = pageTable();
     b.reach.hidden = reachable;
-    var items = all().filter(function (it) { return (!table || it.table === table) && !inFlight[it.id]; });
+    var items = all().filter(function (it) { return (!table || it.table === table) && !firstTry[it.id]; });
     b.box.textContent = "";
     if (lastSent) {
       var sent = document.createElement("p");
@@ -445,12 +448,12 @@
     flushing = true;
     inFlight[item.id] = true;
     post(item).then(function (res) {
-      delete inFlight[item.id];
+      delete inFlight[item.id]; delete firstTry[item.id];
       flushing = false;
       reachable = true;
       return answered(item, res);
     }, function () {
-      delete inFlight[item.id];
+      delete inFlight[item.id]; delete firstTry[item.id];
       flushing = false;
       render();
       gone();
@@ -581,7 +584,7 @@
     add(item);
     if (form.hasAttribute("hx-post") && !queued) {
       // htmx sends it and shows the answer; the outbox only holds it until then.
-      inFlight[item.id] = true;
+      inFlight[item.id] = firstTry[item.id] = true;
       form.dataset.sending = item.id;
       return;
     }
@@ -611,12 +614,12 @@
   function sendPlain(form, item) {
     // A plain form (undo, finish, rematch, seating, a correction): sent here, so no answer
     // means it waits in the outbox instead of a browser error page.
-    inFlight[item.id] = true;
+    inFlight[item.id] = firstTry[item.id] = true;
     var button = form.querySelector("button[type=submit]");
     if (button) button.disabled = true;
     var redirect = item.kind === "rematch" ? "follow" : "manual";
     post(item, redirect).then(function (res) {
-      delete inFlight[item.id];
+      delete inFlight[item.id]; delete firstTry[item.id];
       if (button) button.disabled = false;
       if (res.status === 400 && !item.freshToken) {
         return freshToken(item.table).then(function (token) {
@@ -639,7 +642,7 @@
       form.dataset.keepId = "1";
       HTMLFormElement.prototype.submit.call(form);
     }, function () {
-      delete inFlight[item.id];
+      delete inFlight[item.id]; delete firstTry[item.id];
       if (button) button.disabled = false;
       render();
       gone();
@@ -662,7 +665,7 @@
     var item = find(w.id);
     if (status === 400 && item) {
       event.preventDefault();  // no error page over the form: get a fresh token and save again
-      delete inFlight[w.id];
+      delete inFlight[w.id]; delete firstTry[w.id];
       if (item.freshToken) { decide(item, "token", "", say("tokenRefused")); return; }
       change(w.id, function (it) { it.freshToken = true; });
       freshToken(item.table).then(function (token) {
@@ -679,7 +682,7 @@
       }).catch(function () { render(); gone(); });
       return;
     }
-    delete inFlight[w.id];
+    delete inFlight[w.id]; delete firstTry[w.id];
     var conflict = status === 409 && item && item.kind === "deal" && /class="conflict-box/.test(w.ctx.text || "");
     if (conflict) {
       // Another phone recorded this deal first, differently: keep mine until the player chooses.
@@ -695,6 +698,15 @@
   });
   document.addEventListener("htmx:after:swap", function () { render(); });
 
+  document.addEventListener("htmx:config:request", function (event) {
+    // A Save that hangs (a laptop frozen, a Wi-Fi that swallows packets) goes to the outbox
+    // after SEND_TIMEOUT instead of holding the button for htmx's default minute.
+    var ctx = event.detail && event.detail.ctx;
+    if (ctx && ctx.sourceElement && ctx.sourceElement.dataset && ctx.sourceElement.dataset.sending && ctx.request) {
+      ctx.request.timeout = SEND_TIMEOUT;
+    }
+  });
+
   document.addEventListener("htmx:error", function (event) {
     var ctx = event.detail && event.detail.ctx;
     var w = writeItemOf(event);
@@ -703,7 +715,7 @@
       return;
     }
     if (ctx.response) return;  // answered; the error was in showing it
-    delete inFlight[w.id];
+    delete inFlight[w.id]; delete firstTry[w.id];
     delete w.form.dataset.sending;
     var item = find(w.id);
     if (item && item.kind === "deal" && w.form === entryForm() && w.form.isConnected) {
