@@ -326,3 +326,29 @@ def test_refused_security_token_costs_nothing_typed(live_server, phone):
     assert refused[0] == 400, refused  # the laptop did refuse the token first
     assert [d["facts"] for d in stored(port, token)] == [facts_of(deal(1))]
     assert phone.evaluate("window.tableOutbox.all()") == []
+
+
+# --- an answer that never comes ----------------------------------------------------------------
+
+def test_save_that_gets_no_answer_goes_to_the_outbox_and_is_sent_again(live_server, phone):
+    """The laptop takes the request and never answers (frozen, or a Wi-Fi that swallows the
+    answer): after 8 s the deal waits in the outbox, and is stored once when answers come."""
+    port = live_server.port
+    token = table(port)
+    held = []
+    phone.context.route(WRITES, lambda route: held.append(route))  # taken, never answered
+    open_table(phone, port, token)
+    type_deal(phone, deal(1))
+    tap_save(phone)
+    expect(outbox_item(phone, 1)).to_contain_text(NOT_SENT.format(n=1), timeout=12000)
+    assert held and stored(port, token) == []
+    phone.context.unroute(WRITES)
+    for route in held:  # the answers come after all, late: the sends reach the laptop now
+        try:
+            route.continue_()
+        except Exception:  # the page gave up on this one (its timeout)
+            pass
+    wait_stored(port, token, 1, within=10)
+    expect(outbox_item(phone, 1)).to_have_count(0, timeout=5000)
+    phone.wait_for_timeout(1000)
+    assert [d["facts"] for d in stored(port, token)] == [facts_of(deal(1))]
