@@ -67,6 +67,9 @@ def test_a_players_page_and_the_season_table(browser, season_server, artifacts_d
         assert [f[:2] for f in firsts] == [["1", "Di"], ["2", "Bo"], ["3", "Ann"], ["4", "Ed"]]
         assert [f[2] for f in firsts] == ["0.625", "0.567", "0.514", "0.396"]
         assert page.locator(".unranked").inner_text().startswith("Cy")
+        # Every column of the ranked table is in view, wins included (nothing scrolled away on a phone).
+        wins = page.locator("table.season thead th").nth(4).bounding_box()
+        assert wins["x"] + wins["width"] <= WIDTHS[width]["viewport"]["width"]
         heading = "シーズン順位表" if lang == "ja" else "Season table"
         assert page.get_by_role("heading", level=1).inner_text() == heading
         assert overflow(page) <= 0
