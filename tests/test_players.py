@@ -418,3 +418,36 @@ def test_a_phone_on_tonights_roster_opens_its_own_season_page(season):
     phone2.post("/night/join", data={"name": "Zoe"}, environ_base=new)
     page = phone2.get("/players/me", environ_base=new, follow_redirects=True)
     assert page.status_code == 200 and "No finished match in these nights and games." in page.get_data(as_text=True)
+
+
+def test_an_upgrade_reads_in_the_names_on_night_rosters_too(tmp_path):
+    """A database at the schema before players (5: night rosters) keeps its roster names as players."""
+    path = tmp_path / "roster.sqlite"
+    conn = sqlite3.connect(path)
+    for number, script in enumerate(store.MIGRATIONS[:5], start=1):
+        conn.executescript(script)
+    conn.execute("PRAGMA user_version = 5")
+    conn.execute("INSERT INTO tables (token, game, players, options, created_at, updated_at)"
+                 " VALUES ('t1', 'miraiscope', '[\"Ann\", \"ＺＯＥ\"]', '{}', '2026-11-03T10:00:00+00:00',"
+                 " '2026-11-03T10:00:00+00:00')")
+    conn.execute("INSERT INTO night_players (night, name, key, added_at) VALUES"
+                 " (1, 'Zoe', 'zoe', '2026-11-03T09:00:00+00:00'), (1, 'Yann', 'yann', '2026-11-03T09:05:00+00:00')")
+    conn.commit()
+    conn.close()
+    assert store.migrate(str(path)) == store.SCHEMA_VERSION
+    conn = store.connect(str(path))
+    try:
+        # Zoe sat at a table as "ＺＯＥ" (her latest spelling at a table is kept); Yann only arrived.
+        assert sorted((p.name, p.keys) for p in players.everyone(conn)) == [
+            ("Ann", ("ann",)), ("Yann", ("yann",)), ("ＺＯＥ", ("zoe",))]
+    finally:
+        conn.close()
+
+
+def test_the_players_list_on_the_laptop(season):
+    client, conn, _tokens, _clock = season
+    text = text_of(client.get("/players").get_data(as_text=True))
+    # name, #id, matches, nights, the names at tables that mean them
+    assert f"Bo #{pid(conn, 'Bo')} 5 3 bo" in text and f"Cy #{pid(conn, 'Cy')} 3 3 cy" in text
+    client.post(f"/players/{pid(conn, 'Bo')}/rename", data={"name": "Bob"})
+    assert f"Bob #{pid(conn, 'Bo')} 5 3 bo, bob" in text_of(client.get("/players").get_data(as_text=True))
