@@ -1,5 +1,5 @@
-"""A player's page and the season table in Chromium (issue 26), at a phone's 390 px and a
-projector's 1920 px, in English and Japanese: the three hand-worked nights of
+"""A player's page and the season table in Chromium (issue 26), at a phone's 390 px, a tablet's
+768, a laptop's 1280 and a projector's 1920 px, in English and Japanese: the three hand-worked nights of
 tests/test_players.py stored as real tables. Nothing may overflow sideways; the chart is drawn;
 the figures are the hand-worked ones. Screenshots: test-artifacts/players-*.png."""
 
@@ -13,6 +13,8 @@ from tests.test_players import Clock, three_nights
 
 WIDTHS = {"phone": dict(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True,
                         has_touch=True),
+          "tablet": dict(viewport={"width": 768, "height": 1024}),
+          "laptop": dict(viewport={"width": 1280, "height": 800}),
           "projector": dict(viewport={"width": 1920, "height": 1080})}
 LANGS = {"en": dict(locale="en-US"), "ja": dict(locale="ja-JP")}
 
