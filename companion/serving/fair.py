@@ -7,7 +7,7 @@ behind all of them (issue 23: other tables' p99 went from 76 ms to 4 s). Here th
 is handed out in turns, round-robin by device (its source address):
 
 - every request (but event streams, which wait for changes and cost no work, and are counted
-  apart by the server's per-device connection cap) joins its device's line;
+  apart by the server's per-device connection cap, and /healthz) joins its device's line;
 - a dispatcher gives ``running`` turns at once, at most ``per_device`` of them to one device,
   each to the waiting device whose last turn is the oldest; before giving the device that
   had the last turn another one, it lets the server read what else has arrived (a short
@@ -33,6 +33,7 @@ from . import client_trouble, table_route
 from .pages import Pages
 from .turns import RETRY_AFTER_SECONDS, refuse_busy
 
+HEALTH = "/healthz"
 POLL_S = 0.0005  # the dispatcher's pause before a turn: gevent reads the sockets meanwhile
 
 
@@ -57,7 +58,7 @@ class Ticket:
 class Turns:
     """Round-robin turns by device; see the module's docstring."""
 
-    def __init__(self, running: int = 2, per_device: int = 1, max_waiting: int = 16, wait: float = 10.0):
+    def __init__(self, running: int = 2, per_device: int = 1, max_waiting: int = 32, wait: float = 10.0):
         self.running = running
         self.per_device = per_device
         self.max_waiting = max_waiting
@@ -178,8 +179,10 @@ class FairShare:
 
     def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
         route = table_route(environ)
-        if route == "events" and environ.get("REQUEST_METHOD") == "GET":
-            return self.app(environ, start_response)  # a held stream: no work until a change
+        if (route == "events" and environ.get("REQUEST_METHOD") == "GET") or environ.get("PATH_INFO") == HEALTH:
+            # A held stream costs no work until a change; the liveness check (static/outbox.js
+            # asks it to tell "the laptop is away") must answer at once, not wait in line.
+            return self.app(environ, start_response)
         device = environ.get("REMOTE_ADDR", "")
         if not self.turns.enter(device):
             client_trouble(environ, "share", f"over its fair share (more than {self.turns.max_waiting} requests "

@@ -341,7 +341,7 @@ def show(token: str):
     # The same page for every phone that asks at this revision (a 100-deal table's ?all=1 is
     # heavy: one device asking again and again must not replay it each time; issue 23):
     # rendered once per (revision, language, address), each phone given its own CSRF token.
-    key = ("page", token, table.revision, str(get_locale()), request.host, request.full_path)
+    key = ("page", token, table.revision, str(get_locale()), request.host, request.full_path, store.MAX_DEALS)
     page = LIVE_PAGES.get(key)
     if page is None:
         page = render_template("tables/show.html", csrf_token=lambda: CSRF_SLOT, **page_context(table)).encode()
