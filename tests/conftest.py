@@ -47,7 +47,7 @@ os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="companion-test-data-")
 # than fix one. Choose one by hand with HYPOTHESIS_PROFILE=ci or pytest --hypothesis-profile=ci.
 CI_EXAMPLES = 200
 settings.register_profile("ci", max_examples=CI_EXAMPLES, deadline=None, print_blob=True)
-settings.register_profile("dev", max_examples=20, deadline=None)
+settings.register_profile("dev", max_examples=10, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE")
                       or ("ci" if os.environ.get("CI") == "true" else "dev"))
 

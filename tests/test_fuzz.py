@@ -27,7 +27,7 @@ message); no input is echoed unescaped; a refused deal (422/409) keeps what was
 typed in the re-rendered form.
 
 The example counts are shares of the hypothesis profile's ``max_examples``
-(tests/conftest.py: "dev", the everyday default, 20; "ci", under CI=true, 200): each
+(tests/conftest.py: "dev", the everyday default, 10; "ci", under CI=true, 200): each
 ``*_EXAMPLES`` constant is its test's share, times each test's parametrisations in
 ``budget()``. Under the "ci" profile they add up to at least 10,000 generated inputs per run
 of this file (10,090 as set); ``test_example_budget`` asserts that sum whichever profile
