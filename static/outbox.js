@@ -456,7 +456,8 @@
       delete inFlight[item.id]; delete firstTry[item.id];
       flushing = false;
       render();
-      gone();
+      gone();  // no answer: the backoff tries again (never at once: no request storm)
+      return false;
     }).then(function (again) { if (again !== false) flush(); });
   }
 
