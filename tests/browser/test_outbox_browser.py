@@ -285,7 +285,7 @@ def test_two_phones_saving_the_same_deal_at_once_store_one_and_neither_next_form
     # The second phone's answers come late (a slow Wi-Fi): the first phone's deal, pushed to it
     # meanwhile, arrives before its own answer, as in the tries that came back filled.
     phone2.context.add_init_script(SLOW_ANSWERS)
-    for _round in range(7):  # before the fix: 2 tries in 7 came back filled
+    while len([gap for gap in gaps if gap < 50]) < 7 and len(gaps) < 14:  # the issue: 2 in 7 came back filled
         token = table(port)
         open_table(phone, port, token)
         open_table(phone2, port, token)
@@ -308,7 +308,9 @@ def test_two_phones_saving_the_same_deal_at_once_store_one_and_neither_next_form
             page.reload()
             settled(page)
             assert form_is_empty(page), "the reload restored deal 1's values as a draft"
-    assert max(gaps) < 50, gaps
+    # Both Saves within 50 ms in 7 tries at least (a busy machine can fire a timer late: that
+    # try still had to store one deal and fill no form, but is not counted as "at once").
+    assert len([gap for gap in gaps if gap < 50]) >= 7, gaps
 
 
 # --- a refused security token ------------------------------------------------------------------
