@@ -197,3 +197,35 @@ def test_undo_gives_the_deal_back_to_fix_one_number(phone, live_server):
     phone.locator("#entry .score-preview").wait_for()
     save(phone)
     phone.locator(".saved-banner[data-saved='1']").wait_for()
+
+
+def test_twin_shoot_bids_tapped_as_their_sum(phone, live_server):
+    """The form says how bids are entered; as their sum, one tap sets two suits adding up to it
+    (the rules record suits), the check lists no field merely not reached yet, and it saves."""
+    open_table(phone, live_server, "twin_shoot", 6)
+    mode = phone.locator("#entry .bid-mode")
+    assert "Bids are entered as" in mode.inner_text()
+    assert mode.locator('button[aria-pressed="true"]').inner_text() == "two suits"
+    mode.locator('button[data-bid-mode="number"]').tap()
+    assert mode.locator('button[aria-pressed="true"]').inner_text() == "their sum"
+    assert not phone.locator('#entry input[name="bid1-0"]').locator("xpath=ancestor::div[@class='bid-suits']").is_visible()
+    values = {"L": 5, "X": 4, "C": 3, "H": 2, "S": 1, "D": 0}
+    bids = [7, 3, 0, 10, 5, 1]
+    for seat, bid in enumerate(bids):
+        with phone.expect_response(lambda r: "/preview" in r.url) as checked:
+            phone.locator(f'#entry .bid-number[data-seat="{seat}"] button[data-bid="{bid}"]').tap()
+        first = phone.locator(f'#entry input[name="bid1-{seat}"]:checked').get_attribute("value")
+        second = phone.locator(f'#entry input[name="bid2-{seat}"]:checked').get_attribute("value")
+        assert values[first] + values[second] == bid
+        # The check answered (tricks not tapped yet): nothing is listed as a mistake.
+        assert checked.value.ok and "choose" not in checked.value.text()
+    assert form_height(phone) <= 1.5 * SCREEN
+    for seat, tricks in enumerate([2, 2, 1, 2, 2]):
+        put(phone, f"tricks-{seat}", tricks)
+    phone.locator("#entry .score-preview").wait_for()
+    assert form_height(phone) <= 1.5 * SCREEN
+    save(phone)
+    phone.locator(".saved-banner[data-saved='1']").wait_for()
+    # This phone remembers the way: the next deal's form asks for sums again.
+    phone.locator('#entry .bid-mode button[data-bid-mode="number"][aria-pressed="true"]').wait_for()
+    assert phone.errors == []
