@@ -207,3 +207,17 @@ def test_a_refused_form_keeps_the_draws_choices(app, client, conn):
                                              "minutes": "30"}).get_data(as_text=True)
     assert checked_offers(page) == {"rwd"}
     assert field_value(page, "tables-lucky_cube") == "7" and field_value(page, "minutes") == "30"
+
+
+def test_the_clock_part_asks_again_only_every_few_seconds(app, client, conn):
+    """The page's clock asks once on load; the answer must not (an answer triggered by its own
+    "load" would ask again the moment it is swapped in, forever)."""
+    join_all(app, NAMES[:4])
+    client.post("/hall/rounds", data={"tables-rwd": "1", "minutes": "10"})
+    client.post("/hall/clock", data={"minutes": "10"})
+    (r,) = night.night_rounds(conn)
+    token = r.tables[0].table.token
+    page = client.get(f"/t/{token}").get_data(as_text=True)
+    assert 'hx-trigger="load, every 15s"' in page
+    part = client.get(f"/t/{token}/clock").get_data(as_text=True)
+    assert 'hx-trigger="every 15s"' in part and "load" not in part

@@ -137,6 +137,21 @@ def test_a_night_of_twelve_phones(browser, live_server, artifacts_dir):
         clock.wait_for()
         assert re.search(r"Round 2 · Table \d · Time left: 2[45]:\d\d", clock.inner_text())
         page.screenshot(path=str(artifacts_dir / "night-phone-table-clock-390.png"))
+        # At zero the phone says to finish the deal being played (the count from 1 s, as if the
+        # laptop had said one second was left).
+        # The clock part is asked again on load and every 15 s (a swap brings a fresh count): set
+        # it to 1 s once no request is in flight, and again if a swap came in between.
+        for _attempt in range(3):
+            page.wait_for_function("() => { const c = document.querySelector('#round-clock');"
+                                   " return c && !c.classList.contains('htmx-request'); }")
+            page.locator("#round-clock .round-clock").evaluate("el => { el.dataset.countdown = '1'; }")
+            try:
+                page.locator("#round-clock").get_by_text("Time! Finish the deal you are playing.").wait_for(timeout=3000)
+                break
+            except Exception:  # playwright's TimeoutError: a swap replaced the element meanwhile
+                continue
+        assert page.locator("#round-clock .round-clock").inner_text() == "Time! Finish the deal you are playing."
+        page.screenshot(path=str(artifacts_dir / "night-phone-table-time-up-390.png"))
         page.goto(live_server("/night/me"))
         page.get_by_role("link", name="My night (to keep)").tap()
         page.wait_for_url(re.compile(r"/night/me/summary$"))
