@@ -5,10 +5,17 @@ A prepared table is an ordinary table whose players are not known yet (``seated`
 its names are placeholders). The first phone that opens it gives the names in seat
 order; from then on it plays like any other table. Nights only mark a start time:
 tables are never deleted, a new night just leaves the older ones out of the hall view.
+
+The night's people (issue 25): a roster (players join from their phones or are added on the
+laptop), rounds drawn by companion.meetup.seating whose tables are created seated, a round
+clock, and the leaderboard of place points (companion.meetup.points) over the night's tables.
 """
 
 from __future__ import annotations
 
+import secrets
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta, timezone
 from typing import Mapping, Sequence
 
 from .games import GAMES
@@ -18,6 +25,8 @@ from . import tables as store
 from .store import Connection, write
 from .store import nights as nights_store
 from .store import tables as rows
+from .meetup import points as place_points
+from .meetup import seating
 
 MAX_PREPARED = 64  # one evening's tables at once; a typo like 600 must not fill the hall
 
@@ -124,13 +133,6 @@ def seat(conn: Connection, token: str, names: Sequence[str], options: Mapping[st
 # stored as ordinary tables created with their players already seated, plus which roster
 # player sits in which seat: the next draw's history, the leaderboard's "who is who" and each
 # phone's "your table". Place points and the leaderboard are companion.meetup.points'.
-
-import secrets
-from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta, timezone
-
-from .meetup import points as place_points
-from .meetup import seating
 
 MAX_ROSTER = 200
 MAX_MINUTES = 240  # a round clock longer than four hours is a typo
