@@ -197,6 +197,9 @@ def init_app(app: Flask) -> None:
         # The CSRF token's cookie: never sent along with a form posted from another site.
         app.config["SESSION_COOKIE_SAMESITE"] = "Lax"
     Babel(app, locale_selector=select_locale)
+    # Sessions (and the CSRF token kept in them) outlive the laptop's clock jumping (issue 23).
+    from .sessions import ClockFreeSessions
+    app.session_interface = ClockFreeSessions()
     csrf.init_app(app)
     app.jinja_env.filters["t"] = html_text
     app.jinja_env.filters["names_of"] = names_of
