@@ -45,10 +45,19 @@ def start_night(conn: Connection) -> str:
 
 
 def night_tables(conn: Connection) -> list[store.Table]:
-    """Every table of the current night, in the order they were opened (one query for all)."""
+    """The current night's tables, in the order they were opened (one query for all): those the
+    organiser prepared or drew, rematches, and any table once a deal is played at it (a table a
+    phone opened and never played is not the night's: a device opening hundreds fills no hall)."""
     found = (store.table_of(record)
-             for record in rows.tables_after(conn, nights_store.night_after_table(conn)))
+             for record in rows.tables_after(conn, nights_store.night_after_table(conn), organised_or_played=True))
     return [table for table in found if table is not None]
+
+
+def most_recent_first(conn: Connection, tables: Sequence[store.Table]) -> list[store.Table]:
+    """``tables`` (the night's), the most recently changed first, by the store's sequence of
+    changes (a wall clock set back can't reorder them)."""
+    last = rows.last_changes(conn, nights_store.night_after_table(conn))
+    return sorted(tables, key=lambda t: (last.get(t.id, 0), t.id), reverse=True)
 
 
 def night_signature(conn: Connection) -> str:

@@ -243,12 +243,15 @@ def _round_table_id(world: World) -> int:
 
 
 def _unseatable_table_id(world: World) -> int:
-    """A table of tonight with its players but no deal yet (the organiser may re-open its seating)."""
-    from companion import store, tables
+    """A table of tonight with its players but no deal yet (the organiser may re-open its seating):
+    prepared by the organiser, then seated (a table a phone opened and never played is not the
+    night's, issue 23)."""
+    from companion import night, store, tables
     if not hasattr(world, "_unseatable"):
         conn = store.connect(world.db)
         try:
-            token = tables.create(conn, GAME, ["Mo", "Ned", "Oz", "Pia"], {"first_dealer": 0, "deals": 1})
+            (token,) = night.prepare(conn, GAME, 4, 1)
+            night.seat(conn, token, ["Mo", "Ned", "Oz", "Pia"], {"first_dealer": 0, "deals": 1})
             world._unseatable = tables.load(conn, token).id
         finally:
             conn.close()

@@ -42,19 +42,31 @@ def load_table(conn: sqlite3.Connection, token: str) -> dict[str, Any] | None:
 
 
 @translated
-def tables_after(conn: sqlite3.Connection, after_id: int) -> list[dict[str, Any]]:
+def tables_after(conn: sqlite3.Connection, after_id: int, organised_or_played: bool = False) -> list[dict[str, Any]]:
     """Every table with an id above ``after_id``, in the order they were opened, with their
-    deals: one query for all of them (a night's hall view asks this every second)."""
+    deals: one query for all of them (a night's hall view asks this every second).
+    ``organised_or_played``: only tables the organiser made (prepared or drawn: numbered),
+    rematches, and tables with a deal; a table any phone opened and never played is left out."""
     found: dict[int, dict[str, Any]] = {}
+    which = (" AND (t.seq IS NOT NULL OR t.rematch_of IS NOT NULL"
+             " OR EXISTS (SELECT 1 FROM deals AS e WHERE e.table_id = t.id))") if organised_or_played else ""
     for row in conn.execute(_TABLE_COLUMNS + ", d.facts AS deal_facts FROM tables AS t"
                             " LEFT JOIN deals AS d ON d.table_id = t.id"
-                            " WHERE t.id > ? ORDER BY t.id, d.number", (after_id,)):
+                            " WHERE t.id > ?" + which + " ORDER BY t.id, d.number", (after_id,)):
         record = found.get(row["id"])
         if record is None:
             record = found[row["id"]] = _record(row, [])
         if row["deal_facts"] is not None:
             record["deals"].append(json.loads(row["deal_facts"]))
     return list(found.values())
+
+
+@translated
+def last_changes(conn: sqlite3.Connection, after_id: int) -> dict[int, int]:
+    """table id -> the store's sequence number of its last change, for every table with an id
+    above ``after_id`` (which changed last, by the store's own order, never the wall clock)."""
+    return dict(conn.execute("SELECT table_id, max(id) FROM changes WHERE table_id > ? GROUP BY table_id",
+                             (after_id,)).fetchall())
 
 
 @translated

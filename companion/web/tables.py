@@ -20,7 +20,7 @@ from typing import Sequence
 
 from flask import (Blueprint, Response, abort, current_app, flash, get_flashed_messages, make_response, redirect,
                    render_template, request, url_for)
-from flask_babel import get_locale, gettext
+from flask_babel import get_locale, gettext, ngettext
 from markupsafe import Markup
 from flask_wtf.csrf import generate_csrf
 
@@ -32,7 +32,15 @@ from ..games.text import Text
 from ..qr import qr_svg
 from . import BytesLRU, render_text
 from .chart import progression_chart
-from .home import join_url
+from .home import is_host_request, join_url
+from ..serving.creation import creation_limit
+
+
+def is_the_laptop() -> bool:
+    """The laptop's own browser: its own loopback address (127.0.0.1, ::1), naming itself in
+    Host. Other loopback addresses (127.0.0.2…) are other devices, as in the tests and benches."""
+    return request.remote_addr in ("127.0.0.1", "::1", "::ffff:127.0.0.1") and is_host_request()
+
 
 bp = Blueprint("tables", __name__)
 
@@ -233,6 +241,18 @@ def create():
     n = asked
     names = [request.form.get(f"name-{seat}", "") for seat in range(n)]
     options = option_values(game, request.form)
+    # A few tables at once per device, then one every few seconds (issue 23: one device opened
+    # 15,946 in 20 s). Refused with what was typed kept; Retry-After says when to press again.
+    # The laptop itself (the organiser, who may prepare 64 at a time anyway) is not limited.
+    wait = 0 if is_the_laptop() else creation_limit(current_app).take(request.remote_addr or "")
+    if wait:
+        page = render_template("tables/new.html", game=game, n=n, counts=counts, values=form_values(),
+                               errors={"table": [ngettext(
+                                   "This device opened many tables in a short time. Wait %(num)s second, "
+                                   "then press “Open the table” again.",
+                                   "This device opened many tables in a short time. Wait %(num)s seconds, "
+                                   "then press “Open the table” again.", wait)]})
+        return page, 429, {"Retry-After": str(wait)}
     try:
         token = store.create(get_db(), game.id, names, options)
     except store.Refused as refused:
