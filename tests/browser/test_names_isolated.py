@@ -12,7 +12,7 @@ import pytest
 from tests.browser.pages import settled
 
 from companion import db, tables as store
-from test_hardening import rwd_facts  # tests/ is on sys.path (its conftest.py)
+from helpers import rwd_facts  # tests/ is on sys.path (its conftest.py)
 
 # One name with an unterminated right-to-left override (stored without it), Hebrew, Arabic.
 RAW_NAMES = ["\u202eEvilyn", "שרה", "Qamar", "قمر"]
