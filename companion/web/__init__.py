@@ -209,6 +209,8 @@ def init_app(app: Flask) -> None:
     app.jinja_env.globals.update(RANK_NAMES=RANK_NAMES, SUIT_NAMES=SUIT_NAMES, SUIT_SYMBOLS=SUIT_SYMBOLS)
     app.jinja_env.globals.update(GAMES=GAMES, game_name=game_name, LANGUAGES=LANGUAGES,
                                  get_locale=get_locale)
+    from ..names import look_alike  # two names at a table that look alike across alphabets (issue 23)
+    app.jinja_env.globals.update(look_alike=look_alike)
     app.jinja_env.add_extension("jinja2.ext.i18n")
     app.jinja_env.policies["ext.i18n.trimmed"] = True
 
