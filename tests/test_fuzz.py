@@ -82,9 +82,10 @@ SHARES = {
 
 
 def examples(share: float, profile: str | None = None) -> int:
-    """``share`` of a hypothesis profile's max_examples (the running one by default), at least 1."""
+    """``share`` of a hypothesis profile's max_examples (the running one by default), at least 5
+    (fewer would leave e.g. test_refused_deal_keeps_what_was_typed too few fields to look at)."""
     base = settings.get_profile(profile) if profile else settings.default
-    return max(1, round(base.max_examples * share))
+    return max(5, round(base.max_examples * share))
 
 
 CREATE_EXAMPLES = examples(SHARES["CREATE"])
