@@ -185,3 +185,13 @@ def test_the_board_shows_the_48_most_recently_changed_and_pages_to_the_rest(clie
     assert len(board_tables(client, "/hall?page=x")) == 48
     # the hall page's weight no longer grows with the night
     assert len(client.get("/hall").get_data()) < 400_000
+
+
+def test_a_refused_form_does_not_count(client):
+    """Fixing a refused name (an empty seat) twenty times over costs none of the ten tables."""
+    device = {"REMOTE_ADDR": "127.0.0.7"}
+    bad = {"game": "rwd", "players": "3", "name-0": "Ann", "name-1": "", "name-2": "Cy"}
+    for _ in range(20):
+        assert client.post("/tables", data=bad, environ_base=device).status_code == 422
+    good = dict(bad, **{"name-1": "Bo"})
+    assert [client.post("/tables", data=good, environ_base=device).status_code for _ in range(11)] == [303] * 10 + [429]

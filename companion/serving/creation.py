@@ -49,6 +49,14 @@ class CreationLimit:
         return wait
 
 
+    def give_back(self, device: str) -> None:
+        """The table taken for was not opened (the form was refused): it doesn't count."""
+        with self.lock:
+            found = self.buckets.get(device)
+            if found is not None:
+                self.buckets[device] = (min(float(self.burst), found[0] + 1.0), found[1])
+
+
 def creation_limit(app) -> CreationLimit:
     """The app's limiter (made on first use, from CREATION_BURST and CREATION_EVERY_S if set)."""
     found = app.extensions.get("creation_limit")

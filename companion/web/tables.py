@@ -256,6 +256,8 @@ def create():
     try:
         token = store.create(get_db(), game.id, names, options)
     except store.Refused as refused:
+        if not is_the_laptop():
+            creation_limit(current_app).give_back(request.remote_addr or "")  # a refused form opened nothing
         return render_template("tables/new.html", game=game, n=n, counts=counts, values=form_values(),
                                errors=group_errors(refused.errors)), 422
     except StorageError as error:
