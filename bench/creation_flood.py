@@ -14,6 +14,7 @@ time (about --seconds + 30 s).
 
     python3 bench/creation_flood.py
     python3 bench/creation_flood.py --checkout DIR   # another checkout, for a before/after figure
+    python3 bench/creation_flood.py --devices 8 --play   # 8 devices, each table played: the board's bound
 """
 
 from __future__ import annotations
@@ -120,12 +121,18 @@ def run(args, port: int, db: Path) -> dict:
     phone_times: list[float] = []
     board_times: list[float] = []
 
-    def flood() -> None:
-        device = Device(port, FLOODER)
-        form = table_form(device, ["X", "Y", "Z"])
+    def flood(loop: int) -> None:
+        device = Device(port, FLOODER if args.devices == 1 else f"127.0.1.{2 + loop % args.devices}")
+        form = table_form(device, ["X", "Y", "Z", "W"])
         while not stop.is_set():
-            status, _h, _ = device.request("POST", "/tables", form)
+            status, headers, _ = device.request("POST", "/tables", form)
             answers[status] += 1
+            if status == 303 and args.play:  # and plays a deal there: a table of the night
+                token = headers["Location"].rsplit("/", 1)[-1]
+                deal = {"csrf_token": device.csrf(f"/t/{token}"), "number": "1",
+                        **{f"chips-{i}": str(c) for i, c in enumerate([4, 3, 3, 3])},
+                        **{f"tricks-{i}": str(t) for i, t in enumerate([6, 2, 3, 2])}}
+                answers[f"deal {device.request('POST', f'/t/{token}/deals', deal)[0]}"] += 1
         device.close()
 
     def phone() -> None:
@@ -144,7 +151,7 @@ def run(args, port: int, db: Path) -> dict:
             board_times.append(time.perf_counter() - start)
             stop.wait(1.0)
 
-    threads = [threading.Thread(target=flood) for _ in range(args.loops)]
+    threads = [threading.Thread(target=flood, args=(loop,)) for loop in range(args.loops)]
     threads += [threading.Thread(target=phone), threading.Thread(target=projector)]
     for thread in threads:
         thread.start()
@@ -165,7 +172,8 @@ def run(args, port: int, db: Path) -> dict:
     status, _h, hall = laptop.request("GET", "/hall")
     return {
         "flood": {"seconds": args.seconds, "loops": args.loops, "tables_opened": opened,
-                  "answers": dict(sorted(answers.items()))},
+                  "devices": args.devices, "play": args.play,
+                  "answers": dict(sorted(answers.items(), key=str))},
         "other_phone_page_during_flood": {"n": len(phone_times), "p50_ms": ms(statistics.median(phone_times)),
                                           "p99_ms": ms(percentile(phone_times, 99))},
         "projector_board_during_flood": {"n": len(board_times), "p50_ms": ms(statistics.median(board_times)),
@@ -181,6 +189,9 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--loops", type=int, default=8, help="the flooding device's connections")
     parser.add_argument("--tables", type=int, default=8, help="tables the laptop opens and plays first")
+    parser.add_argument("--devices", type=int, default=1,
+                        help="flood from this many devices (127.0.1.2…; the loops shared among them)")
+    parser.add_argument("--play", action="store_true", help="play a deal at each table opened (tables of the night)")
     parser.add_argument("--checkout", type=Path, default=None, help="serve this source tree instead")
     args = parser.parse_args()
     if args.checkout is not None:
