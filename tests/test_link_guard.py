@@ -27,9 +27,9 @@ def guard(app):
     return guard
 
 
-def make_table(client) -> str:
+def make_table(client, device=PLAYER) -> str:
     response = client.post("/tables", data={"game": "rwd", "players": "3", "name-0": "A", "name-1": "B",
-                                            "name-2": "C"}, environ_base=PLAYER)
+                                            "name-2": "C"}, environ_base=device)
     assert response.status_code == 303
     return response.headers["Location"].rsplit("/", 1)[-1]
 
@@ -72,7 +72,8 @@ def test_the_laptop_itself_is_trusted(client, guard):
 
 
 def test_tokens_are_128_bit_and_unpredictable(client):
-    tokens = {make_table(client) for _ in range(50)}
+    # From 50 phones: one device may open only a few tables a minute (the creation limit).
+    tokens = {make_table(client, {"REMOTE_ADDR": f"192.168.1.{100 + n}"}) for n in range(50)}
     assert len(tokens) == 50
     for token in tokens:
         assert len(token) == 22  # token_urlsafe(16): 16 random bytes from the OS CSPRNG
