@@ -63,7 +63,9 @@ def test_japanese_punctuation(po):
 
 
 def test_stiff_or_literal_phrases_are_gone(po):
-    stiff = ("勝利を分かち合", "真の勝者の座", "テーブル裁定", "数値を入力してください", "時刻はUTC",
+    # 勝利を分かち合う was on this list until issue 24: it is the Twin Shoot post's own phrase
+    # (同点の場合は該当チーム同士で勝利を分かち合います), so shared wins now use it.
+    stiff = ("真の勝者の座", "テーブル裁定", "数値を入力してください", "時刻はUTC",
              "プレイヤープレイヤー")
     bad = [(m.id, s) for m in po if m.id for s in _strings(m) for word in stiff if s and word in s]
     assert not bad, bad
