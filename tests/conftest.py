@@ -201,6 +201,16 @@ def client(app: Flask):
 
 
 @pytest.fixture
+def conn(app: Flask):
+    """A connection to ``app``'s database, closed after the test."""
+    from companion.db import connect
+
+    c = connect(app.config["DATABASE"])
+    yield c
+    c.close()
+
+
+@pytest.fixture
 def csrf_app(tmp_path: Path, _migrated_database: Path) -> Flask:
     """Same as ``app`` but with CSRF protection on, as in production."""
     return make_app(_config(tmp_path, WTF_CSRF_ENABLED=True), _migrated_database)

@@ -57,6 +57,22 @@ def fresh_db(tmp_path) -> str:
     return path
 
 
+# --- the night (issue 25) -------------------------------------------------------------------------
+
+NIGHT_NAMES = "Ann Bob Cy Di Eve Fay Gus Hal Ivy Jo Kim Lu".split()
+
+
+def join_night(app, names=NIGHT_NAMES) -> dict:
+    """Each name joins the night from its own phone (192.168.1.10, .11, …); name → test client."""
+    phones = {}
+    for n, name in enumerate(names):
+        phone = app.test_client()
+        phone.environ_base.update({"REMOTE_ADDR": f"192.168.1.{10 + n}"})
+        assert phone.post("/night/join", data={"name": name}).status_code == 303
+        phones[name] = phone
+    return phones
+
+
 # --- pages as a reader sees them ------------------------------------------------------------------
 
 def visible_page(client, path: str, lang: str = "en", **params) -> str:

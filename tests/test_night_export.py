@@ -12,16 +12,8 @@ import pytest
 
 from companion import night
 from companion import tables as store
-from companion.db import connect
 
 NAMES = "Ann Bob Cy Di Eve Fay Gus Hal".split()
-
-
-@pytest.fixture
-def conn(app):
-    c = connect(app.config["DATABASE"])
-    yield c
-    c.close()
 
 
 def rwd_deal(winner: int, n: int = 4) -> dict:

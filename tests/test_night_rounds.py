@@ -8,32 +8,13 @@ from __future__ import annotations
 import re
 from itertools import combinations
 
-import pytest
-
 from companion import night
 from companion import tables as store
-from companion.db import connect
 from companion.meetup import seating
-from helpers import text_of
+from helpers import NIGHT_NAMES, text_of
+from helpers import join_night as join_all
 
-NAMES = "Ann Bob Cy Di Eve Fay Gus Hal Ivy Jo Kim Lu".split()
-
-
-@pytest.fixture
-def conn(app):
-    c = connect(app.config["DATABASE"])
-    yield c
-    c.close()
-
-
-def join_all(app, names=NAMES):
-    phones = {}
-    for n, name in enumerate(names):
-        phone = app.test_client()
-        phone.environ_base.update({"REMOTE_ADDR": f"192.168.1.{10 + n}"})
-        assert phone.post("/night/join", data={"name": name}).status_code == 303
-        phones[name] = phone
-    return phones
+NAMES = NIGHT_NAMES
 
 
 def pairs(rounds):
