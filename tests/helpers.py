@@ -57,6 +57,24 @@ def fresh_db(tmp_path) -> str:
     return path
 
 
+# --- tables through the forms, as a phone makes them -------------------------------------------
+
+def rwd_deal_form(number: int, winner: int) -> dict[str, str]:
+    """The deal form of a four-player RWD table: chips 3 3 3 4, ``winner`` takes 7 tricks."""
+    tricks = [2, 2, 2, 2]
+    tricks[winner] += 5
+    return {"number": str(number), **{f"chips-{i}": c for i, c in enumerate(["3", "3", "3", "4"])},
+            **{f"tricks-{i}": str(t) for i, t in enumerate(tricks)}}
+
+
+def create_rwd_table(phone, names) -> str:
+    """``phone`` creates an RWD table for ``names`` through the new-table form (CSRF on); its token."""
+    page = phone.get(f"/tables/new?game=rwd&players={len(names)}").get_data(as_text=True)
+    made = phone.post("/tables", data={"csrf_token": csrf_of(page), "game": "rwd",
+                                       "players": str(len(names)), **{f"name-{i}": n for i, n in enumerate(names)}})
+    return made.headers["Location"].rsplit("/", 1)[-1]
+
+
 # --- the night (issue 25) -------------------------------------------------------------------------
 
 NIGHT_NAMES = "Ann Bob Cy Di Eve Fay Gus Hal Ivy Jo Kim Lu".split()

@@ -10,25 +10,17 @@ from html import unescape
 import flask
 
 from companion.web import tables as web_tables
+from helpers import create_rwd_table
+from helpers import rwd_deal_form as rwd_deal
 
 NAMES = ["Ann", "Bob", "Cy", "Di"]
 TOKEN_FIELD = re.compile(r'name="csrf_token" value="([^"]+)"')
 
 
-def rwd_deal(number: int, winner: int) -> dict[str, str]:
-    tricks = [2, 2, 2, 2]
-    tricks[winner] += 5
-    return {"number": str(number), **{f"chips-{i}": c for i, c in enumerate(["3", "3", "3", "4"])},
-            **{f"tricks-{i}": str(t) for i, t in enumerate(tricks)}}
-
-
 def test_phones_share_one_rendering_but_keep_their_own_tokens(csrf_app, monkeypatch):
     web_tables.LIVE_PAGES.entries.clear()
     phones = [csrf_app.test_client() for _ in range(3)]
-    page = phones[0].get("/tables/new?game=rwd&players=4").get_data(as_text=True)
-    made = phones[0].post("/tables", data={"csrf_token": TOKEN_FIELD.search(page).group(1), "game": "rwd",
-                                           "players": "4", **{f"name-{i}": n for i, n in enumerate(NAMES)}})
-    token = made.headers["Location"].rsplit("/", 1)[-1]
+    token = create_rwd_table(phones[0], NAMES)
     own = []
     for phone in phones:  # each phone opens the table: its session gets its own CSRF token
         own.append(unescape(TOKEN_FIELD.search(phone.get(f"/t/{token}").get_data(as_text=True)).group(1)))

@@ -11,25 +11,17 @@ from html import unescape
 import flask
 
 from companion.web import tables as web_tables
+from helpers import create_rwd_table
+from helpers import rwd_deal_form as rwd_deal
 
 NAMES = ["Ann", "Bob", "Cy", "Di"]
 TOKEN_FIELD = re.compile(r'name="csrf_token" value="([^"]+)"')
 
 
-def rwd_deal(number: int, winner: int) -> dict[str, str]:
-    tricks = [2, 2, 2, 2]
-    tricks[winner] += 5
-    return {"number": str(number), **{f"chips-{i}": c for i, c in enumerate(["3", "3", "3", "4"])},
-            **{f"tricks-{i}": str(t) for i, t in enumerate(tricks)}}
-
-
 def test_pages_and_previews_render_once_per_revision(csrf_app, monkeypatch):
     web_tables.LIVE_PAGES.entries.clear()
     phones = [csrf_app.test_client() for _ in range(2)]
-    page = phones[0].get("/tables/new?game=rwd&players=4").get_data(as_text=True)
-    made = phones[0].post("/tables", data={"csrf_token": TOKEN_FIELD.search(page).group(1), "game": "rwd",
-                                           "players": "4", **{f"name-{i}": n for i, n in enumerate(NAMES)}})
-    token = made.headers["Location"].rsplit("/", 1)[-1]
+    token = create_rwd_table(phones[0], NAMES)
     renders: list[str] = []
     monkeypatch.setattr(web_tables, "render_template",
                         lambda *a, **kw: renders.append(a[0]) or flask.render_template(*a, **kw))
