@@ -67,6 +67,17 @@ def rwd_deal_form(number: int, winner: int) -> dict[str, str]:
             **{f"tricks-{i}": str(t) for i, t in enumerate(tricks)}}
 
 
+def rwd_rotating_deal_form(number: int) -> dict:
+    """A valid 4-player RWD deal as a form sends it; the winner rotates with ``number``, so the
+    match doesn't end (3 wins) soon."""
+    chips, tricks = [4, 3, 3, 3], [3, 3, 3, 4]
+    winner = number % 4
+    tricks[winner] += 2
+    tricks[(winner + 1) % 4] -= 2
+    return {"number": str(number), **{f"chips-{i}": str(c) for i, c in enumerate(chips)},
+            **{f"tricks-{i}": str(t) for i, t in enumerate(tricks)}}
+
+
 def create_rwd_table(phone, names) -> str:
     """``phone`` creates an RWD table for ``names`` through the new-table form (CSRF on); its token."""
     page = phone.get(f"/tables/new?game=rwd&players={len(names)}").get_data(as_text=True)

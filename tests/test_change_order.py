@@ -7,17 +7,9 @@ import itertools
 import re
 
 from companion import store as storage, tables as store
+from helpers import rwd_rotating_deal_form as rwd_deal
 
 NAMES = ["Ann", "Bob", "Cy", "Di"]
-
-
-def rwd_deal(number: int) -> dict:
-    chips, tricks = [4, 3, 3, 3], [3, 3, 3, 4]
-    winner = number % 4
-    tricks[winner] += 2
-    tricks[(winner + 1) % 4] -= 2
-    return {"number": str(number), **{f"chips-{i}": str(c) for i, c in enumerate(chips)},
-            **{f"tricks-{i}": str(t) for i, t in enumerate(tricks)}}
 
 
 def clock_going_back(monkeypatch) -> None:

@@ -15,18 +15,10 @@ import pytest
 
 from companion import cli, create_app, store
 from test_tables_race_crash import Phone  # noqa: E402  (tests/ is on sys.path)
+from helpers import rwd_rotating_deal_form as rwd_deal
 
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="deleting an open file is POSIX")
 REFUSED = "deleted or replaced"
-
-
-def rwd_deal(number: int) -> dict:
-    chips, tricks = [4, 3, 3, 3], [3, 3, 3, 4]
-    winner = number % 4
-    tricks[winner] += 2
-    tricks[(winner + 1) % 4] -= 2
-    return {"number": str(number), **{f"chips-{i}": str(c) for i, c in enumerate(chips)},
-            **{f"tricks-{i}": str(t) for i, t in enumerate(tricks)}}
 
 
 def create(client) -> str:

@@ -17,6 +17,7 @@ from html import unescape
 import pytest
 
 from companion.db import get_db
+from helpers import rwd_rotating_deal_form as deal
 
 NOT_SAVED = "could not save this"
 
@@ -26,16 +27,6 @@ def create(client, names=("Ann", "Bob", "Cy", "Di")) -> str:
     response = client.post("/tables", data=data)
     assert response.status_code == 303, response.get_data(as_text=True)
     return response.headers["Location"].rsplit("/", 1)[-1]
-
-
-def deal(number: int) -> dict:
-    """A valid 4-player RWD deal; the winner rotates so the match doesn't end (3 wins) soon."""
-    chips, tricks = [4, 3, 3, 3], [3, 3, 3, 4]
-    winner = number % 4
-    tricks[winner] += 2
-    tricks[(winner + 1) % 4] -= 2
-    return {"number": str(number), **{f"chips-{i}": str(c) for i, c in enumerate(chips)},
-            **{f"tricks-{i}": str(t) for i, t in enumerate(tricks)}}
 
 
 def stored(client, token: str) -> dict:

@@ -12,19 +12,10 @@ from html import unescape
 import pytest
 
 from companion import night, store as storage, tables as store
+from helpers import rwd_rotating_deal_form as rwd_deal
 
 RWD = {"first_start_player": 0}
 NAMES = ["Ann", "Bob", "Cy", "Di"]
-
-
-def rwd_deal(number: int) -> dict:
-    """A valid 4-player RWD deal as a form sends it; the winner rotates (no match ends soon)."""
-    chips, tricks = [4, 3, 3, 3], [3, 3, 3, 4]
-    winner = number % 4
-    tricks[winner] += 2
-    tricks[(winner + 1) % 4] -= 2
-    return {"number": str(number), **{f"chips-{i}": str(c) for i, c in enumerate(chips)},
-            **{f"tricks-{i}": str(t) for i, t in enumerate(tricks)}}
 
 
 @pytest.fixture
