@@ -102,6 +102,37 @@ def join_night(app, names=NIGHT_NAMES) -> dict:
     return phones
 
 
+# --- tables at the store level (companion.tables, no Flask) ------------------------------------
+
+def migrated_connection(tmp_path):
+    """For a ``conn`` fixture: ``yield from migrated_connection(tmp_path)`` gives a connection to
+    a new migrated database under ``tmp_path``, closed after the test."""
+    from companion import db
+
+    path = str(tmp_path / "t.sqlite")
+    db.migrate(path)
+    connection = db.connect(path)
+    yield connection
+    connection.close()
+
+
+def stored_table(conn, game_id, names, options, deals) -> str:
+    """A new table of ``game_id`` with ``deals`` (facts, in order) added; its token."""
+    from companion import tables as store
+
+    token = store.create(conn, game_id, list(names), options)
+    for number, facts in enumerate(deals, start=1):
+        store.add_deal(conn, token, number, facts)
+    return token
+
+
+def fingerprint_of(conn, token, number):
+    """The stored fingerprint of deal ``number`` (what an edit must say it replaces)."""
+    from companion import tables as store
+
+    return store.fingerprint(store.load(conn, token).deals[number - 1])
+
+
 # --- pages as a reader sees them ------------------------------------------------------------------
 
 def visible_page(client, path: str, lang: str = "en", **params) -> str:

@@ -8,9 +8,10 @@ import re
 
 import pytest
 
-from companion import db, tables as store
+from companion import tables as store
 from companion.games import GAMES, MatchSetup
-from helpers import text_of
+from helpers import fingerprint_of as was, migrated_connection, text_of
+from helpers import stored_table as table_with
 
 TWIN = ("Ann", "Bob", "Cy", "Dee")  # teams Ann & Bob (0), Cy & Dee (1)
 BID = {0: ["D", "D"], 2: ["H", "D"], 3: ["C", "D"]}
@@ -29,22 +30,8 @@ OPEN_BY_1 = twin([0, 0, 3, 2], [3, 2, 3, 2], open_bid=1)
 
 @pytest.fixture
 def conn(tmp_path):
-    path = str(tmp_path / "t.sqlite")
-    db.migrate(path)
-    connection = db.connect(path)
-    yield connection
-    connection.close()
+    yield from migrated_connection(tmp_path)
 
-
-def table_with(conn, game_id, names, options, deals):
-    token = store.create(conn, game_id, list(names), options)
-    for number, facts in enumerate(deals, start=1):
-        store.add_deal(conn, token, number, facts)
-    return token
-
-
-def was(conn, token, number):
-    return store.fingerprint(store.load(conn, token).deals[number - 1])
 
 
 def test_open_bid_made_illegal_is_asked_again_with_the_team_now_last_or_nobody(conn):

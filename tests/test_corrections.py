@@ -8,17 +8,14 @@ import re
 
 import pytest
 
-from companion import db, tables as store
+from companion import tables as store
 from companion.games import GAMES, MatchSetup
+from helpers import fingerprint_of as was, migrated_connection, stored_table
 
 
 @pytest.fixture
 def conn(tmp_path):
-    path = str(tmp_path / "t.sqlite")
-    db.migrate(path)
-    connection = db.connect(path)
-    yield connection
-    connection.close()
+    yield from migrated_connection(tmp_path)
 
 
 def rwd(chips, tricks, **extra):
@@ -32,14 +29,7 @@ BO_ALONE = rwd([5, 4, 8], [5, 10, 2])   # Bo +6 alone
 
 
 def fresh(conn, deals, **options) -> str:
-    token = store.create(conn, "rwd", ["Ann", "Bo", "Cy"], {"first_start_player": 0, **options})
-    for number, facts in enumerate(deals, start=1):
-        store.add_deal(conn, token, number, facts)
-    return token
-
-
-def was(conn, token, number):
-    return store.fingerprint(store.load(conn, token).deals[number - 1])
+    return stored_table(conn, "rwd", ["Ann", "Bo", "Cy"], {"first_start_player": 0, **options}, deals)
 
 
 def test_a_correction_that_opens_a_later_choice_asks_for_it(conn):

@@ -9,9 +9,10 @@ from dataclasses import replace
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from companion import db, tables as store
+from companion import tables as store
 from companion.games import GAMES, InvalidDeal, MatchSetup
 from companion.games.base import DealRecord
+from helpers import migrated_connection, stored_table
 
 OVER = "The match is over"
 
@@ -223,18 +224,11 @@ def test_pair_quad_open_ended_finished_at_the_table_takes_no_more(conn):
 
 @pytest.fixture
 def conn(tmp_path):
-    path = str(tmp_path / "t.sqlite")
-    db.migrate(path)
-    connection = db.connect(path)
-    yield connection
-    connection.close()
+    yield from migrated_connection(tmp_path)
 
 
 def table_with(conn, game_id, setup, deals):
-    token = store.create(conn, game_id, list(setup.players), dict(setup.options))
-    for number, facts in enumerate(deals, start=1):
-        store.add_deal(conn, token, number, facts)
-    return token
+    return stored_table(conn, game_id, setup.players, dict(setup.options), deals)
 
 
 def correct(conn, token, number, facts):
