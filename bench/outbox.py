@@ -30,14 +30,10 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
+from chromium import CHROMIUM, CHROMIUM_ARGS, PHONE
 from serving import start_server, stop_server
 
 HOST = "127.0.0.1"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
-PHONE = dict(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True,
-             has_touch=True, locale="en-US")
 TARGET_S = 10.0
 PLAYERS = ["Ann", "Ben", "Cho", "Dai"]
 DEALS_PER_TABLE = 8  # the winner rotates among 4 seats: nobody reaches 3 deal wins in 8

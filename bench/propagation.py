@@ -44,14 +44,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from chromium import CHROMIUM, CHROMIUM_ARGS, PHONE
 from serving import start_server, stop_server
 
 HOST = "127.0.0.1"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
-PHONE = dict(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True,
-             has_touch=True, locale="en-US")
 TARGET_S = 0.25  # worst of the samples
 IDLE_TARGET = 2  # requests in the idle window
 JITTER_S = 0.7  # how long the random wait before a save may be

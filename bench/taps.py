@@ -29,13 +29,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from chromium import CHROMIUM, CHROMIUM_ARGS, PHONE
 from serving import HOST, start_server, stop_server
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
-PHONE = dict(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True,
-             has_touch=True, locale="en-US")
 NAMES = ["Aiko", "Ben", "Chiyo", "Daisuke", "Emi", "Fumi"]
 TIMEOUT_MS = 10_000
 
