@@ -202,6 +202,20 @@
     notice.textContent = text;
   }
 
+  function retell(wrap, template) {
+    // The form is kept (typed), but what this phone was told above it is out of date ("Deal 1
+    // saved." with Undo deal 1, "Deal 2 was just entered" after deal 2 was undone): put what the
+    // table says now in its place, or nothing. Not scrolled to: the player is typing below.
+    var told = wrap.querySelector(":scope > .saved-banner, :scope > .told-other");
+    var now = template.content.querySelector("#entry-wrap > .saved-banner, #entry-wrap > .told-other");
+    var copy = now ? document.importNode(now, true) : null;
+    if (copy) copy.dataset.seen = "1";
+    if (told && copy) told.replaceWith(copy);
+    else if (told) told.remove();
+    else if (copy) wrap.insertBefore(copy, wrap.firstChild);
+    if (copy && window.htmx) htmx.process(copy);
+  }
+
   function adoptNextForm() {
     // The table moved on (another phone saved or undid): the live answer brought the next form.
     var holder = document.getElementById("entry-next");
@@ -220,6 +234,7 @@
     var incoming = template.content.querySelector("form#entry");
     if (form && !incoming && isTyped(form)) {
       // No next deal any more (the match ended meanwhile): keep what is typed, say why Save is off.
+      retell(wrap, template);
       showMoved(form, template.dataset.moved);
       form.querySelector("button[type=submit]").disabled = true;
       wrap.dataset.number = "";
@@ -227,6 +242,7 @@
     }
     if (form && incoming && isTyped(form)) {
       // Keep what is typed; it will be saved as the new deal number, after a fresh tap.
+      retell(wrap, template);
       var oldKey = draftKey(form);
       var number = template.dataset.number;
       form.elements.number.value = number;
