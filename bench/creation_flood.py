@@ -192,10 +192,9 @@ def main() -> int:
     parser.add_argument("--devices", type=int, default=1,
                         help="flood from this many devices (127.0.1.2…; the loops shared among them)")
     parser.add_argument("--play", action="store_true", help="play a deal at each table opened (tables of the night)")
-    parser.add_argument("--checkout", type=Path, default=None, help="serve this source tree instead")
+    serving.add_checkout_option(parser)
     args = parser.parse_args()
-    if args.checkout is not None:
-        serving.ROOT = args.checkout.resolve()
+    serving.use_checkout(args.checkout)
     with tempfile.TemporaryDirectory() as tmp:
         tmp_path = Path(tmp)
         proc, port = serving.start_server(tmp_path)

@@ -179,10 +179,9 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--alone", type=float, default=4.0, help="seconds of the phones alone first")
     parser.add_argument("--tables", type=int, default=20)
-    parser.add_argument("--checkout", type=Path, default=None, help="serve this source tree instead")
+    serving.add_checkout_option(parser)
     args = parser.parse_args()
-    if args.checkout is not None:
-        serving.ROOT = args.checkout.resolve()
+    serving.use_checkout(args.checkout)
     with tempfile.TemporaryDirectory() as tmp:
         tmp_path = Path(tmp)
         heavy, light, revision = build_database(tmp_path / "x.sqlite")

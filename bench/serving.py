@@ -63,6 +63,18 @@ def stop_server(proc: subprocess.Popen) -> None:
             proc.wait(5)
 
 
+def add_checkout_option(parser) -> None:
+    """``--checkout DIR``: serve another source tree instead (for a before/after figure)."""
+    parser.add_argument("--checkout", type=Path, default=None, help="serve this source tree instead")
+
+
+def use_checkout(checkout: Path | None) -> None:
+    """Serve ``checkout`` (``--checkout``) instead of this tree, when one was given."""
+    global ROOT
+    if checkout is not None:
+        ROOT = checkout.resolve()
+
+
 # --- which server: measured -------------------------------------------------------------------
 #
 #     python3 bench/serving.py --compare --streams 300
