@@ -18,6 +18,15 @@ RWD = {"first_start_player": 0}
 NAMES = ["Ann", "Bob", "Cy", "Di"]
 
 
+def all_at_once(phone, count: int) -> None:
+    """``phone(i)`` for i in 0 … count-1, each in its own thread, all started before any is waited for."""
+    threads = [threading.Thread(target=phone, args=(i,)) for i in range(count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+
+
 @pytest.fixture
 def db(tmp_path):
     path = str(tmp_path / "once.sqlite")
@@ -117,11 +126,7 @@ def test_sixteen_threads_sending_the_same_write_id_store_one_deal_and_get_one_an
         finally:
             own.close()
 
-    threads = [threading.Thread(target=phone, args=(i,)) for i in range(16)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
+    all_at_once(phone, 16)
     assert [kind for kind, _ in answers].count("wrote") == 1
     assert {str(outcome) for _kind, outcome in answers} == {str({"action": "add", "number": 1})}
     conn = storage.connect(db)
@@ -265,11 +270,7 @@ def test_sixteen_phones_posting_one_write_id_over_http_get_one_deal_and_one_answ
         finally:
             conn.close()
 
-    threads = [threading.Thread(target=phone, args=(i,)) for i in range(16)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
+    all_at_once(phone, 16)
     assert set(answers) == {(303, f"/t/{token}#entry-wrap")}, answers
     _status, _headers, doc = browser.request("GET", f"/t/{token}/export.json")
     assert len(json.loads(doc)["deals"]) == 1
