@@ -21,7 +21,6 @@ import pytest
 
 from companion import night
 from companion import tables as store
-from companion.db import connect
 from companion.serving.creation import CreationLimit
 from tests.helpers import rwd_facts
 from test_tables_race_crash import Phone  # noqa: E402  (tests/ is on sys.path)
@@ -122,13 +121,6 @@ def test_a_flood_leaves_the_hall_board_as_it_was(server_process):
     after = laptop.request_once("GET", "/hall/board")
     assert after[0] == 200
     assert after[2].count('class="hall-table') == before[2].count('class="hall-table') == 0
-
-
-@pytest.fixture
-def conn(app):
-    connection = connect(app.config["DATABASE"])
-    yield connection
-    connection.close()
 
 
 def rwd_table(conn, names) -> str:
