@@ -229,3 +229,17 @@ def test_twin_shoot_bids_tapped_as_their_sum(phone, live_server):
     # This phone remembers the way: the next deal's form asks for sums again.
     phone.locator('#entry .bid-mode button[data-bid-mode="number"][aria-pressed="true"]').wait_for()
     assert phone.errors == []
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+@pytest.mark.parametrize("width", [360, 390])
+def test_lucky_cube_die_keys_stay_on_one_line(phone, live_server, width, lang):
+    """Issue 24: at 390 px the '6' key of 'Number showing' wrapped alone onto a second line."""
+    phone.set_viewport_size({"width": width, "height": SCREEN})
+    url = open_table(phone, live_server, "lucky_cube", 5)
+    if lang == "ja":
+        phone.goto(url + "?lang=ja")
+        settled(phone)
+    tops = phone.evaluate("""() => [...document.querySelectorAll('#entry input[name=die_number] + span')]
+        .map(key => Math.round(key.getBoundingClientRect().top))""")
+    assert len(tops) == 6 and len(set(tops)) == 1, tops
