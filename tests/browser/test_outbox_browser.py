@@ -97,17 +97,28 @@ def table(port: int) -> str:
     return Phone(port).create_table("rwd", NAMES)
 
 
+def table_open_on(port: int, *pages) -> str:
+    """A new table, opened on each of ``pages``; its token."""
+    token = table(port)
+    for page in pages:
+        open_table(page, port, token)
+    return token
+
+
+def save_offline(page, fields: dict) -> None:
+    """The phone goes offline, then its player types a deal and taps Save."""
+    page.context.set_offline(True)
+    type_deal(page, fields)
+    tap_save(page)
+
+
 # --- offline, then back online ---------------------------------------------------------------
 
 def test_offline_save_is_kept_shown_and_sent_once_when_back_online(live_server, phone, phone2):
     port = live_server.port
-    token = table(port)
-    open_table(phone, port, token)
-    open_table(phone2, port, token)
+    token = table_open_on(port, phone, phone2)
 
-    phone.context.set_offline(True)
-    type_deal(phone, deal(1))
-    tap_save(phone)
+    save_offline(phone, deal(1))
     item = outbox_item(phone, 1)
     expect(item).to_contain_text(NOT_SENT.format(n=1), timeout=3000)
     expect(phone.locator("#reach-bar")).to_have_text(UNREACHABLE, timeout=3000)
@@ -137,9 +148,7 @@ def test_offline_save_is_kept_shown_and_sent_once_when_back_online(live_server, 
 @posix_only
 def test_laptop_killed_said_within_3_s_then_stored_once_after_restart(server_process, phone, phone2):
     port = server_process.port
-    token = table(port)
-    open_table(phone, port, token)
-    open_table(phone2, port, token)
+    token = table_open_on(port, phone, phone2)
     for page in (phone, phone2):  # as at a table: the page has been open a while, its stream is up
         page.wait_for_function(STREAM_OPEN)
         expect(page.locator("#reach-bar")).to_be_hidden()
@@ -212,14 +221,10 @@ def test_outbox_survives_a_reload_while_offline(live_server, phone):
 
 def test_queued_deal_meeting_a_recorded_one_shows_both_and_the_player_chooses(live_server, phone, phone2):
     port = live_server.port
-    token = table(port)
-    open_table(phone, port, token)
-    open_table(phone2, port, token)
+    token = table_open_on(port, phone, phone2)
 
     # Round 1: "save mine as the next deal".
-    phone.context.set_offline(True)
-    type_deal(phone, deal(1))
-    tap_save(phone)
+    save_offline(phone, deal(1))
     expect(outbox_item(phone, 1)).to_be_visible(timeout=3000)
     type_deal(phone2, other_deal(1))
     tap_save(phone2)
@@ -243,9 +248,7 @@ def test_queued_deal_meeting_a_recorded_one_shows_both_and_the_player_chooses(li
     phone2.wait_for_selector("#deal-2", timeout=5000)
 
     # Round 2: "discard".
-    phone.context.set_offline(True)
-    type_deal(phone, deal(3))
-    tap_save(phone)
+    save_offline(phone, deal(3))
     expect(outbox_item(phone, 3)).to_be_visible(timeout=3000)
     expect(phone2.locator("#entry h2")).to_have_text("Enter deal 3")
     type_deal(phone2, other_deal(3))
@@ -283,9 +286,7 @@ def test_two_phones_saving_the_same_deal_at_once_store_one_and_neither_next_form
     # meanwhile, arrives before its own answer, as in the tries that came back filled.
     phone2.context.add_init_script(SLOW_ANSWERS)
     while len([gap for gap in gaps if gap < 50]) < 7 and len(gaps) < 14:  # the issue: 2 in 7 came back filled
-        token = table(port)
-        open_table(phone, port, token)
-        open_table(phone2, port, token)
+        token = table_open_on(port, phone, phone2)
         for page in (phone, phone2):
             type_deal(page, deal(1))
         # Both Saves at one moment (both pages run on this machine: one clock); each notes when
