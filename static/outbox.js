@@ -638,16 +638,31 @@
         go("/t/" + item.table + hash);
         return;
       }
-      // Refused (a stale button, a rule): the laptop's page says why. Post the form itself with the
-      // same id: nothing was stored, so it is answered the same way, as a page.
-      form.dataset.keepId = "1";
-      HTMLFormElement.prototype.submit.call(form);
+      // Refused (a stale button, a rule): the laptop's page says why. A refusal is an answer: show
+      // that page as it came, never post the form again (it would be refused a second time).
+      showPage(res.text);
     }, function () {
       delete inFlight[item.id]; delete firstTry[item.id];
       if (button) button.disabled = false;
       render();
       gone();
     });
+  }
+
+  function showPage(html) {
+    // The laptop's whole page (the refused form with its messages and what was typed) in place of
+    // this one, as the plain form post would have shown it; htmx sets up its parts as after a swap.
+    if (window.htmx && typeof htmx.swap === "function") {
+      htmx.swap({ text: html, target: "body", swap: "innerHTML", sourceElement: document.body })
+        .then(function () { window.scrollTo(0, 0); });
+      return;
+    }
+    var doc = parse(html);
+    document.title = doc.title;
+    document.body.replaceChildren.apply(document.body, Array.prototype.map.call(doc.body.childNodes, function (node) {
+      return document.importNode(node, true);
+    }));
+    window.scrollTo(0, 0);
   }
 
   // The entry form's own request (htmx): answered, refused token, or no answer at all.
