@@ -333,13 +333,17 @@ def draw_round(conn: Connection, chosen: Sequence[seating.Chosen] | None = None,
             raise store.Conflict("the roster or the rounds changed while drawing")
         stamp = store.now()
         round_id = nights_store.insert_round(conn, night, len(earlier) + 1, stamp, seed, minutes)
+        # A drawn table continues the night's numbering ("Table 8" after seven prepared or phone
+        # tables), so no two tables of the night share a label on the hall or in the seating list.
+        first = max(next_table_number(conn), 1 + conn.execute(
+            "SELECT count(*) FROM tables WHERE id > ?", (nights_store.night_after_table(conn),)).fetchone()[0])
         for number, table in enumerate(drawn.tables, start=1):
             game = GAMES[table.game]
             options = {opt.key: opt.default for opt in game.options}
             players, errors = store._check_setup(game, [names[p] for p in table.players], options)
             if errors:
                 raise store.Refused([FieldError("games", error.message) for error in errors])
-            table_id = rows.insert_table(conn, store.new_token(), game.id, players, options, stamp, seq=number)
+            table_id = rows.insert_table(conn, store.new_token(), game.id, players, options, stamp, seq=first + number - 1)
             nights_store.insert_round_table(conn, round_id, table_id, number, list(table.players))
     return night_rounds(conn)[-1]
 

@@ -95,7 +95,8 @@ def points_text(value: float) -> str:
 
 
 def round_label(rt: night.RoundTable) -> str:
-    return gettext("Table %(n)s", n=rt.number)
+    # The table's night-wide number (as on the hall board), not its number within the round.
+    return rt.table.label or gettext("Table %(n)s", n=rt.table.seq or rt.number)
 
 
 def seating_list(latest: night.Round | None, names: dict[int, str]) -> list[dict]:
