@@ -64,7 +64,7 @@ def test_finished_tables_make_the_leaderboard_and_the_rule_is_on_the_page(app, c
     # A winner's phone shows their own line; a player of the unfinished table is told to wait.
     winner = sorted(winners)[0]
     mine = text_of(phones[winner].get("/night/me").get_data(as_text=True))
-    assert "Place 1 of 8 · 1 place points" in mine and "1 table finished · 1st: 1×" in mine
+    assert "Place 1 of 8 · 1 place point" in mine and "1 table finished · 1st: 1×" in mine
     waiting = names[r.tables[2].player_ids[0]]
     assert "once your first table finishes" in text_of(phones[waiting].get("/night/me").get_data(as_text=True))
 

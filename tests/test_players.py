@@ -170,7 +170,7 @@ def test_the_players_page_shows_them(season):
     assert "Nights 3" in text and "Matches 6" in text and "Wins 3" in text
     assert "Place points per match 0.514" in text  # 37/72
     assert "Places: 1st × 3 , 2nd × 2 , 3rd × 0 , 4th × 1" in text
-    assert "Best result: 1st of 3 · RWD (Rewind) · 2026-10-06 · 1 place points" in text
+    assert "Best result: 1st of 3 · RWD (Rewind) · 2026-10-06 · 1 place point" in text
     assert "Worst result: 4th of 4 · RWD (Rewind) · 2026-11-03 · 0 place points" in text
     assert "RWD (Rewind) 3 1 0.417 9 -18" in text  # per game: matches, wins, per match 5/12, best, worst score
     assert "Bo 5 3 2 0 0" in text and "Cy 3 1 1 0 1" in text  # head to head

@@ -11,7 +11,7 @@ import json
 from datetime import datetime
 
 from flask import Blueprint, Response, abort, redirect, render_template, request, session, url_for
-from flask_babel import get_locale, gettext
+from flask_babel import get_locale, gettext, ngettext
 
 from ..meetup import points as place_points
 
@@ -92,6 +92,13 @@ def points_text(value: float) -> str:
     """Place points as shown: at most two decimals, no trailing zeros (2.67, 1.5, 3)."""
     text = f"{value:.2f}".rstrip("0").rstrip(".")
     return "0" if text in ("-0", "") else text
+
+
+@bp.app_template_global("place_points_text")
+def place_points_text(value: float) -> str:
+    """"1 place point", "0.5 place points", "2 place points": singular only for exactly one."""
+    return ngettext("%(points)s place point", "%(points)s place points", 1 if value == 1 else 2,
+                    points=points_text(value))
 
 
 def round_label(rt: night.RoundTable) -> str:
