@@ -335,8 +335,7 @@ def draw_round(conn: Connection, chosen: Sequence[seating.Chosen] | None = None,
         round_id = nights_store.insert_round(conn, night, len(earlier) + 1, stamp, seed, minutes)
         # A drawn table continues the night's numbering ("Table 8" after seven prepared or phone
         # tables), so no two tables of the night share a label on the hall or in the seating list.
-        first = max(next_table_number(conn), 1 + conn.execute(
-            "SELECT count(*) FROM tables WHERE id > ?", (nights_store.night_after_table(conn),)).fetchone()[0])
+        first = max(next_table_number(conn), 1 + nights_store.night_table_count(conn))
         for number, table in enumerate(drawn.tables, start=1):
             game = GAMES[table.game]
             options = {opt.key: opt.default for opt in game.options}

@@ -178,6 +178,13 @@ def next_table_number(conn: sqlite3.Connection) -> int:
 
 
 @translated
+def night_table_count(conn: sqlite3.Connection) -> int:
+    """How many tables the current night holds, numbered or not (phone tables have no number)."""
+    return conn.execute("SELECT count(*) FROM tables WHERE id > ?",
+                        (night_after_table(conn),)).fetchone()[0]
+
+
+@translated
 def unseat_table(conn: sqlite3.Connection, table_id: int, stamp: str) -> None:
     """A table with no deal waits for its players again (its phones are asked for the names)."""
     conn.execute("UPDATE tables SET seated = 0, revision = revision + 1, updated_at = ? WHERE id = ?",
