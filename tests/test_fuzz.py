@@ -581,7 +581,13 @@ def test_refused_deal_keeps_what_was_typed(app, game_id):
             response = post_deal(client, token, data, str(count + 1), htmx)
             html = checked_response(response, {200 if htmx else 303, 409, 422})
             if accepted(response, htmx):
-                assert client.post(f"/t/{token}/undo", data={"number": str(count + 1)}).status_code == 303
+                # A write_id already used (the fuzz may send one twice) is answered as the first
+                # send was and stores nothing: only a deal really stored is undone.
+                if deal_count(app, token) > count:
+                    assert client.post(f"/t/{token}/undo", data={"number": str(count + 1)}).status_code == 303
+                else:
+                    assert "write_id" in data
+                assert deal_count(app, token) == count
                 return
         kept[0] += assert_keeps_typed(html, data)
 
