@@ -7,6 +7,7 @@ fails them under CI (CI=true): browser tests must never silently skip there.
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
@@ -21,6 +22,7 @@ PHONE = dict(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_m
              has_touch=True, locale="en-US")
 LAPTOP = dict(viewport={"width": 1280, "height": 800}, locale="en-US")
 TIMEOUT_MS = 10_000
+SETTLE_MS = 5_000
 
 
 def unavailable(reason: str) -> None:
@@ -46,7 +48,59 @@ def _playwright() -> Iterator[object]:
     if not os.access(CHROMIUM, os.X_OK):
         unavailable(f"{CHROMIUM} is missing (apt-get install chromium)")
     with sync_playwright() as playwright:
-        yield playwright
+        with _contexts_close_settled():
+            yield playwright
+
+
+@contextmanager
+def _contexts_close_settled() -> Iterator[None]:
+    """Every ``BrowserContext.close()`` first waits until its pages have stopped navigating.
+
+    Why: Chromium acknowledges closing a page whose navigation is committing without closing it,
+    and Playwright then waits forever (microsoft/playwright#42068, #42366; seen here with
+    Playwright 1.65 and Chromium 156). Our pages reload themselves after a write (the outbox, the
+    live table), so a test ending right after a tap hung about one run in three in teardown.
+    Leaving for about:blank first does not help: that is a navigation too, and the close raced
+    its commit. So wait instead for a page that has loaded and stayed put for a moment.
+    """
+    from playwright.sync_api import BrowserContext, Error
+
+    original = BrowserContext.close
+
+    def settle(page) -> None:
+        moves = []
+
+        def moved(event) -> None:  # a navigation started (its request) or committed (its frame)
+            if getattr(event, "frame", event) == page.main_frame:
+                if not hasattr(event, "is_navigation_request") or event.is_navigation_request():
+                    moves.append(event)
+
+        page.on("request", moved)
+        page.on("framenavigated", moved)
+        try:
+            for _ in range(20):
+                page.wait_for_load_state("load", timeout=SETTLE_MS)
+                moves.clear()
+                page.wait_for_timeout(250)  # no script involved: works with JavaScript off too
+                if not moves:
+                    return
+        except Error:
+            pass  # the page is gone or stuck: the close is all that is left
+        finally:
+            if not page.is_closed():
+                page.remove_listener("request", moved)
+                page.remove_listener("framenavigated", moved)
+
+    def close(self, *args, **kwargs):
+        for page in list(self.pages):
+            settle(page)
+        return original(self, *args, **kwargs)
+
+    BrowserContext.close = close
+    try:
+        yield
+    finally:
+        BrowserContext.close = original
 
 
 @pytest.fixture(scope="session")
