@@ -142,6 +142,7 @@
       }
     });
     if (!changed.length) return;
+    previewNow(form);
     changed.forEach(function (el) {
       el.dispatchEvent(new Event("input", { bubbles: true }));
       el.dispatchEvent(new Event("change", { bubbles: true }));
@@ -159,6 +160,28 @@
     note.appendChild(clear);
     form.querySelector("h2").insertAdjacentElement("afterend", note);
   }
+
+  // Values put in the form without a tap (a restored draft, an undone deal given back, "use
+  // mine", the correction page: data-preview-now) get their score check at once, not at the
+  // first tap. The check listens on the form only once htmx has set its box up, which may be
+  // before or after this script runs: so both on htmx's "after:init" and on load or swap.
+  function previewNow(form) {
+    form.setAttribute("data-preview-now", "");
+    previewsNow();
+  }
+  function previewsNow() {
+    document.querySelectorAll("form[data-preview-now]").forEach(function (form) {
+      var box = form.querySelector(".preview");
+      if (!box || !box.hasAttribute("data-htmx-powered")) return;  // its after:init comes later
+      form.removeAttribute("data-preview-now");
+      // After htmx's own listeners for the box are all in place.
+      setTimeout(function () { form.dispatchEvent(new Event("change")); }, 0);
+    });
+  }
+  document.addEventListener("htmx:after:init", function (event) {
+    var box = event.target;
+    if (box.classList && box.classList.contains("preview")) previewsNow();
+  });
 
   function coolDown(form, ms) {
     // A second tap of a double tap lands on the fresh form's Save: ignore it for a moment.
@@ -308,7 +331,7 @@
     if (form) delete form.dataset.saving;
   });
 
-  document.addEventListener("DOMContentLoaded", function () { setUp(); showWhatWasTold(); });
+  document.addEventListener("DOMContentLoaded", function () { setUp(); showWhatWasTold(); previewsNow(); });
   document.addEventListener("htmx:after:swap", dropStaleErrors);
-  document.addEventListener("htmx:after:swap", function () { setUp(); adoptNextForm(); showWhatWasTold(); });
+  document.addEventListener("htmx:after:swap", function () { setUp(); adoptNextForm(); showWhatWasTold(); previewsNow(); });
 })();

@@ -575,6 +575,14 @@
 
   document.addEventListener("submit", function (event) {
     var form = event.target;
+    if (form.matches("form.use-mine")) {
+      // "Use mine" takes this phone's side of the conflict into a form: its choice here is made.
+      var taken = form.elements.number.value;
+      all().forEach(function (it) {
+        if (it.table === pageTable() && it.why === "conflict" && String(it.number) === taken) drop(it.id);
+      });
+      return;
+    }
     var write = writeOf(form);
     if (!write || event.defaultPrevented) return;
     var input = idField(form);

@@ -160,6 +160,9 @@ RECIPES: dict[str, tuple[Recipe, bool]] = {
     "tables.add_deal": (lambda w: {"number": "2", **DEAL_1}, True),
     "tables.preview": (lambda w: {"number": "2", **DEAL_1}, False),
     "tables.preview_edit": (lambda w: dict(DEAL_1_CORRECTED), False),
+    # "Use mine" after a conflict fills a form and saves nothing.
+    "tables.use_mine": (lambda w: {"number": "1", "use": "correct",
+                                   **{f"mine-{k}": v for k, v in DEAL_1_CORRECTED.items()}}, False),
     "tables.update": (_edit_fields, True),
     "tables.undo": (lambda w: {"number": "1"}, True),
     "tables.finish": (lambda w: {"finished": "1"}, True),

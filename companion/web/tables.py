@@ -304,7 +304,7 @@ def sheet_context(table: store.Table, form_number: int | None = None) -> dict:
 
 def entry_context(table: store.Table, values: dict | None = None, errors: dict | None = None,
                   notice: Text | None = None, preview=None, banner: dict | None = None,
-                  conflict: dict | None = None) -> dict:
+                  conflict: dict | None = None, given_back: bool = False) -> dict:
     progress = table.progress()
     match = table.match()
     full = len(table.deals) >= store.MAX_DEALS
@@ -314,6 +314,8 @@ def entry_context(table: store.Table, values: dict | None = None, errors: dict |
                 columns=table.game.column_map(table.setup),  # the deal form's numbers, as the game declares
                 values=values or {}, errors=errors or {}, notice=notice, preview=preview,
                 number=number, mode="add", banner=banner, conflict=conflict,
+                # A whole deal put back in the form (undone, or this phone's side of a conflict).
+                given_back=given_back or bool(banner and banner.get("kind") == "undone" and values),
                 full=full, max_deals=store.MAX_DEALS,
                 # The form a phone shows, as its live requests report it: 0 for none (the match
                 # is over), so Finish, Accept the tie and Reopen reach other phones too.
@@ -472,7 +474,7 @@ def add_deal(token: str):
         if conflict.number == number and 1 <= number <= len(table.deals):
             # Another phone was first: show the recorded deal beside this one; the next form starts empty.
             return render_entry(table, 409, notice=conflict.message,
-                                conflict={"number": number, "mine": mine[1] if mine else None})
+                                conflict={"number": number, "mine": mine[1] if mine else None, "typed": values})
         return render_entry(table, 409, values=values, notice=conflict.message)
     except store.Refused as refused:
         return render_entry(table_or_404(token), 422, values=values, errors=group_errors(refused.errors))
@@ -549,6 +551,21 @@ def edit(token: str, number: int):
         return table_problem(table, gettext("This table has no deal %(number)s (any more).", number=number), 404)
     facts = table.deals[number - 1]
     return render_edit(table, number, table.game.form_values(facts), {}, None, store.fingerprint(facts))
+
+
+@bp.post("/t/<token>/mine")
+def use_mine(token: str):
+    """A conflict's "use mine": this phone's values, sent back from the conflict box, put into a
+    form (nothing is saved): the next deal's, or the correction of the deal recorded meanwhile."""
+    table = table_or_404(token)
+    values = {name[len("mine-"):]: value for name, value in request.form.items() if name.startswith("mine-")}
+    number = request.form.get("number", type=int)
+    if request.form.get("use") == "correct" and number and 1 <= number <= len(table.deals):
+        return render_edit(table, number, values, {}, gettext(
+            "Your values for deal %(number)s are in the form: check them, then save the correction.",
+            number=number), store.fingerprint(table.deals[number - 1]))
+    return render_page(table, 200, values=values, given_back=True, notice=gettext(
+        "Your values are in the form for deal %(number)s: check them, then save.", number=len(table.deals) + 1))
 
 
 def render_edit(table: store.Table, number: int, values: dict, errors: dict, notice, was: str, status: int = 200,
