@@ -92,6 +92,9 @@
       var legend = f.querySelector(":scope > legend");
       if (legend) parts.unshift(textOf(legend));
     }
+    // A row of keys that is not a fieldset (Twin Shoot's bid cards) names itself in aria-label.
+    var group = el.closest("[role=radiogroup][aria-label], [role=group][aria-label]");
+    if (group && !group.contains(el.closest("fieldset") || document.body)) parts.push(group.getAttribute("aria-label"));
     if (el.id) {
       var label = el.form && el.form.querySelector('label[for="' + CSS.escape(el.id) + '"]');
       if (label) parts.push(textOf(label));
@@ -107,7 +110,9 @@
       var value;
       if (el.type === "radio" || el.type === "checkbox") {
         if (!el.checked || el.value === "") return;
-        value = textOf(el.closest("label")) || el.value;
+        // A key whose face is a picture says in its title what it is ("Leaf = 5").
+        var key = el.closest("label");
+        value = (key && key.title) || textOf(key) || el.value;
       } else {
         value = String(el.value || "").trim();
       }
