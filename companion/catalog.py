@@ -138,7 +138,10 @@ def translations(catalog: Catalog) -> dict:
     for message in catalog:
         if not message.id or message.fuzzy or not _translated(message):
             continue
-        out[_key(message.id, message.context)] = _freeze(message.string)
+        context = message.context
+        if isinstance(context, bytes):  # read_mo gives a msgctxt as bytes, read_po as str
+            context = context.decode("utf-8")
+        out[_key(message.id, context)] = _freeze(message.string)
     return out
 
 

@@ -451,3 +451,14 @@ def test_the_players_list_on_the_laptop(season):
     assert f"Bo #{pid(conn, 'Bo')} 5 3 bo" in text and f"Cy #{pid(conn, 'Cy')} 3 3 cy" in text
     client.post(f"/players/{pid(conn, 'Bo')}/rename", data={"name": "Bob"})
     assert f"Bob #{pid(conn, 'Bo')} 5 3 bo, bob" in text_of(client.get("/players").get_data(as_text=True))
+
+
+def test_the_season_tables_place_column_is_juni_not_the_cards_rank(season):
+    """The Japanese reviewer's point: "Rank" the place in a standings table (順位) and "Rank"
+    the card's rank (ランク) are two messages, told apart by a context."""
+    client, _conn, _tokens, _clock = season
+    head = client.get("/season?min=4", headers={"Accept-Language": "ja"}).get_data(as_text=True)
+    head = head[head.index("<thead>"):head.index("</thead>")]
+    assert ">順位<" in head and "ランク" not in head
+    assert ">Rank<" in client.get("/season?min=4").get_data(as_text=True)
+    assert "ランク" in client.get("/games/pair_quad", headers={"Accept-Language": "ja"}).get_data(as_text=True)
