@@ -92,7 +92,7 @@
       var legend = f.querySelector(":scope > legend");
       if (legend) parts.unshift(textOf(legend));
     }
-    // A row of keys that is not a fieldset (Twin Shoot's bid cards) names itself in aria-label.
+    // A row of keys that is not a fieldset (a row of suit pictures) names itself in aria-label.
     var group = el.closest("[role=radiogroup][aria-label], [role=group][aria-label]");
     if (group && !group.contains(el.closest("fieldset") || document.body)) parts.push(group.getAttribute("aria-label"));
     if (el.id) {
