@@ -41,7 +41,7 @@ def conflict_page(client) -> tuple[str, str]:
 def test_the_conflict_box_offers_mine_for_the_next_deal_or_as_the_correction(client):
     _token, html = conflict_page(client)
     form = mine_form(html)
-    assert "Put mine in the form for deal 2" in text_of(form)
+    assert "Edit mine as deal 2" in text_of(form)
     assert "Correct deal 1 with mine" in text_of(form)
     for name, value in MINE.items():
         assert f'name="mine-{name}" value="{value}"' in form
@@ -85,7 +85,7 @@ def test_an_entry_that_is_no_valid_deal_comes_back_only_for_the_next_form(client
     post_deal(client, token, 1, RECORDED)
     html = post_deal(client, token, 1, rwd([9, 9, 9], [5, 6, 6])).get_data(as_text=True)
     form = mine_form(html)
-    assert "Put mine in the form for deal 2" in text_of(form)
+    assert "Edit mine as deal 2" in text_of(form)
     assert "Correct deal 1 with mine" not in text_of(form)
 
 
