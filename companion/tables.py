@@ -394,19 +394,30 @@ def after_end_message(end: int, last: int) -> Text:
     up to ``last`` are recorded: which deals would come after its end, and what to do."""
     if last == end + 1:
         return T("With this change the match ends after deal {end}, so deal {first} would come "
-                 "after its end. Undo deal {first} first, then save this correction.",
-                 end=end, first=end + 1)
+                 "after its end. Save the correction with deal {first} removed, or keep it and "
+                 "change this deal.", end=end, first=end + 1)
     return T("With this change the match ends after deal {end}, so deals {first} to {last} would "
-             "come after its end. Undo them first (the last one first), then save this "
-             "correction.", end=end, first=end + 1, last=last)
+             "come after its end. Save the correction with them removed, or keep them and "
+             "change this deal.", end=end, first=end + 1, last=last)
+
+
+class EndsEarlier(Refused):
+    """A correction makes the match end after deal ``end`` while deals up to ``last`` are
+    recorded. :func:`edit_deal` with ``remove_after_end=last`` saves it and removes them."""
+
+    def __init__(self, end: int, last: int):
+        super().__init__([FieldError(AFTER_END, after_end_message(end, last))])
+        self.end, self.last = end, last
 
 
 def corrected_deals(table: Table, number: int, facts: dict[str, Any],
-                    choices: Mapping[int, Any] | None = None) -> list[dict[str, Any]]:
+                    choices: Mapping[int, Any] | None = None,
+                    remove_after_end: int | None = None) -> list[dict[str, Any]]:
     """The table's deals with deal ``number`` replaced by ``facts`` and the later deals' choices
     settled (see :func:`edit_deal`), checked by replaying the whole match; nothing is written.
     Raises :class:`NeedsChoices` or :class:`Refused` as :func:`edit_deal` does, so a correction's
-    preview can say what Save would."""
+    preview can say what Save would. With ``remove_after_end`` (the last deal the player saw
+    recorded), deals after the match's new end are left out instead of refused."""
     deals = list(table.deals)
     deals[number - 1] = facts
     later_answers = {k: v for k, v in (choices or {}).items() if isinstance(k, int) and k > number}
@@ -428,7 +439,9 @@ def corrected_deals(table: Table, number: int, facts: dict[str, Any],
         for earlier in deals[:exc.number - 1]:  # all valid: the replay stopped at deal exc.number
             ended = table.game.add_deal(ended, earlier)
         if after_end(table.game, ended) is not None:
-            raise Refused([FieldError(AFTER_END, after_end_message(exc.number - 1, len(deals)))]) from exc
+            if remove_after_end == len(deals):  # the player agreed to remove exactly these
+                return deals[:exc.number - 1]
+            raise EndsEarlier(exc.number - 1, len(deals)) from exc
         reasons = join_sentences([e.message for e in exc.errors])  # translated when shown
         raise Refused([FieldError("deal", T("With this change, deal {later} would no longer be valid: {reasons} "
                                            "Correct or undo the later deals first.",
@@ -437,8 +450,13 @@ def corrected_deals(table: Table, number: int, facts: dict[str, Any],
 
 
 def edit_deal(conn: Connection, token: str, number: int, facts: dict[str, Any], was: str,
-              choices: Mapping[int, Any] | None = None, write_id: str | None = None) -> Table:
+              choices: Mapping[int, Any] | None = None, write_id: str | None = None,
+              remove_after_end: int | None = None) -> Table:
     """Replace deal ``number``; everything after it is recomputed. ``was`` guards a concurrent edit.
+
+    Where the change ends the match earlier, the deals after its new end are refused
+    (:class:`EndsEarlier`) unless ``remove_after_end`` is the table's last deal number (what the
+    player was shown): then they are removed in the same transaction, each logged as undone.
 
     Where the change alters a choice a later deal answered (who starts or deals after a tie),
     the later deal's recorded answer is kept if it still fits, dropped where no choice is open
@@ -455,10 +473,13 @@ def edit_deal(conn: Connection, token: str, number: int, facts: dict[str, Any], 
         if fingerprint(old) != was:
             raise Conflict(T("Deal {number} was changed from another phone while you were editing. "
                              "Here is the recorded one; your change was not saved.", number=number), number)
-        deals = corrected_deals(table, number, facts, choices)
+        deals = corrected_deals(table, number, facts, choices, remove_after_end)
         _done(conn, table, write_id, {"action": "edit", "number": number})
         if deals == list(table.deals):
             return table
+        for gone in range(len(table.deals), len(deals), -1):  # after the new end: the last first
+            rows.delete_deal(conn, table.id, gone)
+            _touch(conn, table.id, "undo", gone, table.deals[gone - 1], None)
         for later in range(number, len(deals) + 1):  # this deal, then later ones whose answer changed
             before, after = table.deals[later - 1], deals[later - 1]
             if before != after:

@@ -152,9 +152,12 @@
     return input;
   }
 
-  function itemOf(form, write, id) {
-    var fields = [];
-    new FormData(form).forEach(function (value, name) { if (typeof value === "string") fields.push([name, value]); });
+  function itemOf(form, write, id, submitter) {
+    // What the browser itself would send: the fields, and the button tapped if it has a name
+    // (a correction's "Save and remove deal N").
+    var fields = [], data;
+    try { data = new FormData(form, submitter || null); } catch (e) { data = new FormData(form); }
+    data.forEach(function (value, name) { if (typeof value === "string") fields.push([name, value]); });
     var number = write.edits || parseInt((form.elements.number && form.elements.number.value) || "0", 10) || null;
     return { id: id, table: write.table, path: write.path, kind: write.kind, number: number,
              fields: fields, shown: describe(form), state: "waiting", made: Date.now() };
@@ -593,7 +596,7 @@
     var input = idField(form);
     if (!form.dataset.keepId || !input.value) input.value = newId();
     delete form.dataset.keepId;
-    var item = itemOf(form, write, input.value);
+    var item = itemOf(form, write, input.value, event.submitter);
     var queued = earlierWaiting(write.table, item.id) || !reachable;
     add(item);
     if (form.hasAttribute("hx-post") && !queued) {

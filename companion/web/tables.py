@@ -569,13 +569,14 @@ def use_mine(token: str):
 
 
 def render_edit(table: store.Table, number: int, values: dict, errors: dict, notice, was: str, status: int = 200,
-                later_choices=()):
+                later_choices=(), removal: dict | None = None):
     progress = table.progress(upto=number - 1)
     upcoming = table.game.next_deal(progress)
     return render_template("tables/edit.html", table=table, game=table.game, progress=progress,
                            upcoming=upcoming, columns=table.game.column_map(table.setup),
                            values=values, errors=errors, notice=notice, number=number,
-                           was=was, mode="edit", match=table.match(), later_choices=later_choices), status
+                           was=was, mode="edit", match=table.match(), later_choices=later_choices,
+                           removal=removal), status
 
 
 @bp.post("/t/<token>/deals/<int:number>")
@@ -594,9 +595,11 @@ def update(token: str, number: int):
     progress = table.progress(upto=number - 1)
     facts, errors = table.game.parse_deal(values, progress)
     later_choices = ()
+    removal = None
     if not errors:
         try:
-            store.edit_deal(get_db(), token, number, facts, was, write_id=write_id(), **later_answers(values))
+            store.edit_deal(get_db(), token, number, facts, was, write_id=write_id(), **later_answers(values),
+                            remove_after_end=request.form.get("remove_after_end", type=int))
         except Repeated:
             errors = []  # sent again: answered as the first time
         except store.Conflict as conflict:
@@ -605,6 +608,9 @@ def update(token: str, number: int):
                 return stale(table, conflict.message, values)
             recorded = table.deals[number - 1]
             return render_edit(table, number, values, {}, conflict.message, store.fingerprint(recorded), 409)
+        except store.EndsEarlier as ends:
+            errors = ends.errors
+            removal = {"first": ends.end + 1, "last": ends.last}  # offered beside Save
         except store.Refused as refused:
             errors = refused.errors
             # store.NeedsChoices: the later deals' choices this correction asks again.
@@ -612,7 +618,7 @@ def update(token: str, number: int):
         except StorageError as error:
             return render_edit(table, number, values, {"deal": [storage_message(error)]}, None, was, 503)
     if errors:
-        return render_edit(table, number, values, group_errors(errors), None, was, 422, later_choices)
+        return render_edit(table, number, values, group_errors(errors), None, was, 422, later_choices, removal)
     tell(table, "edited", number)
     return redirect(table_url(table) + f"#deal-{number}", code=303)
 
