@@ -408,7 +408,10 @@ def table_clock(conn: Connection, table: store.Table) -> dict | None:
     found = nights_store.table_round(conn, table.id)
     if found is None:
         return None
-    clock = {"round": found["number"], "table": found["table_number"], "seconds": None}
+    # Named as the hall board names it (the night-wide number, or the organiser's label), not by
+    # its number within the round.
+    clock = {"round": found["number"], "table": table.seq or found["table_number"], "label": table.label,
+             "seconds": None}
     if found["minutes"] and found["clock_from"] and not table.match().over:
         ends = datetime.fromisoformat(found["clock_from"]) + timedelta(minutes=found["minutes"] + found["extra_minutes"])
         clock["seconds"] = max(0, int((ends - datetime.now(timezone.utc)).total_seconds()))

@@ -168,6 +168,22 @@ def test_a_round_tables_page_shows_the_clock_and_says_finish_the_deal(app, clien
     assert 'id="round-clock"' not in client.get(other.headers["Location"]).get_data(as_text=True)
 
 
+def test_a_round_tables_clock_names_it_as_the_hall_board_does(app, client, conn):
+    """After a table prepared before the draw, the round's first table is the night's Table 2:
+    its clock says so, not its number within the round (which would send a player to another)."""
+    phones = join_all(app)
+    assert client.post("/hall/prepare", data={"game": "rwd", "players": "4", "count": "1",
+                                              "label": ""}).status_code in (200, 303)
+    client.post("/hall/rounds", data={"tables-rwd": "3", "minutes": "20"})
+    client.post("/hall/clock", data={"minutes": "20"})
+    (r,) = night.night_rounds(conn)
+    first = r.tables[0].table
+    assert first.seq == 2
+    clock = text_of(phones["Ann"].get(f"/t/{first.token}/clock").get_data(as_text=True))
+    assert "Round 1 · Table 2 · Time left:" in clock
+    assert f"Table {first.seq}" in text_of(client.get("/hall").get_data(as_text=True))
+
+
 def checked_offers(page: str) -> set[str]:
     return set(re.findall(r'name="offer-(\w+)" value="1" checked', page))
 
