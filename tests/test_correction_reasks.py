@@ -175,3 +175,15 @@ def test_the_correction_page_in_japanese_asks_in_japanese(client):
     html = client.post(f"/t/{token}/deals/1", data={**form_of(TEAM1_AHEAD), "was": was}).get_data(as_text=True)
     asked = text_of(html[html.index('class="later-choices"'):])
     assert "オープンビッド" in asked and "may no longer" not in asked and "Nobody" not in asked
+
+
+def test_the_correction_preview_says_the_open_bid_will_be_asked_again(client):
+    """Issue 24's leftover: the preview said "This changes who is chosen in deal 2" for an open
+    bid nobody chose; it now says what Save will ask."""
+    token = create(client, "twin_shoot", TWIN, first_team=0)
+    for number, facts in enumerate([TEAM0_AHEAD, OPEN_BY_1], start=1):
+        client.post(f"/t/{token}/deals", data={"number": str(number), **form_of(facts)})
+    text = text_of(client.post(f"/t/{token}/deals/1/preview", data=form_of(TEAM1_AHEAD),
+                               headers={"HX-Request": "true"}).get_data(as_text=True))
+    assert "who is chosen" not in text
+    assert "This changes a later deal. Save will ask you: Deal 2: Cy & Dee may no longer open-bid" in text

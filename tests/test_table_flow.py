@@ -304,7 +304,8 @@ def test_correction_preview_says_what_save_would_about_later_deals(client):
     shared = {k: str(v) for k, v in rwd([5, 5, 7], [7, 7, 3]).items()}
     text = text_of(client.post(f"/t/{token}/deals/3/preview", data=shared, headers=HX).get_data(as_text=True))
     assert "Looks right" in text and "+2" in text
-    assert "This changes who is chosen in deal 4: Save will ask you." in text
+    assert ("This changes a later deal. Save will ask you: Deal 4: the last deal was shared. "
+            "Who of Ann, Bo starts?") in text
     # Answered on the page (the later-4 field): nothing left to say.
     text = text_of(client.post(f"/t/{token}/deals/3/preview", data={**shared, "later-4": "0"},
                                headers=HX).get_data(as_text=True))

@@ -505,7 +505,9 @@ def check_deal(table: store.Table, progress, values: dict, correcting: int | Non
         try:
             store.corrected_deals(table, correcting, facts, **later_answers(values))
         except store.NeedsChoices as needs:
-            asks_later = needs.unanswered  # those answered on the page are not asked again
+            # Those answered on the page are not asked again; each says what will be asked
+            # (who starts, who deals, or an open bid the correction made illegal).
+            asks_later = [(later, choice) for later, choice in needs.choices if later in needs.unanswered]
         except store.Refused as refused:
             score, errors = None, refused.errors
     return render_template("tables/_preview.html", table=table, game=table.game, errors=errors, score=score,

@@ -394,7 +394,7 @@ def test_correction_that_changes_a_later_choice_goes_through_in_one_more_tap(liv
     assert "+2" in a.locator("#preview-edit").inner_text()
     # The preview says what Save will do: ask who starts deal 2 (it replays the whole match).
     a.locator("#preview-edit .score-preview",
-              has_text="This changes who is chosen in deal 2: Save will ask you.").wait_for()
+              has_text="This changes a later deal. Save will ask you: Deal 2:").wait_for()
     a.get_by_role("button", name="Save the correction").tap()
     later = a.locator("fieldset.later-choices")
     later.wait_for()
