@@ -66,8 +66,8 @@ def test_game_links_open_their_pages(live_server, phone):
 
 def test_language_switch_in_the_browser(live_server, phone, phone2):
     phone.goto(live_server.url)
-    phone.locator('nav.lang a[hreflang="ja"]').click()
-    phone.wait_for_load_state()
+    with phone.expect_navigation(wait_until="load"):  # the switch's redirect back here
+        phone.locator('nav.lang a[hreflang="ja"]').click()
     assert phone.locator("html").get_attribute("lang") == "ja"
     assert phone.url == live_server.url
     phone.reload()

@@ -353,8 +353,8 @@ def test_tap_rows_work_as_a_plain_form_without_javascript(server, browser):
         for seat, tricks in enumerate([3, 3, 2]):
             page.locator(f'#entry #f-tricks-{seat} label:has(input[value="{tricks}"])').click()
         assert page.locator("#f-tricks-3 .tap.auto input").is_checked()
-        page.locator("#entry button[type=submit]").click()
-        page.wait_for_load_state("load")
+        with page.expect_navigation(wait_until="load"):  # the post, its redirect, the table
+            page.locator("#entry button[type=submit]").click()
         assert page.locator("#deal-1").count() == 1, page.locator("main").inner_text()[:400]
     finally:
         context.close()
