@@ -97,3 +97,55 @@ def test_a_correction_of_a_deal_undone_meanwhile_falls_back_to_the_next_form(cli
     assert 'name="number" value="1"' in page[page.index('<form id="entry"'):]
     assert checked(page, "chips-1") == "8"
     assert state(client, token)["deals"] == []
+
+
+# Ann wins deals 1 and 2; another phone records her third win as deal 3 and the match is over.
+ANN_WINS = rwd([4, 5, 8], [7, 7, 3])
+BO_WINS = rwd([5, 4, 8], [5, 10, 2])
+
+
+def ended_conflict_page(client) -> tuple[str, str]:
+    token = create(client, "rwd", ["Ann", "Bo", "Cy"])
+    for number in (1, 2, 3):
+        assert post_deal(client, token, number, ANN_WINS).status_code == 200
+    response = post_deal(client, token, 3, BO_WINS)
+    assert response.status_code == 409
+    return token, response.get_data(as_text=True)
+
+
+def test_when_the_recorded_deal_ended_the_match_mine_can_still_correct_it(client):
+    token, html = ended_conflict_page(client)
+    form = mine_form(html)
+    assert "Correct deal 3 with mine" in text_of(form)
+    assert "Edit mine as deal" not in text_of(form)  # there is no deal 4
+    fields = dict(re.findall(r'name="([^"]+)" value="([^"]*)"', form))
+    page = client.post(f"/t/{token}/mine", data={**fields, "use": "correct"}).get_data(as_text=True)
+    assert "Correct deal 3" in text_of(page)
+    for name, value in BO_WINS.items():
+        assert checked(page, name) == str(value), name
+
+
+def test_mine_for_a_next_deal_that_no_longer_exists_goes_to_the_correction(client):
+    # The box was drawn while the match ran; the deal that ended it came before the tap.
+    token, html = conflict_page(client)
+    fields = dict(re.findall(r'name="([^"]+)" value="([^"]*)"', mine_form(html)))
+    client.post(f"/t/{token}/undo", data={"number": "1"})
+    for number in (1, 2, 3):
+        post_deal(client, token, number, ANN_WINS)
+    response = client.post(f"/t/{token}/mine", data={**fields, "use": "next"})
+    page = response.get_data(as_text=True)
+    assert response.status_code == 200
+    assert "The match is over, so there is no next deal for your values" in text_of(page)
+    assert "Correct deal 1" in text_of(page)
+    assert checked(page, "chips-1") == "8"  # mine, not the recorded deal's 5
+    assert len(state(client, token)["deals"]) == 3
+
+
+def test_mine_with_no_deal_to_go_into_says_so_and_saves_nothing(client):
+    token = create(client, "rwd", ["Ann", "Bo", "Cy"])
+    for number in (1, 2, 3):
+        post_deal(client, token, number, ANN_WINS)
+    fields = {"number": "7", **{f"mine-{k}": str(v) for k, v in MINE.items()}}
+    page = client.post(f"/t/{token}/mine", data={**fields, "use": "next"}).get_data(as_text=True)
+    assert "The match is over, so there is no next deal for your values. Nothing was saved." in text_of(page)
+    assert len(state(client, token)["deals"]) == 3

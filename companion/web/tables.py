@@ -562,10 +562,19 @@ def use_mine(token: str):
     table = table_or_404(token)
     values = {name[len("mine-"):]: value for name, value in request.form.items() if name.startswith("mine-")}
     number = request.form.get("number", type=int)
-    if request.form.get("use") == "correct" and number and 1 <= number <= len(table.deals):
-        return render_edit(table, number, values, {}, gettext(
-            "Your values for deal %(number)s are in the form: check them, then save the correction.",
-            number=number), store.fingerprint(table.deals[number - 1]))
+    recorded = bool(number) and 1 <= number <= len(table.deals)
+    # The match may have ended since the box was drawn: then no next form exists to fill.
+    has_next = len(table.deals) < store.MAX_DEALS and table.match().next is not None
+    if recorded and (request.form.get("use") == "correct" or not has_next):
+        notice = (gettext("Your values for deal %(number)s are in the form: check them, then save the correction.",
+                          number=number) if has_next else
+                  gettext("The match is over, so there is no next deal for your values. They are in the "
+                          "correction of deal %(number)s: save it to replace the recorded deal, or leave "
+                          "this page to keep it.", number=number))
+        return render_edit(table, number, values, {}, notice, store.fingerprint(table.deals[number - 1]))
+    if not has_next:
+        return render_page(table, 200, notice=gettext(
+            "The match is over, so there is no next deal for your values. Nothing was saved."))
     return render_page(table, 200, values=values, given_back=True, notice=gettext(
         "Your values are in the form for deal %(number)s: check them, then save.", number=len(table.deals) + 1))
 
