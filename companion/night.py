@@ -19,7 +19,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Mapping, Sequence
 
 from .games import GAMES
-from .games.base import FieldError
+from .games.base import FieldError, Game, MatchSetup, Option
 from .games.text import T
 from . import tables as store
 from .store import Connection, write
@@ -306,15 +306,48 @@ def _minutes(raw: int | None) -> int | None:
     return raw
 
 
+# The options that shape a drawn table's match (how long it runs), set per game for a round;
+# who starts (a seat or a team) is left at its default: the drawn seat order is already random.
+MATCH_FORMAT_KINDS = ("choice", "deals")
+
+
+def match_format(game: Game) -> tuple[Option, ...]:
+    return tuple(opt for opt in game.options if opt.kind in MATCH_FORMAT_KINDS)
+
+
+def format_field(game_id: str, key: str) -> str:
+    """The draw form's field for one game's match-format option."""
+    return f"format-{game_id}-{key}"
+
+
+def _drawn_options(formats: Mapping[str, Mapping[str, int]] | None) -> dict[str, dict[str, int]]:
+    """Every game's options for the round's tables: defaults, with the organiser's match formats
+    (checked by the game, each refusal next to its field)."""
+    formats = formats or {}
+    options: dict[str, dict[str, int]] = {}
+    errors: list[FieldError] = []
+    for game in GAMES.values():
+        chosen = {opt.key: int(formats.get(game.id, {}).get(opt.key, opt.default)) for opt in match_format(game)}
+        options[game.id] = {**{opt.key: opt.default for opt in game.options}, **chosen}
+        seats = tuple(f"P{i + 1}" for i in range(min(game.players)))
+        errors.extend(FieldError(format_field(game.id, e.field), e.message)
+                      for e in game.check_options(MatchSetup(game.id, seats, options[game.id])) if e.field in chosen)
+    if errors:
+        raise store.Refused(errors)
+    return options
+
+
 def draw_round(conn: Connection, chosen: Sequence[seating.Chosen] | None = None,
                offered: Sequence[str] | None = None, minutes: int | None = None,
-               seed: str | None = None) -> Round:
+               seed: str | None = None, formats: Mapping[str, Mapping[str, int]] | None = None) -> Round:
     """Draw the next round for tonight's roster and create its tables with the players seated
     in the drawn order (one transaction). ``chosen``: the organiser's games for the tables;
     else tables are filled from the ``offered`` games (all by default). Raises ``store.Refused``
     (field "games") when the roster can't be seated so, ``store.Conflict`` when another draw
-    was made meanwhile."""
+    was made meanwhile. ``formats``: per game, its match-format options (:func:`match_format`)
+    for the round's tables of that game."""
     minutes = _minutes(minutes)
+    options_of = _drawn_options(formats)
     people = roster(conn)
     if len(people) < 2:
         raise store.Refused([FieldError("games", T("Tonight's list needs at least two players for a draw."))])
@@ -338,7 +371,7 @@ def draw_round(conn: Connection, chosen: Sequence[seating.Chosen] | None = None,
         first = max(next_table_number(conn), 1 + nights_store.night_table_count(conn))
         for number, table in enumerate(drawn.tables, start=1):
             game = GAMES[table.game]
-            options = {opt.key: opt.default for opt in game.options}
+            options = options_of[game.id]
             players, errors = store._check_setup(game, [names[p] for p in table.players], options)
             if errors:
                 raise store.Refused([FieldError("games", error.message) for error in errors])

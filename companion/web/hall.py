@@ -141,7 +141,17 @@ def hall_context(cycle: bool = False) -> dict:
                 standings=night.leaderboard(results), place_points_rule=place_points.PLACE_POINTS_RULE,
                 leaderboard_order=place_points.LEADERBOARD_ORDER,
                 join_link=link, join_warning=warning, join_qr=None if warning else qr_svg(link),
-                clock=clock_of(latest))
+                clock=clock_of(latest), **draw_format_context(latest))
+
+
+def draw_format_context(latest: night.Round | None) -> dict:
+    """The draw form's match-format fields per game, each starting as the latest round set it."""
+    before = {rt.table.game.id: rt.table.setup.options for rt in latest.tables} if latest else {}
+    fields = {game.id: [(opt, night.format_field(game.id, opt.key)) for opt in night.match_format(game)]
+              for game in store.GAMES.values()}
+    start = {name: str(before.get(game_id, {}).get(opt.key, opt.default))
+             for game_id, pairs in fields.items() for opt, name in pairs}
+    return dict(format_fields=fields, format_start=start)
 
 
 def clock_of(latest: night.Round | None) -> dict | None:
@@ -477,6 +487,17 @@ def draw_choice(values: dict) -> tuple[list[str], list[str]]:
     return chosen, offered
 
 
+def draw_formats(values: dict) -> dict[str, dict[str, int]]:
+    """Per game, the match-format options the draw form sent (read as the new-table form reads them)."""
+    formats = {}
+    for game in store.GAMES.values():
+        keys = {opt.key for opt in night.match_format(game)}
+        sent = {key: values[night.format_field(game.id, key)] for key in keys
+                if night.format_field(game.id, key) in values}
+        formats[game.id] = {key: value for key, value in option_values(game, sent).items() if key in sent}
+    return formats
+
+
 @bp.post("/hall/rounds")
 def draw():
     values = form_values()
@@ -486,7 +507,7 @@ def draw():
                          422)
     minutes = small_number(values.get("minutes"))
     try:
-        night.draw_round(get_db(), chosen=chosen, offered=offered, minutes=minutes)
+        night.draw_round(get_db(), chosen=chosen, offered=offered, minutes=minutes, formats=draw_formats(values))
     except store.Refused as refused:
         return refused_page(values, refused)
     except store.Conflict:
