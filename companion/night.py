@@ -389,10 +389,7 @@ def swap(conn: Connection, a: int, b: int) -> Round:
     ``b`` change seats; ``b`` may be a player not seated this round (a late arrival, who then
     takes ``a``'s seat). One transaction; the tables keep their links."""
     with write(conn):
-        rounds_ = night_rounds(conn)
-        if not rounds_:
-            raise store.NotFound("round")
-        latest = rounds_[-1]
+        latest = _latest(conn)
         where_a, where_b = latest.table_of(a), latest.table_of(b)
         if where_a is None or a == b or player(conn, b) is None:
             raise store.Refused([FieldError("swap", T("Choose a seated player and another player."))])
@@ -414,6 +411,52 @@ def swap(conn: Connection, a: int, b: int) -> Round:
                     if old != new:
                         nights_store.set_seat(conn, rt.table.id, seat, new)
         nights_store.bump_round(conn, latest.id)
+    return night_rounds(conn)[-1]
+
+
+def _reseat(conn: Connection, latest: Round, rt: RoundTable, player_ids: list[int], field_name: str) -> None:
+    """Inside the write: one round table gets ``player_ids`` in seat order, if its game takes them."""
+    if rt.started:
+        raise RoundStarted()
+    names = _names(conn)
+    players, errors = store._check_setup(rt.table.game, [names[p] for p in player_ids], rt.table.setup.options)
+    if errors:
+        raise store.Refused([FieldError(field_name, error.message) for error in errors])
+    rows.seat_players(conn, rt.table.id, players, rt.table.setup.options, store.now())
+    nights_store.set_seats(conn, rt.table.id, player_ids)
+    nights_store.bump_round(conn, latest.id)
+
+
+def _latest(conn: Connection) -> Round:
+    rounds_ = night_rounds(conn)
+    if not rounds_:
+        raise store.NotFound("round")
+    return rounds_[-1]
+
+
+def join_table(conn: Connection, player_id: int, table_number: int) -> Round:
+    """A player not seated in the latest round (a late arrival) takes the last seat of one of its
+    tables before that table starts, when the game takes one more player (4 → 5, say)."""
+    with write(conn):
+        latest = _latest(conn)
+        target = next((rt for rt in latest.tables if rt.number == table_number), None)
+        who = player(conn, player_id)
+        if target is None or who is None or who.left or latest.table_of(player_id) is not None:
+            raise store.Refused([FieldError("join", T("Choose a player without a seat this round and a table."))])
+        _reseat(conn, latest, target, [*target.player_ids, player_id], "join")
+    return night_rounds(conn)[-1]
+
+
+def leave_table(conn: Connection, player_id: int) -> Round:
+    """A seated player leaves their table of the latest round before it starts, when the game
+    can be played by one fewer (5 → 4, say); the others keep their order."""
+    with write(conn):
+        latest = _latest(conn)
+        found = latest.table_of(player_id)
+        if found is None:
+            raise store.Refused([FieldError("leave", T("Choose a player seated this round."))])
+        rt = found[0]
+        _reseat(conn, latest, rt, [p for p in rt.player_ids if p != player_id], "leave")
     return night_rounds(conn)[-1]
 
 

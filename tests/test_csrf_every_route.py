@@ -175,6 +175,8 @@ RECIPES: dict[str, tuple[Recipe, bool]] = {
     "hall.draw": (lambda w: _night_roster(w) and {"draw": "1", f"tables-{GAME}": "1"}, True),
     "hall.swap": (lambda w: {"a": str(_night_round(w)[0]), "b": str(_night_round(w)[1])}, True),
     "hall.clock": (lambda w: _night_round(w) and {"minutes": "10"}, True),
+    "hall.join_table": (lambda w: {"player": str(_late_arrival(w)), "table": "1"}, True),
+    "hall.leave_table": (lambda w: {"player": str(_night_round(w)[0])}, True),
     "hall.extend": (lambda w: {}, True),
     "hall.unseat": (lambda w: {}, True),
     "hall.join_post": (lambda w: {"name": "Zoe"}, True),
@@ -223,12 +225,24 @@ def _night_round(world: World) -> list[int]:
     _night_roster(world)
     conn = store.connect(world.db)
     try:
-        if not night.night_rounds(conn) or len(night.roster(conn)) != 4:
+        # Max is the late arrival of _late_arrival: on the list without a seat, by design.
+        if not night.night_rounds(conn) or len([p for p in night.roster(conn) if p.name != "Max"]) != 4:
             for player in night.roster(conn):  # exactly one table's worth on tonight's list
                 if player.name not in ("Ivy", "Jo", "Kim", "Lu"):
                     night.set_left(conn, player.id)
             night.draw_round(conn, chosen=[GAME], seed="csrf")
         return list(night.night_rounds(conn)[-1].tables[0].player_ids)
+    finally:
+        conn.close()
+
+
+def _late_arrival(world: World) -> int:
+    """A player on tonight's list with no seat in the drawn round."""
+    from companion import night, store
+    _night_round(world)
+    conn = store.connect(world.db)
+    try:
+        return night.join(conn, "Max").id
     finally:
         conn.close()
 
@@ -269,6 +283,8 @@ URL_PARAMS: dict[str, Callable[[World], dict[str, object]]] = {
     # No URL parameter: the night these need is set up here, before any figures are taken.
     "hall.draw": lambda w: _night_roster(w) and {},
     "hall.swap": lambda w: _night_round(w) and {},
+    "hall.join_table": lambda w: _night_round(w) and {},
+    "hall.leave_table": lambda w: _night_round(w) and {},
     "hall.clock": lambda w: _night_round(w) and {},
     "hall.extend": lambda w: {"table_id": _round_table_id(w)},
     "hall.unseat": lambda w: {"table_id": _unseatable_table_id(w)},

@@ -146,6 +146,14 @@ def set_seat(conn: sqlite3.Connection, table_id: int, seat: int, player_id: int)
 
 
 @translated
+def set_seats(conn: sqlite3.Connection, table_id: int, player_ids: list[int]) -> None:
+    """A round table's whole seating anew (a player joined or left it before it started)."""
+    conn.execute("DELETE FROM round_seats WHERE table_id = ?", (table_id,))
+    conn.executemany("INSERT INTO round_seats (table_id, seat, player_id) VALUES (?, ?, ?)",
+                     [(table_id, seat, p) for seat, p in enumerate(player_ids)])
+
+
+@translated
 def bump_round(conn: sqlite3.Connection, round_id: int) -> None:
     conn.execute("UPDATE night_rounds SET version = version + 1 WHERE id = ?", (round_id,))
 

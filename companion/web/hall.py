@@ -137,7 +137,10 @@ def hall_context(cycle: bool = False) -> dict:
                 started=local_time(started, HALL_TIME) if (started := night.night_started(conn)) else None,
                 roster=[p for p in people if not p.left], left_players=[p for p in people if p.left],
                 rounds=rounds, latest=latest, seating_lines=seating_list(latest, names),
-                seated_ids={pid for rt in latest.tables for pid in rt.player_ids} if latest else set(),
+                seated_ids=(seated := {pid for rt in latest.tables for pid in rt.player_ids} if latest else set()),
+                # Before a table starts, a late arrival may join it and a player leave it.
+                unseated=[p for p in people if not p.left and p.id not in seated],
+                open_tables=[(rt, round_label(rt)) for rt in latest.tables if not rt.started] if latest else [],
                 standings=night.leaderboard(results), place_points_rule=place_points.PLACE_POINTS_RULE,
                 leaderboard_order=place_points.LEADERBOARD_ORDER,
                 join_link=link, join_warning=warning, join_qr=None if warning else qr_svg(link),
@@ -517,22 +520,43 @@ def draw():
     return after("#seating")
 
 
+def change_round(values: dict, field_name: str, change):
+    """One organiser's change to the latest round's seating; a refusal next to ``field_name``."""
+    try:
+        change(get_db())
+    except store.NotFound:
+        return hall_page(values, {field_name: [gettext("Draw a round first.")]}, 422)
+    except night.RoundStarted:
+        return hall_page(values, {field_name: [gettext(
+            "That table has started (a deal is recorded): its players stay as they are.")]}, 409)
+    except store.Refused as refused:
+        return refused_page(values, refused, field_name)
+    except StorageError as error:
+        return hall_page(values, {field_name: [storage_message(error)]}, 503)
+    return after("#seating")
+
+
 @bp.post("/hall/swap")
 def swap():
     values = form_values()
     a, b = small_number(values.get("a")), small_number(values.get("b"))
-    try:
-        night.swap(get_db(), a or 0, b or 0)
-    except store.NotFound:
-        return hall_page(values, {"swap": [gettext("Draw a round first.")]}, 422)
-    except night.RoundStarted:
-        return hall_page(values, {"swap": [gettext(
-            "That table has started (a deal is recorded): its players stay as they are.")]}, 409)
-    except store.Refused as refused:
-        return refused_page(values, refused, "swap")
-    except StorageError as error:
-        return hall_page(values, {"swap": [storage_message(error)]}, 503)
-    return after("#seating")
+    return change_round(values, "swap", lambda conn: night.swap(conn, a or 0, b or 0))
+
+
+@bp.post("/hall/join-table")
+def join_table():
+    """A late arrival takes a seat at a table of the round that has not started."""
+    values = form_values()
+    who, number = small_number(values.get("player")), small_number(values.get("table"))
+    return change_round(values, "join", lambda conn: night.join_table(conn, who or 0, number or 0))
+
+
+@bp.post("/hall/leave-table")
+def leave_table():
+    """A player leaves their table of the round before it starts."""
+    values = form_values()
+    who = small_number(values.get("player"))
+    return change_round(values, "leave", lambda conn: night.leave_table(conn, who or 0))
 
 
 @bp.post("/hall/clock")
