@@ -97,6 +97,20 @@ def test_a_removed_player_phone_is_asked_again(app, client):
     assert ann.get("/night/me").headers["Location"].endswith("/night")
 
 
+def test_a_removed_player_open_page_says_so_at_its_next_check(app, client):
+    ann = phone(app, 62)
+    ann.post("/night/join", data={"name": "Ann"})
+    page = ann.get("/night/me").get_data(as_text=True)
+    live = re.search(r'hx-get="([^"]+)"', page).group(1)
+    assert ann.get(live).status_code == 204  # nothing changed
+    client.post(f"/hall/players/{roster(app)[0].id}", data={"action": "remove"})
+    answer = ann.get(live)
+    part = answer.get_data(as_text=True)
+    assert answer.status_code == 200 and 'id="me-live"' in part
+    assert "not on tonight's list any more" in text_of(part)
+    assert 'href="/night"' in part and "hx-get" not in part  # a way back; no more polling
+
+
 def test_a_new_night_has_a_new_list(app, client):
     ann = phone(app, 61)
     ann.post("/night/join", data={"name": "Ann"})

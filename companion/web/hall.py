@@ -671,7 +671,11 @@ def me_live():
     """The live part of a player's page: 204 while nothing of the night changed."""
     who = my_player()
     if who is None:
-        return Response(status=204, headers={"Cache-Control": "no-store"})
+        # Removed from tonight's list (or a new night began) while this page was open: say so
+        # in place of the old table, and stop asking.
+        response = Response(render_template("night/_me_gone.html"))
+        response.headers["Cache-Control"] = "no-store"
+        return response
     if request.args.get("sig") == night.night_signature(get_db()):
         return Response(status=204, headers={"Cache-Control": "no-store"})
     response = Response(render_template("night/_me_live.html", **me_context(who)))
