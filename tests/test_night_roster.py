@@ -148,3 +148,13 @@ def test_joining_with_the_security_check_on(csrf_app):
     token = csrf_of(phone.get("/night").get_data(as_text=True))
     assert phone.post("/night/join", data={"name": "Ann", "csrf_token": token}).status_code == 303
     assert "Ann" in text_of(phone.get("/night/me").get_data(as_text=True))
+
+
+def test_the_roster_warns_of_names_that_look_alike_across_alphabets(app, client):
+    client.post("/hall/players", data={"name": "Ann"})
+    client.post("/hall/players", data={"name": "Bob"})
+    assert "look alike" not in text_of(client.get("/hall").get_data(as_text=True))
+    phone(app, 63).post("/night/join", data={"name": "\u0410nn"})  # Cyrillic А: another player
+    assert len(roster(app)) == 3
+    hall = text_of(client.get("/hall").get_data(as_text=True))
+    assert "“Ann” and “\u0410nn” look alike but are written with letters of different alphabets" in hall
