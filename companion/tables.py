@@ -32,6 +32,7 @@ from .names import clean_name, name_key  # noqa: F401
 from . import store
 from .store import Connection, write  # noqa: F401  (write: night.py and callers use tables.write)
 from .store import tables as rows
+from .store import nights as nights_store
 from .store.errors import Conflict, NotFound, Repeated  # noqa: F401  (the domain's conflicts are the store's)
 
 MAX_NAME = 40
@@ -204,14 +205,17 @@ def _check_setup(game: Game, names: Sequence[str], options: Mapping[str, int],
 
 
 def create(conn: Connection, game_id: str, names: Sequence[str], options: dict[str, int],
-           rematch_of: int | None = None) -> str:
+           rematch_of: int | None = None, numbered: bool = False) -> str:
+    """A new table with its players. ``numbered``: the organiser's own (opened on the laptop), so
+    the night's next table number ("Table 4") and on the hall from the start, as a prepared one."""
     game = GAMES[game_id]
     names, errors = _check_setup(game, names, options)
     if errors:
         raise Refused(errors)
     token = new_token()
     with write(conn):
-        rows.insert_table(conn, token, game_id, names, options, now(), rematch_of=rematch_of)
+        seq = nights_store.next_table_number(conn) if numbered else None
+        rows.insert_table(conn, token, game_id, names, options, now(), rematch_of=rematch_of, seq=seq)
     return token
 
 

@@ -254,7 +254,7 @@ def create():
                                    "then press “Open the table” again.", wait)]})
         return page, 429, {"Retry-After": str(wait)}
     try:
-        token = store.create(get_db(), game.id, names, options)
+        token = store.create(get_db(), game.id, names, options, numbered=is_the_laptop())
     except store.Refused as refused:
         if not is_the_laptop():
             creation_limit(current_app).give_back(request.remote_addr or "")  # a refused form opened nothing
