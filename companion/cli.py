@@ -165,6 +165,7 @@ def serve(args: argparse.Namespace) -> int:
         print(f"companion: {app.config['DATABASE']} is in use by another Table Companion (serving it, or "
               "restoring a backup into it). Stop that one first, or use another --db file.", file=sys.stderr)
         return 1
+    bring_results_up_to_date(app.config["DATABASE"])  # before the port opens: no phone waits for it
     try:
         # gevent, for thousands of cheap held connections (companion/serving/server.py says why).
         listener = http.make_listener(args.host, args.port)
@@ -192,6 +193,22 @@ def serve(args: argparse.Namespace) -> int:
     http.run(server)  # until Ctrl+C or SIGTERM
     print("Stopped.", flush=True)
     return 0
+
+
+def bring_results_up_to_date(database: str) -> int:
+    """Replay the tables whose stored player results are missing or stale (after an upgrade: every
+    table once, seconds for thousands) before the first phone is answered, so no page waits for
+    it. Returns how many were replayed (0 on an unchanged laptop: one query)."""
+    from . import players
+    from .store import connect
+
+    conn = connect(database)
+    try:
+        if players.results_stale(conn):
+            print("Bringing the players' results up to date…", flush=True)
+        return players.refresh(conn)
+    finally:
+        conn.close()
 
 
 def _database(args: argparse.Namespace) -> Path:

@@ -68,6 +68,11 @@ def table_label(table: dict[str, Any]) -> str:
 # Stored results
 
 
+def results_stale(conn: store.Connection) -> bool:
+    """Whether any table's stored result is missing or older than the table."""
+    return bool(rows.stale_tables(conn, limit=1))
+
+
 def refresh(conn: store.Connection) -> int:
     """Replay every table whose stored result is missing or stale and store it; give each new
     name a player. Returns how many tables were replayed (0 on an unchanged laptop: one query)."""
