@@ -99,6 +99,8 @@ def conflict_on_the_second_phone(phone, phone2, live_server):
     settled(phone2)
     enter(phone, DEAL)
     save(phone)
+    # A's answer is on its page (its response comes first): its history, read below, has deal 1.
+    phone.locator(".saved-banner[data-saved='1']").wait_for()
     enter(phone2, OTHER)
     with phone2.expect_response(lambda r: r.url.endswith("/deals") and r.request.method == "POST") as answer:
         phone2.locator("#entry button[type=submit]").tap()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from .pages import next_document
 from .test_table_flow import open_table, prefill
 
 pytestmark = pytest.mark.browser
@@ -22,11 +23,15 @@ def test_the_other_phone_loses_its_form_on_finish_and_gets_it_back_on_reopen(liv
     a.goto(url)
     b.goto(url)
     b.locator("#entry button[type=submit]").wait_for()
-    a.locator("#actions").get_by_role("button", name="Finish match").tap()
+    # The outbox sends Finish, then reloads A's table. Meanwhile A's old page may already show
+    # Reopen (its live region follows the change too): a tap there would be lost in the reload.
+    with next_document(a):
+        a.locator("#actions").get_by_role("button", name="Finish match").tap()
     # B typed nothing: its form for deal 2 goes, the match is over.
     b.wait_for_function("() => !document.querySelector('#entry button[type=submit]')", timeout=5000)
     b.locator("#actions").get_by_role("button", name="Reopen the match").wait_for(timeout=5000)
-    a.locator("#actions").get_by_role("button", name="Reopen the match").tap()
+    with next_document(a):  # a.errors below covers the reloaded page too
+        a.locator("#actions").get_by_role("button", name="Reopen the match").tap()
     # Reopened: B can enter deal 2 again without a reload.
     b.wait_for_function("() => document.querySelector('#entry input[name=number]')?.value === '2'", timeout=5000)
     assert "Deal 0" not in b.locator("main").inner_text()

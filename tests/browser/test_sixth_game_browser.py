@@ -62,7 +62,9 @@ def test_toy_game_on_two_phones(toy, live_server, phone, phone2, artifacts_dir):
     settled(phone2)
 
     enter_deal(phone, [2, 1, 3], [2, 1, 2])
-    phone2.wait_for_function("() => document.querySelector('#entry h2')?.textContent.includes('2')")
+    # Both phones show deal 1 (the answer to a Save comes before htmx has put it on the page).
+    for page in (phone, phone2):
+        page.wait_for_function("() => document.querySelector('#entry h2')?.textContent.includes('2')")
     assert standings(phone2) == standings(phone) and sorted(standings(phone)) == ["11", "12", "2"]
     enter_deal(phone2, [0, 0, 5], [0, 0, 5])
     phone.wait_for_function("() => document.querySelector('#entry h2')?.textContent.includes('3')")

@@ -9,9 +9,10 @@ import re
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from companion import tables as store
-from tests.browser.pages import put
+from tests.browser.pages import next_document, put
 
 pytestmark = pytest.mark.browser
 
@@ -38,11 +39,23 @@ def type_deal(page, fields: dict) -> None:
         put(page, name, value)
 
 
+# The Save's answer is shown: htmx put it in place of the whole #entry-wrap the Save was tapped
+# in, and app.js has set up the new form, if the answer has one (on htmx's after:swap).
+ANSWER_SHOWN = """wrap => {
+    if (wrap.isConnected) return false;
+    const form = document.querySelector('form#entry[data-table]');
+    return !form || form.dataset.ready === '1';
+}"""
+
+
 def save(page, status: int = 200) -> None:
+    """Tap Save; return once the laptop's answer is on the page (the response alone comes
+    before htmx has put it there)."""
+    wrap = page.locator("#entry-wrap").element_handle()
     with page.expect_response(lambda r: r.url.endswith("/deals") and r.request.method == "POST") as info:
         page.locator("#entry button[type=submit]").tap()
     assert info.value.status == status
-    page.wait_for_timeout(50)
+    page.wait_for_function(ANSWER_SHOWN, arg=wrap)
 
 
 def rwd_one_deal_from_the_end(a, b, live_server) -> str:
@@ -134,7 +147,10 @@ def test_saved_deal_is_confirmed_and_undone_at_once_and_every_phone_follows(game
 
     # Deal 2, then at once Undo from the confirmation, no reload: deal 2 is undone.
     enter_and_save(a, DEALS[game][1])
-    a.locator("#entry-wrap .saved-banner").get_by_role("button", name="Undo deal 2").tap()
+    # The outbox sends the undo, then reloads the table: read #actions (below the flash in the
+    # page) once the new page has loaded.
+    with next_document(a):
+        a.locator("#entry-wrap .saved-banner").get_by_role("button", name="Undo deal 2").tap()
     a.locator("#entry-wrap .flash", has_text="Deal 2 undone.").wait_for()
     assert deal_count(live_server, url) == 1
     assert entry_number(a) == "2"
@@ -151,7 +167,9 @@ def test_match_end_actions_appear_without_reload(live_server, phone, phone2):
     # Ann's third deal win ends the match: Rematch shows on both phones, no form any more.
     for page in (a, b):
         page.locator("#actions").get_by_role("button", name="Rematch with the same seats").wait_for(timeout=5000)
-        assert page.locator("#entry").count() == 0
+        # B's form goes a moment after its #actions: app.js takes the answer's next "form" (none)
+        # on htmx's after:swap, which follows the swap itself.
+        expect(page.locator("#entry")).to_have_count(0)
         assert page.locator("#jump a").count() == 0
 
 
@@ -399,6 +417,9 @@ def test_correction_that_changes_a_later_choice_goes_through_in_one_more_tap(liv
     later = a.locator("fieldset.later-choices")
     later.wait_for()
     assert "Deal 2" in later.inner_text()
+    # The refusal was put in place of the page by an htmx swap (static/outbox.js showPage): its
+    # check hears the form only once htmx has set it up, just after the swap.
+    a.locator("#preview-edit[data-htmx-powered]").wait_for(state="attached")  # empty: not "visible"
     a.locator('fieldset.later-choices label:has(> input[name="later-2"][value="1"])').tap()
     # As a player would, wait for the check's answer (it appears just above Save and moves it):
     # answered on the page, nothing is left to ask.
@@ -440,7 +461,8 @@ def test_every_game_confirms_a_save_with_undo_there_and_the_other_phone_follows(
         assert name.strip() in banner.inner_text()
     b.locator("#actions").get_by_role("button", name="Undo deal 1").wait_for(timeout=5000)
     b.wait_for_function("() => document.querySelector('#entry input[name=number]')?.value === '2'")
-    banner.get_by_role("button", name="Undo deal 1").tap()
+    with next_document(a):  # a.errors below covers the reloaded page
+        banner.get_by_role("button", name="Undo deal 1").tap()
     a.locator("#entry-wrap .flash", has_text="Deal 1 undone.").wait_for()
     b.locator("#history p.empty").wait_for(timeout=5000)
     assert a.errors == [] and b.errors == []

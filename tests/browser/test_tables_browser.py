@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from tests.browser.pages import settled
+from tests.browser.pages import next_document, settled
 
 pytestmark = pytest.mark.browser
 
@@ -240,7 +240,10 @@ def test_two_phones_share_a_live_scoresheet(game, live_server, phone, phone2, ar
                         timeout=5000)
 
     # Phone A undoes it; phone B is back to an empty sheet.
-    a.get_by_role("button", name="Undo deal 1").tap()
+    # The outbox sends it, then reloads the table: read the history (below the flash in the page)
+    # once the new page has loaded.
+    with next_document(a):
+        a.get_by_role("button", name="Undo deal 1").tap()
     a.locator("#entry-wrap .flash", has_text="Deal 1 undone").wait_for()
     assert a.locator("#history p.empty").count() == 1
     b.locator("#history p.empty").wait_for(timeout=5000)
