@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import copy as _copy
 import gzip
-import os
 
 from flask import Flask, Response, current_app, render_template, request
 from jinja2 import pass_context
 from markupsafe import Markup
-from werkzeug.security import safe_join
 from werkzeug.routing import IntegerConverter
 from flask_babel import Babel, get_locale, get_translations, gettext
 from flask_wtf.csrf import CSRFError, CSRFProtect
@@ -19,6 +17,7 @@ from ..store import BackendError, StorageError, translate
 from ..lru import BytesLRU  # noqa: F401  (web.tables and the serving code import it from here too)
 from ..games.cards import RANK_NAMES, SUIT_NAMES, SUIT_SYMBOLS
 from ..games.text import NameList, Text, join_names
+from . import static
 
 LANGUAGES = ("en", "ja")
 LANG_COOKIE = "lang"
@@ -134,20 +133,6 @@ def secure_headers(response: Response) -> Response:
 _STATIC_GZ = BytesLRU(8 * 1024 * 1024)
 
 
-def static_file_key() -> tuple | None:
-    """(real path, mtime, size) of the static file this request was answered with."""
-    filename = (request.view_args or {}).get("filename")
-    path = safe_join(current_app.static_folder, filename) if filename and current_app.static_folder else None
-    if path is None:
-        return None
-    try:
-        real = os.path.realpath(path)
-        info = os.stat(real)
-    except OSError:
-        return None
-    return (real, info.st_mtime_ns, info.st_size)
-
-
 def compress(response: Response) -> Response:
     """gzip text responses for phones on slow Wi-Fi (waitress does not compress)."""
     if (response.status_code < 200 or response.status_code >= 300
@@ -160,9 +145,12 @@ def compress(response: Response) -> Response:
         # Flask streams static files; ours are small, so read, compress once and remember.
         if request.endpoint != "static" or response.status_code != 200:  # never a 206 range
             return response
-        key = static_file_key()
-        if key is None or key[2] != response.content_length:  # changed while being sent: don't cache
+        key = static.request_version_key()
+        if key is None:
             return response
+        # The length sent is part of the key: a minified file's (web/static.py) or the file's own
+        # (a file changed while being sent then differs from its new stat, and is not reused).
+        key = key + (response.content_length,)
         packed = _STATIC_GZ.get(key)
         response.direct_passthrough = False
         if packed is None:
@@ -222,6 +210,7 @@ def init_app(app: Flask) -> None:
     from . import players  # issue 26: players across nights, the season table
     app.register_blueprint(players.bp)
 
+    static.init_app(app)  # our scripts and style sheets minified, every page's scripts as one
     app.after_request(secure_headers)
     app.after_request(remember_language)
     app.after_request(compress)
