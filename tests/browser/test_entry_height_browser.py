@@ -4,7 +4,7 @@ At 390x844 (the phone the issue measured) the deal form, from its first field's 
 bottom of Save, is at most one screen for RWD 3-5, Miraiscope, Lucky Cube 3-5 (both ways of
 entering), Pair & Quad 3-4 and Twin Shoot 4, and at most 1.5 screens for the 6-player games
 (Twin Shoot 6, Pair & Quad 5-6). Keys stay at least 32x32 px. The form is measured fresh and
-again once a whole deal is tapped in (the score preview then stands above Save).
+again once a whole deal is tapped in (the score preview then stands under Save).
 
 After Save the deal's points for every entrant are inside the viewport on the phone that
 saved and on another phone; when the deal ends the match, so are the result and the Rematch /

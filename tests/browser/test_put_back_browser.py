@@ -2,7 +2,7 @@
 conflict's "use mine" puts this phone's values back into a form.
 
 Put back without a tap: an undone deal given back, the correction page, a draft restored after
-a reload, and "use mine". Before, the check (the score preview above Save) waited for the first
+a reload, and "use mine". Before, the check (the score preview by Save) waited for the first
 tap, because the values arrived before htmx had set the check up.
 """
 

@@ -421,7 +421,7 @@ def test_correction_that_changes_a_later_choice_goes_through_in_one_more_tap(liv
     # check hears the form only once htmx has set it up, just after the swap.
     a.locator("#preview-edit[data-htmx-powered]").wait_for(state="attached")  # empty: not "visible"
     a.locator('fieldset.later-choices label:has(> input[name="later-2"][value="1"])').tap()
-    # As a player would, wait for the check's answer (it appears just above Save and moves it):
+    # As a player would, wait for the check's answer (it appears under Save):
     # answered on the page, nothing is left to ask.
     a.locator("#preview-edit .score-preview").wait_for()
     assert "Save will ask" not in a.locator("#preview-edit").inner_text()
