@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from companion import db, tables as store  # noqa: E402
+from companion import store as storage, tables as store  # noqa: E402
 from companion.games import GAMES  # noqa: E402
 
 HEAVY_DEALS = 100
@@ -35,8 +35,8 @@ def draw_facts(game, progress) -> dict:
 
 def build_database(path: Path) -> tuple[str, str, int]:
     """(heavy token, light token, light revision)."""
-    db.migrate(str(path))
-    conn = db.connect(str(path))
+    storage.migrate(str(path))
+    conn = storage.connect(str(path))
     game = GAMES["rwd"]
     heavy = store.create(conn, "rwd", ["Aiko", "Ben", "Chiyo", "Daisuke"], {})
     progress = store.load(conn, heavy).progress()

@@ -203,7 +203,7 @@ def client(app: Flask):
 @pytest.fixture
 def conn(app: Flask):
     """A connection to ``app``'s database, closed after the test."""
-    from companion.db import connect
+    from companion.store import connect
 
     c = connect(app.config["DATABASE"])
     yield c

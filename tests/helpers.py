@@ -50,10 +50,10 @@ def rwd_facts(progress, chips=(4, 3, 3, 3), tricks=(4, 3, 3, 3), choice: int = 0
 
 def fresh_db(tmp_path) -> str:
     """A migrated empty database file under ``tmp_path``; its path."""
-    from companion import db
+    from companion import store as storage
 
     path = str(tmp_path / "h.sqlite")
-    db.migrate(path)
+    storage.migrate(path)
     return path
 
 
@@ -107,11 +107,11 @@ def join_night(app, names=NIGHT_NAMES) -> dict:
 def migrated_connection(tmp_path):
     """For a ``conn`` fixture: ``yield from migrated_connection(tmp_path)`` gives a connection to
     a new migrated database under ``tmp_path``, closed after the test."""
-    from companion import db
+    from companion import store as storage
 
     path = str(tmp_path / "t.sqlite")
-    db.migrate(path)
-    connection = db.connect(path)
+    storage.migrate(path)
+    connection = storage.connect(path)
     yield connection
     connection.close()
 

@@ -9,14 +9,15 @@ import sys
 
 import pytest
 
-from companion import db
+from companion import store as storage
+from companion.store import schema
 from helpers import fresh_db
 
 
 def test_a_new_database_is_stamped(tmp_path):
     path = fresh_db(tmp_path)
     conn = sqlite3.connect(path)
-    assert conn.execute("PRAGMA application_id").fetchone()[0] == db.APPLICATION_ID
+    assert conn.execute("PRAGMA application_id").fetchone()[0] == storage.APPLICATION_ID
 
 
 def test_another_programs_database_is_refused_and_left_byte_identical(tmp_path):
@@ -26,8 +27,8 @@ def test_another_programs_database_is_refused_and_left_byte_identical(tmp_path):
                         "INSERT INTO notes (body) VALUES ('keep me');")
     other.close()
     before = path.read_bytes()
-    with pytest.raises(db.DatabaseError, match="another program"):
-        db.migrate(str(path))
+    with pytest.raises(storage.DatabaseError, match="another program"):
+        storage.migrate(str(path))
     assert path.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["other.sqlite"]  # no -wal / -shm left
 
@@ -38,24 +39,24 @@ def test_a_stamped_foreign_database_is_refused_even_with_our_table_names(tmp_pat
     conn.execute("PRAGMA application_id = 12345")
     conn.close()
     before = path.read_bytes()
-    with pytest.raises(db.DatabaseError):
-        db.migrate(str(path))
+    with pytest.raises(storage.DatabaseError):
+        storage.migrate(str(path))
     assert path.read_bytes() == before
 
 
 def test_an_earlier_versions_database_is_recognised_stamped_and_kept(tmp_path):
     path = str(tmp_path / "old.sqlite")
     conn = sqlite3.connect(path)
-    for statement in db._statements(db.MIGRATIONS[0]):
+    for statement in schema._statements(storage.MIGRATIONS[0]):
         conn.execute(statement)
     conn.execute("PRAGMA user_version = 1")
     conn.execute("INSERT INTO tables (token, game, players, options, created_at, updated_at)"
                  " VALUES ('tok_tok_tok_tok_tok', 'rwd', '[\"A\",\"B\",\"C\",\"D\"]', '{}', 'x', 'x')")
     conn.commit()
     conn.close()
-    assert db.migrate(path) == db.SCHEMA_VERSION
+    assert storage.migrate(path) == storage.SCHEMA_VERSION
     conn = sqlite3.connect(path)
-    assert conn.execute("PRAGMA application_id").fetchone()[0] == db.APPLICATION_ID
+    assert conn.execute("PRAGMA application_id").fetchone()[0] == storage.APPLICATION_ID
     assert conn.execute("SELECT token FROM tables").fetchall() == [("tok_tok_tok_tok_tok",)]
 
 

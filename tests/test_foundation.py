@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 import pytest
 from markupsafe import escape
 
-from companion import create_app, db
+from companion import create_app, store as storage
 from companion.games import GAMES
 
 FIXED_GAME_IDS = ("rwd", "miraiscope", "lucky_cube", "pair_quad", "twin_shoot")
@@ -233,9 +233,9 @@ def test_loopback_join_url_warns(tmp_path):
 
 def test_migration_creates_current_schema_with_wal_and_foreign_keys(app):
     path = app.config["DATABASE"]
-    conn = db.connect(path)
+    conn = storage.connect(path)
     try:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == db.SCHEMA_VERSION
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == storage.SCHEMA_VERSION
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
         tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
@@ -249,24 +249,24 @@ def test_migration_creates_current_schema_with_wal_and_foreign_keys(app):
 
 def test_request_connections_enforce_foreign_keys(app):
     with app.app_context():
-        assert db.get_db().execute("PRAGMA foreign_keys").fetchone()[0] == 1
+        assert storage.get_db().execute("PRAGMA foreign_keys").fetchone()[0] == 1
 
 
 def test_migrate_is_idempotent(tmp_path):
     path = str(tmp_path / "again.sqlite")
-    assert db.migrate(path) == db.SCHEMA_VERSION
-    assert db.migrate(path) == db.SCHEMA_VERSION
+    assert storage.migrate(path) == storage.SCHEMA_VERSION
+    assert storage.migrate(path) == storage.SCHEMA_VERSION
 
 
 def test_newer_schema_is_refused(tmp_path):
     path = tmp_path / "future.sqlite"
     conn = sqlite3.connect(path)
-    conn.execute(f"PRAGMA user_version = {db.SCHEMA_VERSION + 1}")
+    conn.execute(f"PRAGMA user_version = {storage.SCHEMA_VERSION + 1}")
     conn.close()
     before = path.read_bytes()
-    with pytest.raises(db.DatabaseError, match="newer"):
-        db.migrate(str(path))
-    with pytest.raises(db.DatabaseError):
+    with pytest.raises(storage.DatabaseError, match="newer"):
+        storage.migrate(str(path))
+    with pytest.raises(storage.DatabaseError):
         create_app({"DATABASE": str(path), "SECRET_KEY": "x"})
     assert path.read_bytes() == before
 
@@ -275,9 +275,9 @@ def test_garbage_file_is_refused_and_left_untouched(tmp_path):
     path = tmp_path / "garbage.sqlite"
     garbage = bytes((i * 37 + 11) % 256 for i in range(8192))
     path.write_bytes(garbage)
-    with pytest.raises(db.DatabaseError, match="untouched"):
-        db.migrate(str(path))
-    with pytest.raises(db.DatabaseError):
+    with pytest.raises(storage.DatabaseError, match="untouched"):
+        storage.migrate(str(path))
+    with pytest.raises(storage.DatabaseError):
         create_app({"DATABASE": str(path), "SECRET_KEY": "x"})
     assert path.read_bytes() == garbage
     assert sorted(p.name for p in tmp_path.iterdir()) == ["garbage.sqlite"]
@@ -297,8 +297,8 @@ def test_damaged_database_is_refused_and_left_untouched(tmp_path):
     assert len(data) > 8 * 1024
     data[3 * 1024:6 * 1024] = b"\xa5" * 3 * 1024  # smash pages 4-6, keep the header
     path.write_bytes(bytes(data))
-    with pytest.raises(db.DatabaseError):
-        db.migrate(str(path))
+    with pytest.raises(storage.DatabaseError):
+        storage.migrate(str(path))
     assert path.read_bytes() == bytes(data)
 
 

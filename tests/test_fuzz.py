@@ -53,7 +53,7 @@ from hypothesis import strategies as st
 from markupsafe import escape
 
 from companion import tables as store
-from companion.db import get_db
+from companion.store import get_db
 from companion.games import GAMES, MatchSetup
 from companion.web.games import CALCULATORS
 from helpers import text_of

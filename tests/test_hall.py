@@ -12,7 +12,7 @@ import pytest
 
 from companion import night
 from companion import tables as store
-from companion.db import connect
+from companion.store import connect
 
 PHONE_ON_WIFI = {"REMOTE_ADDR": "192.168.1.23"}
 TOKEN = re.compile(r"/t/([A-Za-z0-9_-]{16,})/seat")

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from companion import db, tables as store
+from companion import store as storage, tables as store
 from companion.games import GAMES
 from test_tables import create as create_via_form  # tests/ is on sys.path
 
@@ -55,7 +55,7 @@ def test_exports_keep_every_entrant_even_with_equal_names(client, app):
     """A table stored before names were checked may hold two teams of one name: none drops out."""
     token = create_via_form(client, "twin_shoot", ["A & B", "C", "A", "D"])
     with app.app_context():
-        conn = db.connect(app.config["DATABASE"])
+        conn = storage.connect(app.config["DATABASE"])
         conn.execute("UPDATE tables SET players = ? WHERE token = ?",
                      (json.dumps(["A & B", "C", "A", "B & C"]), token))
         conn.close()

@@ -9,7 +9,7 @@ import re
 
 from companion import night
 from companion import tables as store
-from companion.db import connect
+from companion.store import connect
 from helpers import text_of
 
 TOKEN = re.compile(r"/t/([A-Za-z0-9_-]{16,})/seat")

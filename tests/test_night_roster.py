@@ -9,7 +9,7 @@ import re
 import pytest
 
 from companion import night
-from companion.db import connect
+from companion.store import connect
 from helpers import text_of
 
 PHONE = {"REMOTE_ADDR": "192.168.1.23"}

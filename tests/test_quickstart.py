@@ -23,7 +23,7 @@ import pytest
 
 from companion import app as app_module
 from companion import cli, create_app
-from companion.db import connect
+from companion.store import connect
 from conftest import free_port
 
 REPO_ROOT = Path(__file__).resolve().parent.parent

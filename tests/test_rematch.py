@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import threading
 
-from companion import db, tables as store
+from companion import store as storage, tables as store
 from helpers import fresh_db
 from test_tables import create as create_via_form  # tests/ is on sys.path
 
 
 def test_sixteen_simultaneous_rematches_make_one_table(tmp_path):
     path = fresh_db(tmp_path)
-    conn = db.connect(path)
+    conn = storage.connect(path)
     token = store.create(conn, "rwd", ["Ann", "Bo", "Cy", "Di"], {})
     before = store.revision(conn, token)
     for _round in range(3):
@@ -21,7 +21,7 @@ def test_sixteen_simultaneous_rematches_make_one_table(tmp_path):
         errors: list[BaseException] = []
 
         def press():
-            own = db.connect(path)
+            own = storage.connect(path)
             try:
                 barrier.wait()
                 results.append(store.rematch(own, token))
@@ -46,7 +46,7 @@ def test_sixteen_simultaneous_rematches_make_one_table(tmp_path):
 
 
 def test_rematch_uses_the_games_rematch_options(tmp_path, monkeypatch):
-    conn = db.connect(fresh_db(tmp_path))
+    conn = storage.connect(fresh_db(tmp_path))
     token = store.create(conn, "miraiscope", ["Ann", "Bo"], {})
     game = store.load(conn, token).game
     option = game.options[0]

@@ -16,7 +16,7 @@ from html import unescape
 
 import pytest
 
-from companion.db import get_db
+from companion.store import get_db
 from helpers import rwd_rotating_deal_form as deal
 
 NOT_SAVED = "could not save this"

@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from companion import night
-from companion.db import connect
+from companion.store import connect
 from tests.browser.pages import put
 from tests.conftest import decode_qr
 

@@ -11,7 +11,7 @@ import pytest
 
 from tests.browser.pages import settled
 
-from companion import db, tables as store
+from companion import store as storage, tables as store
 from helpers import rwd_facts  # tests/ is on sys.path (its conftest.py)
 
 # One name with an unterminated right-to-left override (stored without it), Hebrew, Arabic.
@@ -53,7 +53,7 @@ def won_by(seat: int, progress) -> dict:
 
 @pytest.fixture
 def rtl_table(live_server):
-    conn = db.connect(live_server.app.config["DATABASE"])
+    conn = storage.connect(live_server.app.config["DATABASE"])
     token = store.create(conn, "rwd", RAW_NAMES, {})
     table = store.load(conn, token)
     assert list(table.setup.players) == SHOWN  # stored clean: no override left to leak

@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 from companion import night
 from companion import tables as store
-from companion.db import connect
+from companion.store import connect
 from companion.meetup import seating
 from tests.browser.conftest import PHONE, TIMEOUT_MS
 from tests.conftest import decode_qr

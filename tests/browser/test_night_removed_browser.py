@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from companion import night
-from companion.db import connect
+from companion.store import connect
 
 pytestmark = pytest.mark.browser
 

@@ -58,7 +58,7 @@ def test_idle_page_makes_no_requests_and_a_removed_table_stops_asking(live_serve
     assert requests == [], requests  # the stream is held; nothing is asked while nothing changes
 
     with live_server.app.app_context():
-        from companion.db import get_db
+        from companion.store import get_db
         db = get_db()
         db.execute("PRAGMA foreign_keys = OFF")
         db.execute("DELETE FROM tables WHERE token = ?", (token,))

@@ -16,7 +16,7 @@ import pytest
 
 from companion import tables
 from companion.app import create_app
-from companion.db import get_db
+from companion.store import get_db
 
 pytestmark = pytest.mark.browser
 

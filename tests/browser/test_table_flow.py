@@ -95,7 +95,7 @@ def token_of(url: str) -> str:
 
 def prefill(live_server, url: str, fields: list[dict]) -> None:
     """Record deals straight in the store (for long tables)."""
-    from companion.db import get_db
+    from companion.store import get_db
     with live_server.app.app_context():
         for values in fields:
             table = store.load(get_db(), token_of(url))
@@ -104,7 +104,7 @@ def prefill(live_server, url: str, fields: list[dict]) -> None:
 
 
 def deal_count(live_server, url: str) -> int:
-    from companion.db import get_db
+    from companion.store import get_db
     with live_server.app.app_context():
         return len(store.load(get_db(), token_of(url)).deals)
 
