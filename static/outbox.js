@@ -85,19 +85,27 @@
   }
 
   function textOf(el) { return el ? el.textContent.replace(/\s+/g, " ").trim() : ""; }
+  // A legend or label as a screen reader says it: without its aria-hidden parts (a trick row's
+  // big "1" beside its spoken "Trick 1 won by" would read "1Trick 1 won by").
+  function spokenText(el) {
+    if (!el) return "";
+    var copy = el.cloneNode(true);
+    Array.prototype.forEach.call(copy.querySelectorAll('[aria-hidden="true"]'), function (n) { n.remove(); });
+    return textOf(copy);
+  }
 
   function labelOf(el) {
     var parts = [];
     for (var f = el.closest("fieldset"); f; f = f.parentElement ? f.parentElement.closest("fieldset") : null) {
       var legend = f.querySelector(":scope > legend");
-      if (legend) parts.unshift(textOf(legend));
+      if (legend) parts.unshift(spokenText(legend));
     }
     // A row of keys that is not a fieldset (a row of suit pictures) names itself in aria-label.
     var group = el.closest("[role=radiogroup][aria-label], [role=group][aria-label]");
     if (group && !group.contains(el.closest("fieldset") || document.body)) parts.push(group.getAttribute("aria-label"));
     if (el.id) {
       var label = el.form && el.form.querySelector('label[for="' + CSS.escape(el.id) + '"]');
-      if (label) parts.push(textOf(label));
+      if (label) parts.push(spokenText(label));
     }
     return parts.filter(Boolean).join(" · ");
   }

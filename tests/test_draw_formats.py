@@ -83,3 +83,12 @@ def test_the_store_checks_formats_itself(conn, app):
     assert [e.field for e in refused.value.errors] == ["format-rwd-length"]
     night.draw_round(conn, chosen=["rwd"] * 3, formats={"rwd": {"length": 1}})
     assert {rt.table.setup.options["length"] for rt in round_tables(conn)} == {1}
+
+
+def test_a_games_format_comes_from_the_last_round_that_played_it(app, client, conn):
+    join_all(app)
+    draw(client, **{"tables-rwd": "3", "format-rwd-length": "1"})
+    draw(client, **{"tables-pair_quad": "3", "format-pair_quad-deals": "1"})  # no RWD this round
+    form = client.get("/hall").get_data(as_text=True)
+    assert re.search(r'name="format-rwd-length" value="1" checked', form)
+    assert re.search(r'name="format-pair_quad-deals"[^>]*value="1"', form)

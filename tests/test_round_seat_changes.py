@@ -104,3 +104,16 @@ def test_the_tables_phones_get_the_new_players(app, client, conn):
     assert store.load(conn, token).revision > before  # the live check sees a change
     page = text_of(client.get(f"/t/{token}").get_data(as_text=True))
     assert "Zed" in page
+
+
+def test_a_table_its_game_cannot_grow_is_not_offered_to_a_late_arrival(app, client, conn):
+    r = drawn(app, client, conn, **{"tables-rwd": "3"})
+    night.join(conn, "Zed")
+    late = night.join(conn, "Yo")
+    full = r.tables[0]
+    assert client.post("/hall/join-table", data={"player": str(late.id), "table": str(full.number)}).status_code == 303
+    # RWD now has 5 at that table, its most: only the other two tables are offered to Zed.
+    form = client.get("/hall").get_data(as_text=True)
+    tables = re.search(r'<select id="f-join-table".*?</select>', form, re.S).group(0)
+    assert f'<option value="{full.number}"' not in tables
+    assert all(f'<option value="{rt.number}"' in tables for rt in r.tables[1:])

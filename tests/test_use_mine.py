@@ -149,3 +149,19 @@ def test_mine_with_no_deal_to_go_into_says_so_and_saves_nothing(client):
     page = client.post(f"/t/{token}/mine", data={**fields, "use": "next"}).get_data(as_text=True)
     assert "The match is over, so there is no next deal for your values. Nothing was saved." in text_of(page)
     assert len(state(client, token)["deals"]) == 3
+
+
+def test_a_conflict_on_the_match_ending_deal_says_its_notice_once_and_no_form_below(client):
+    _token, html = ended_conflict_page(client)
+    page = text_of(html)
+    assert page.count("Deal 3 was already entered") == 1, page
+    assert "form below" not in page  # the match is over: there is no next form
+
+
+def test_with_a_correctable_entry_the_box_points_at_its_own_button_not_the_deal_list(client):
+    _token, html = conflict_page(client)
+    box = text_of(html[html.index('class="conflict-box'):html.index('<form id="entry"')])
+    assert "deal list" not in box and "The form below is for the next deal." in box
+    html = post_deal(client, _token, 1, rwd([9, 9, 9], [5, 6, 6])).get_data(as_text=True)  # no valid deal
+    box = text_of(html[html.index('class="conflict-box'):html.index('<form id="entry"')])
+    assert "correct it from the deal list" in box

@@ -8,7 +8,8 @@ import gzip
 from flask import Flask, Response, current_app, render_template, request
 from jinja2 import pass_context
 from markupsafe import Markup
-from werkzeug.routing import IntegerConverter
+from werkzeug.exceptions import MethodNotAllowed, NotFound
+from werkzeug.routing import IntegerConverter, RequestRedirect
 from flask_babel import Babel, get_locale, get_translations, gettext
 from flask_wtf.csrf import CSRFError, CSRFProtect
 
@@ -99,6 +100,24 @@ def names_of(indexes, names) -> Markup:
     """Template filter: the names at ``indexes``, joined the reader's way (「、」 in Japanese),
     each isolated."""
     return Markup(render_text(join_names([str(bdi(names[i])) for i in indexes])))
+
+
+def page_here() -> str:
+    """This page's address for a GET (the language switch returns there). A page answering a
+    form post (a refusal, shown in place) lives at the nearest address above it a GET opens:
+    /hall/join-table → /hall, /t/<token>/deals/1 → /t/<token>; the post's own address would
+    answer "not meant to be opened like that"."""
+    if request.method in ("GET", "HEAD"):
+        return request.full_path.rstrip("?")
+    adapter = current_app.url_map.bind_to_environ(request.environ)
+    path = request.path.rstrip("/")
+    while path:
+        try:
+            adapter.match(path, method="GET")
+            return path
+        except (NotFound, MethodNotAllowed, RequestRedirect):
+            path = path.rsplit("/", 1)[0]
+    return "/"
 
 
 def game_name(game) -> str:
@@ -198,7 +217,7 @@ def init_app(app: Flask) -> None:
     app.jinja_env.globals.update(GAMES=GAMES, game_name=game_name, LANGUAGES=LANGUAGES,
                                  get_locale=get_locale)
     from ..names import look_alike  # two names at a table that look alike across alphabets (issue 23)
-    app.jinja_env.globals.update(look_alike=look_alike)
+    app.jinja_env.globals.update(look_alike=look_alike, page_here=page_here)
     app.jinja_env.add_extension("jinja2.ext.i18n")
     app.jinja_env.policies["ext.i18n.trimmed"] = True
 

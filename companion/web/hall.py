@@ -140,16 +140,19 @@ def hall_context(cycle: bool = False) -> dict:
                 seated_ids=(seated := {pid for rt in latest.tables for pid in rt.player_ids} if latest else set()),
                 # Before a table starts, a late arrival may join it and a player leave it.
                 unseated=[p for p in people if not p.left and p.id not in seated],
-                open_tables=[(rt, round_label(rt)) for rt in latest.tables if not rt.started] if latest else [],
+                open_tables=[(rt, round_label(rt)) for rt in latest.tables
+                             if not rt.started and rt.table.game.check_players(len(rt.player_ids) + 1) is None]
+                if latest else [],
                 standings=night.leaderboard(results), place_points_rule=place_points.PLACE_POINTS_RULE,
                 leaderboard_order=place_points.LEADERBOARD_ORDER,
                 join_link=link, join_warning=warning, join_qr=None if warning else qr_svg(link),
-                clock=clock_of(latest), **draw_format_context(latest))
+                clock=clock_of(latest), **draw_format_context(rounds))
 
 
-def draw_format_context(latest: night.Round | None) -> dict:
-    """The draw form's match-format fields per game, each starting as the latest round set it."""
-    before = {rt.table.game.id: rt.table.setup.options for rt in latest.tables} if latest else {}
+def draw_format_context(rounds: list[night.Round]) -> dict:
+    """The draw form's match-format fields per game, each starting as the latest round that
+    played that game set it."""
+    before = {rt.table.game.id: rt.table.setup.options for r in rounds for rt in r.tables}  # latest wins
     fields = {game.id: [(opt, night.format_field(game.id, opt.key)) for opt in night.match_format(game)]
               for game in store.GAMES.values()}
     start = {name: str(before.get(game_id, {}).get(opt.key, opt.default))

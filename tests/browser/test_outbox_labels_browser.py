@@ -33,3 +33,20 @@ def test_a_waiting_twin_shoot_deal_names_each_bid_card_and_its_suit(live_server,
     assert len(lines) == 8 + 3 + 1, lines  # eight bid cards, three tricks, the open bid (none)
     phone.context.set_offline(False)
     expect(item).to_have_count(0, timeout=10_000)
+
+
+def test_a_waiting_trick_by_trick_deal_names_each_trick_as_spoken(live_server, phone):
+    """A Lucky Cube trick row shows a big "1" (aria-hidden) beside its spoken "Trick 1 won by":
+    the waiting deal reads "Trick 1 won by: Chiyo", not "1Trick 1 won by: Chiyo"."""
+    open_table(phone, live_server, "lucky_cube", 3)
+    phone.context.set_offline(True)
+    for trick, seat in enumerate([2, 2, 0, 0, 1, 1], start=1):
+        put(phone, f"trick-{trick}", seat)
+    phone.locator("#entry button[type=submit]").tap()
+    item = phone.locator("#outbox .outbox-item[data-kind=deal][data-number='1']")
+    expect(item).to_be_visible(timeout=5000)
+    lines = item.locator("li").all_inner_texts()
+    assert "Trick 1 won by: Chiyo" in lines and "Trick 6 won by: Ben" in lines, lines
+    assert not any(line[:1].isdigit() for line in lines), lines
+    phone.context.set_offline(False)
+    expect(item).to_have_count(0, timeout=10_000)
