@@ -28,17 +28,12 @@ BUNDLES = {"site.js": ("live.js", "app.js", "taps.js", "outbox.js")}
 _MINIFIED = BytesLRU(4 * 1024 * 1024)
 
 
-def _own_file(filename: str) -> tuple[str, os.stat_result] | None:
-    """(real path, stat) of one of our minifiable files in static/, else None (vendored, other
-    kinds, missing, or outside static/)."""
-    if os.path.splitext(filename)[1] not in MINIFIERS:
-        return None
-    path = safe_join(current_app.static_folder, filename)
+def _found(filename: str) -> tuple[str, os.stat_result] | None:
+    """(real path, stat) of a file in static/, or None (missing, or outside static/)."""
+    path = safe_join(current_app.static_folder, filename) if current_app.static_folder else None
     if path is None:
         return None
     real = os.path.realpath(path)
-    if real.startswith(os.path.join(os.path.realpath(current_app.static_folder), "vendor", "")):
-        return None
     try:
         info = os.stat(real)
     except OSError:
@@ -46,10 +41,23 @@ def _own_file(filename: str) -> tuple[str, os.stat_result] | None:
     return (real, info) if os.path.isfile(real) else None
 
 
+def _own_file(filename: str) -> tuple[str, os.stat_result] | None:
+    """:func:`_found` for one of our minifiable files; None for vendored files and other kinds."""
+    if os.path.splitext(filename)[1] not in MINIFIERS:
+        return None
+    found = _found(filename)
+    vendor = os.path.join(os.path.realpath(current_app.static_folder), "vendor", "")
+    return None if found is None or found[0].startswith(vendor) else found
+
+
 def _parts(filename: str) -> list[tuple[str, os.stat_result]] | None:
-    names = BUNDLES.get(filename, (filename,))
-    found = [_own_file(name) for name in names]
+    """The files a bundle or one of our own files is made of; None for anything else."""
+    found = [_own_file(name) for name in BUNDLES.get(filename, (filename,))]
     return None if any(part is None for part in found) else found
+
+
+def _key(parts: list[tuple[str, os.stat_result]]) -> tuple:
+    return tuple((real, info.st_mtime_ns, info.st_size) for real, info in parts)
 
 
 def version_key(filename: str) -> tuple | None:
@@ -57,14 +65,9 @@ def version_key(filename: str) -> tuple | None:
     of; None for a file that is not there."""
     parts = _parts(filename)
     if parts is None:
-        path = safe_join(current_app.static_folder, filename) if current_app.static_folder else None
-        try:
-            real = os.path.realpath(path) if path else None
-            info = os.stat(real) if real else None
-        except OSError:
-            return None
-        return (real, info.st_mtime_ns, info.st_size) if info else None
-    return tuple((real, info.st_mtime_ns, info.st_size) for real, info in parts)
+        found = _found(filename)
+        parts = [found] if found else None
+    return _key(parts) if parts else None
 
 
 def minified(real: str, info: os.stat_result) -> bytes:
@@ -84,7 +87,7 @@ def static_file(filename: str):
     if parts is None:
         return current_app.send_static_file(filename)
     data = b";\n".join(minified(real, info) for real, info in parts)
-    tag = hashlib.blake2b(repr(version_key(filename)).encode(), digest_size=8).hexdigest()
+    tag = hashlib.blake2b(repr(_key(parts)).encode(), digest_size=8).hexdigest()
     return send_file(io.BytesIO(data), mimetype=MINIFIERS[os.path.splitext(filename)[1]][1], conditional=True,
                      etag=f"{tag}-min", last_modified=max(info.st_mtime for _real, info in parts),
                      max_age=current_app.get_send_file_max_age(filename))
