@@ -411,7 +411,7 @@ def swap(conn: Connection, a: int, b: int) -> Round:
                     if old != new:
                         nights_store.set_seat(conn, rt.table.id, seat, new)
         nights_store.bump_round(conn, latest.id)
-    return night_rounds(conn)[-1]
+    return _latest(conn)
 
 
 def _reseat(conn: Connection, latest: Round, rt: RoundTable, player_ids: list[int], field_name: str) -> None:
@@ -444,7 +444,7 @@ def join_table(conn: Connection, player_id: int, table_number: int) -> Round:
         if target is None or who is None or who.left or latest.table_of(player_id) is not None:
             raise store.Refused([FieldError("join", T("Choose a player without a seat this round and a table."))])
         _reseat(conn, latest, target, [*target.player_ids, player_id], "join")
-    return night_rounds(conn)[-1]
+    return _latest(conn)
 
 
 def leave_table(conn: Connection, player_id: int) -> Round:
@@ -457,7 +457,7 @@ def leave_table(conn: Connection, player_id: int) -> Round:
             raise store.Refused([FieldError("leave", T("Choose a player seated this round."))])
         rt = found[0]
         _reseat(conn, latest, rt, [p for p in rt.player_ids if p != player_id], "leave")
-    return night_rounds(conn)[-1]
+    return _latest(conn)
 
 
 def start_clock(conn: Connection, minutes: int | None) -> None:

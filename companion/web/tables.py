@@ -302,13 +302,18 @@ def sheet_context(table: store.Table, form_number: int | None = None) -> dict:
                 can_finish=table.can_finish() and not match.over)
 
 
+def upcoming_deal(table: store.Table, match):
+    """The next deal a phone may enter: none once the match is over or the table is full."""
+    return None if len(table.deals) >= store.MAX_DEALS else match.next
+
+
 def entry_context(table: store.Table, values: dict | None = None, errors: dict | None = None,
                   notice: Text | None = None, preview=None, banner: dict | None = None,
                   conflict: dict | None = None, given_back: bool = False) -> dict:
     progress = table.progress()
     match = table.match()
     full = len(table.deals) >= store.MAX_DEALS
-    upcoming = None if full else match.next
+    upcoming = upcoming_deal(table, match)
     number = len(table.deals) + 1
     return dict(table=table, game=table.game, match=match, progress=progress, upcoming=upcoming,
                 columns=table.game.column_map(table.setup),  # the deal form's numbers, as the game declares
@@ -564,7 +569,7 @@ def use_mine(token: str):
     number = request.form.get("number", type=int)
     recorded = bool(number) and 1 <= number <= len(table.deals)
     # The match may have ended since the box was drawn: then no next form exists to fill.
-    has_next = len(table.deals) < store.MAX_DEALS and table.match().next is not None
+    has_next = upcoming_deal(table, table.match()) is not None
     if recorded and (request.form.get("use") == "correct" or not has_next):
         notice = (gettext("Your values for deal %(number)s are in the form: check them, then save the correction.",
                           number=number) if has_next else
