@@ -30,10 +30,13 @@ def mine_form(html: str) -> str:
     return re.search(r'<form class="use-mine".*?</form>', html, re.S).group(0)
 
 
-def conflict_page(client) -> tuple[str, str]:
+def conflict_page(client, recorded=(RECORDED,), mine=MINE) -> tuple[str, str]:
+    """Another phone records ``recorded`` (deals 1, 2, …); this phone then saves ``mine`` as the
+    last of them: the 409 page with the conflict box."""
     token = create(client, "rwd", ["Ann", "Bo", "Cy"])
-    assert post_deal(client, token, 1, RECORDED).status_code == 200
-    response = post_deal(client, token, 1, MINE)
+    for number, deal in enumerate(recorded, start=1):
+        assert post_deal(client, token, number, deal).status_code == 200
+    response = post_deal(client, token, len(recorded), mine)
     assert response.status_code == 409
     return token, response.get_data(as_text=True)
 
@@ -105,12 +108,7 @@ BO_WINS = rwd([5, 4, 8], [5, 10, 2])
 
 
 def ended_conflict_page(client) -> tuple[str, str]:
-    token = create(client, "rwd", ["Ann", "Bo", "Cy"])
-    for number in (1, 2, 3):
-        assert post_deal(client, token, number, ANN_WINS).status_code == 200
-    response = post_deal(client, token, 3, BO_WINS)
-    assert response.status_code == 409
-    return token, response.get_data(as_text=True)
+    return conflict_page(client, recorded=(ANN_WINS,) * 3, mine=BO_WINS)
 
 
 def test_when_the_recorded_deal_ended_the_match_mine_can_still_correct_it(client):
