@@ -19,7 +19,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Mapping, Sequence
 
 from .games import GAMES
-from .games.base import FieldError, Game, MatchSetup, Option
+from .games import FieldError, Game, MatchSetup, Option
 from .games.text import T
 from . import tables as store
 from .store import Connection, write

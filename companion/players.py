@@ -17,7 +17,7 @@ from datetime import date, datetime, timezone
 from typing import Any, Sequence
 
 from .games import GAMES
-from .games.base import FieldError, InvalidDeal
+from .games import FieldError, InvalidDeal
 from .games.text import T, Text
 from .meetup.points import match_result
 from .meetup.season import MatchRecord, PlayerStats, SeasonTable, player_stats, season_table

@@ -24,7 +24,8 @@ from typing import Any, Mapping, Sequence
 
 from .games import GAMES, Game, InvalidDeal, Match, MatchSetup, Progress
 from .lru import BytesLRU
-from .games.base import Choice, FieldError, after_end
+from .games import Choice, FieldError
+from .games.contract import after_end
 from .games.text import T, Text, Tn, join_sentences
 # Names are cleaned and compared in companion/names.py (pure: the meetup roster and the season's
 # statistics compare names by this same rule without importing storage).

@@ -15,7 +15,7 @@ import re
 import pytest
 
 from companion.games import GAMES, MatchSetup, register, unregister
-from companion.games.base import FieldError
+from companion.games import FieldError
 from companion.tables import check_names
 from helpers import csrf_of, text_of
 from tests import toy_across

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from companion.games import GAMES, lucky_cube, miraiscope, rwd, twin_shoot
-from companion.games.base import MatchSetup
+from companion.games import MatchSetup
 from helpers import game_card as card, rendered as render, visible_page as page
 
 

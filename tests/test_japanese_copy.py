@@ -9,7 +9,9 @@ import re
 from flask_babel import force_locale
 
 from companion.games import rwd, twin_shoot
-from companion.games.base import MatchSetup, names, read_seat
+from companion.games import MatchSetup
+from companion.games.contract import names
+from companion.games.forms import read_seat
 from companion.games.text import T, Tn, join_names
 from helpers import rendered as render, visible_page as page
 

@@ -1,7 +1,8 @@
 """Grep-clean (issue 16): outside companion/games/, templates/games/ and the tests, no code,
 template, script or style sheet names one of the games, so a sixth game needs no edit there.
 Nor does it use one game's concepts (issue 21): teams as neighbouring seats, sides, directions
-of play, Pair & Quad's "other" key, deck sizes; the contract (base.py) declares them generally.
+of play, Pair & Quad's "other" key, deck sizes; the contract (companion/games/contract.py and its
+shared modules) declares them generally.
 
 Game ids and names come from the registry, so a new built-in game is covered too.
 """
@@ -76,12 +77,13 @@ CONCEPTS = {
 # (Python only: a template's banner kind "other" is a word of its own).
 OTHER_KEY = r"""['"]other['"]"""
 
-# The contract itself (companion/games/base.py and the package's shared modules) is shared code
+# The contract itself (companion/games/contract.py and the package's shared modules) is shared code
 # too: no game's concept in its code (comments and docstrings may give a game as an example).
-CONTRACT = [ROOT / "companion" / "games" / name for name in ("base.py", "__init__.py", "text.py")]
+CONTRACT = [ROOT / "companion" / "games" / name
+            for name in ("contract.py", "model.py", "forms.py", "calculators.py", "__init__.py", "text.py")]
 CONTRACT_CONCEPTS = {
     **CONCEPTS,
-    # base.team_names: "players {a} and {b}" computed as 2 * t + 1, 2 * t + 2.
+    # calculators.team_names: "players {a} and {b}" computed as 2 * t + 1, 2 * t + 2.
     "a game's side or direction of play": r"\b(?:side|sides|direction|clockwise|right|left)\b",
     "Pair & Quad's other cards": OTHER_KEY,
 }
@@ -156,8 +158,9 @@ def test_shared_code_has_no_game_concepts():
 
 
 def test_the_contract_names_no_game_concept():
-    """The contract (base.py, the package's registry and text) declares teams, columns and facts
-    in general terms: no sides, directions, "other" keys or seat arithmetic of one game."""
+    """The contract (contract.py, model.py, forms.py, calculators.py, the package's registry and
+    text) declares teams, columns and facts in general terms: no sides, directions, "other" keys
+    or seat arithmetic of one game."""
     found = leaks(CONTRACT, CONTRACT_CONCEPTS)
     assert not found, "a game's concept in the games' shared contract:\n" + "\n".join(found)
 

@@ -256,7 +256,7 @@ def test_the_cap_is_one_hundred_deals():
 
 def test_stakes_render_from_rules_data(client, monkeypatch):
     from companion.games import GAMES
-    from companion.games.base import Stakes, Tally
+    from companion.games import Stakes, Tally
     game = GAMES["lucky_cube"]
     monkeypatch.setattr(type(game), "stakes", lambda self, progress, outcome: Stakes(
         "Deal 1 of 12", (Tally("Marks", (1, 2, 3, 4), 5),), ("Only Bo may pass.",)))

@@ -1,10 +1,14 @@
 """The five games' rules as plain Python (no web framework).
 
-``GAMES`` maps a game id to its :class:`~companion.games.base.Game`. Every module
+``GAMES`` maps a game id to its :class:`~companion.games.contract.Game`. Every module
 in this package that defines ``GAME`` is registered, so adding a game means
 adding one module and touching nothing else. A game that lives elsewhere joins with
 :func:`register` (or a ``companion.games`` entry point, found at import); its templates
 (deal_form.html, reference.html, calculators.html, helpers.html) may sit in its own folder.
+
+The public API is re-exported here from its modules: ``contract`` (:class:`Game` and what a
+game declares), ``model`` (a match's data: :class:`MatchSetup`, :class:`Match`, …), ``forms``
+(reading a deal's form fields) and ``calculators`` (the game page's quick answers).
 """
 
 from __future__ import annotations
@@ -15,9 +19,11 @@ import sys
 from importlib.metadata import entry_points
 from pathlib import Path
 
-from .base import (CalcResult, Calculator, Choice, Column, DealRecord, DealScore, FactItem, FieldError, Figure,
-                   Game, InvalidDeal, InvalidOptions, Line, Match, MatchSetup, NextDeal, Option, Outcome,
-                   Progress, Ruling, Stakes, Tally, Team, check_columns, read_columns)
+from .calculators import CalcResult, Calculator
+from .contract import Column, FactItem, Figure, Game, Option, Ruling, Team
+from .forms import check_columns, read_columns
+from .model import (Choice, DealRecord, DealScore, FieldError, InvalidDeal, InvalidOptions, Line, Match,
+                    MatchSetup, NextDeal, Outcome, Progress, Stakes, Tally)
 from .text import T, Text
 
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from .base import (DealScore, Facts, FieldError, Figure, Form, Game, Line, Match, MatchSetup,
-                   NextDeal, Option, Outcome, Progress, Ruling, Stakes, best, is_blank, names,
-                   read_int, read_seat)
+from .contract import Figure, Game, Option, Ruling, best, names
+from .forms import Form, is_blank, read_int, read_seat
+from .model import DealScore, Facts, FieldError, Line, Match, MatchSetup, NextDeal, Outcome, Progress, Stakes
 from .text import T, Text, Tn, join_names
 
 TRICKS = 6
@@ -451,9 +451,10 @@ GAME = LuckyCube()
 
 
 # ==========================================================================
-# Calculators (the game page): pure functions over form fields, see base.Calculator
+# Calculators (the game page): pure functions over form fields, see calculators.Calculator
 
-from .base import CalcResult, Calculator, entered, seat_names  # noqa: E402
+from .calculators import CalcResult, Calculator, seat_names  # noqa: E402
+from .forms import entered  # noqa: E402
 
 
 def calc_payment(form: Mapping[str, str], n: int) -> CalcResult:

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from .base import (DealScore, Facts, FieldError, Figure, Form, Game, Line, Match, NextDeal, Option,
-                   Outcome, Progress, Ruling, Stakes, after_end, race_stakes, read_seat)
-from .base import Column, MatchSetup, check_columns, read_columns
+from .contract import Column, Figure, Game, Option, Ruling, after_end, race_stakes
+from .forms import Form, check_columns, read_columns, read_seat
+from .model import DealScore, Facts, FieldError, Line, Match, MatchSetup, NextDeal, Outcome, Progress, Stakes
 from .cards import Card, CardError
 from .text import T, Text, Tn
 
@@ -254,11 +254,12 @@ GAME = Miraiscope()
 
 
 # ==========================================================================
-# Calculators and helpers (the game page): pure functions over form fields, see base.Calculator
+# Calculators and helpers (the game page): pure functions over form fields, see calculators.Calculator
 
 from typing import Mapping  # noqa: E402
 
-from .base import CalcResult, Calculator, card_codes, entered, score_one_deal, seat_names  # noqa: E402
+from .calculators import CalcResult, Calculator, score_one_deal, seat_names  # noqa: E402
+from .forms import card_codes, entered  # noqa: E402
 from .cards import SUIT_NAMES, parse_card  # noqa: E402
 
 

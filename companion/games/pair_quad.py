@@ -10,10 +10,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Mapping
 
-from .base import (Choice, DealScore, Facts, FieldError, Figure, Form, Game, Line, Match, NextDeal,
-                   Option, Outcome, Progress, Ruling, Stakes, best, first_among, names,
-                   options_after_last_winner, read_int)
-from .base import Column, MatchSetup, check_columns, read_columns
+from .contract import (Column, Figure, Game, Option, Ruling, best, first_among, names,
+                       options_after_last_winner)
+from .forms import Form, check_columns, read_columns, read_int
+from .model import (Choice, DealScore, Facts, FieldError, Line, Match, MatchSetup, NextDeal, Outcome,
+                    Progress, Stakes)
 from .text import T, Text, Tn
 
 DECK_SIZE = 52
@@ -351,9 +352,10 @@ GAME = PairQuad()
 
 
 # ==========================================================================
-# Calculators (the game page): pure functions over form fields, see base.Calculator
+# Calculators (the game page): pure functions over form fields, see calculators.Calculator
 
-from .base import CalcResult, Calculator, entered  # noqa: E402
+from .calculators import CalcResult, Calculator  # noqa: E402
+from .forms import entered  # noqa: E402
 
 
 def calc_captured(form: Mapping[str, str], n: int) -> CalcResult:

@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Sequence
 
-from .base import (Choice, DealScore, Facts, FieldError, Figure, Form, Game, Line, Match, MatchSetup,
-                   NextDeal, Option, Outcome, Progress, Ruling, Stakes, Tally, first_among, names,
-                   options_after_last_winner)
-from .base import Column, check_columns, read_columns
+from .contract import Column, Figure, Game, Option, Ruling, first_among, names, options_after_last_winner
+from .forms import Form, check_columns, read_columns
+from .model import (Choice, DealScore, Facts, FieldError, Line, Match, MatchSetup, NextDeal, Outcome,
+                    Progress, Stakes, Tally)
 from .cards import Card, CardError, parse_card
 from .text import T, Text, Tn, join_names
 
@@ -340,12 +340,12 @@ GAME = RWD()
 
 
 # ==========================================================================
-# Calculators and helpers (the game page): pure functions over form fields, see base.Calculator
+# Calculators and helpers (the game page): pure functions over form fields, see calculators.Calculator
 
 from typing import Mapping  # noqa: E402
 
-from .base import (CalcResult, Calculator, card_codes, entered, read_int,  # noqa: E402
-                   score_one_deal, seat_names)
+from .calculators import CalcResult, Calculator, score_one_deal, seat_names  # noqa: E402
+from .forms import card_codes, entered, read_int  # noqa: E402
 from .cards import SUIT_NAMES  # noqa: E402
 from .pair_quad import signed  # noqa: E402
 

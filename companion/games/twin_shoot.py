@@ -18,10 +18,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
-from .base import (DealScore, Facts, FieldError, Figure, Form, Game, Line, Match, NextDeal, Option,
-                   Outcome, Progress, Ruling, Stakes, Team, after_end, best, race_stakes, read_int)
-from .base import Column, MatchSetup, check_columns, read_columns
-from .base import Choice
+from .contract import Column, Figure, Game, Option, Ruling, Team, after_end, best, race_stakes
+from .forms import Form, check_columns, read_columns, read_int
+from .model import (Choice, DealScore, Facts, FieldError, Line, Match, MatchSetup, NextDeal, Outcome,
+                    Progress, Stakes)
 from .cards import SUIT_CODES, Card, CardError, parse_card
 from .text import T, Text, Tn, join_names
 
@@ -618,12 +618,13 @@ GAME = TwinShoot()
 
 
 # ==========================================================================
-# Calculators and helpers (the game page): pure functions over form fields, see base.Calculator
+# Calculators and helpers (the game page): pure functions over form fields, see calculators.Calculator
 
 from typing import Mapping  # noqa: E402
 
-from .base import (CalcResult, Calculator, MatchSetup, card_codes, entered, read_seat,  # noqa: E402
-                   seat_names, team_names)
+from .calculators import CalcResult, Calculator, seat_names, team_names  # noqa: E402
+from .forms import card_codes, entered, read_seat  # noqa: E402
+from .model import MatchSetup  # noqa: E402
 from .cards import SUIT_NAMES  # noqa: E402
 
 

@@ -12,7 +12,7 @@ can't add them up. Place points come from the final ranking alone:
 
 So a win at a table of five is worth as much as a win at a table of three (1), and points
 are comparable between games and table sizes. The ranking is the rules engine's own
-(:meth:`companion.games.base.Match.ranking`: what decides the game, e.g. deal wins before
+(:meth:`companion.games.Match.ranking`: what decides the game, e.g. deal wins before
 points; the match's winners share first place), replayed from the recorded deals.
 
 The night's leaderboard adds them up per player: tables played, how often 1st, 2nd, …, the
@@ -98,7 +98,7 @@ class MatchResult:
 
 
 def result_of(match: Match, games: Mapping[str, Game] = GAMES) -> MatchResult:
-    """The placings of a replayed :class:`~companion.games.base.Match`, by its own ranking."""
+    """The placings of a replayed :class:`~companion.games.Match`, by its own ranking."""
     setup = match.setup
     entrant_places = dict((entrant, place) for place, entrant in match.ranking())
     places = [entrant_places[e] for e in range(len(match.entrants))]

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from ..games import GAMES, Match
-from ..games.base import Progress
+from ..games import Progress
 from ..games.text import Text
 
 WIDTH, HEIGHT, PAD_LEFT, PAD_RIGHT, PAD_Y = 320, 180, 34, 12, 14

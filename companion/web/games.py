@@ -2,7 +2,7 @@
 
 Each game declares its calculators and helpers beside its rules
 (``Game.calculators``: pure functions over form fields, see
-:class:`companion.games.base.Calculator`); this module only renders them and names
+:class:`companion.games.Calculator`); this module only renders them and names
 no game. Every calculator is a plain GET form whose result has a shareable URL and
 works without JavaScript. With htmx the same view answers with only the result box
 (``HX-Request``), as in Hypermedia Systems' Contact.app: the form's ``hx-get`` points
@@ -28,7 +28,8 @@ from jinja2 import BaseLoader, Environment, TemplateNotFound
 from werkzeug.security import safe_join
 
 from ..games import GAMES, TEMPLATE_FOLDERS, Game
-from ..games.base import CalcResult, Calculator, seat_names, team_names
+from ..games import CalcResult, Calculator
+from ..games.calculators import seat_names, team_names
 from ..games.text import Text
 from . import render_text
 

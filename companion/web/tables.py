@@ -27,7 +27,7 @@ from flask_wtf.csrf import generate_csrf
 from .. import tables as store
 from ..store import NotSaved, Repeated, StorageError, StorageReplaced, get_db
 from ..games import GAMES, Game
-from ..games.base import FieldError
+from ..games import FieldError
 from ..games.text import Text
 from ..qr import qr_svg
 from . import BytesLRU, render_text

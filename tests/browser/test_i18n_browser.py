@@ -58,7 +58,7 @@ def _make_tables(live_server) -> dict[str, str]:
     """One table per game (fewest players it allows), with a first deal when the game takes it."""
     from companion import tables as store
     from companion.store import get_db
-    from companion.games.base import MatchSetup
+    from companion.games import MatchSetup
     from companion.web.tables import option_values
 
     paths = {}

@@ -1,11 +1,10 @@
 """The one shared implementation of "one number per player, the column adds up to a total"
-(companion.games.base: Column, read_columns, check_columns), which RWD, Miraiscope, Twin Shoot,
+(companion.games: Column, read_columns, check_columns), which RWD, Miraiscope, Twin Shoot,
 Pair & Quad and the toy games declare instead of writing it each (issue 21)."""
 
 from __future__ import annotations
 
-from companion.games import GAMES, MatchSetup
-from companion.games.base import Column, check_columns, read_columns
+from companion.games import GAMES, Column, MatchSetup, check_columns, read_columns
 from companion.games.text import T
 
 PLAYERS = ("Ann", "Bo", "Cy")

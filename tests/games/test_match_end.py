@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from companion import tables as store
 from companion.games import GAMES, InvalidDeal, MatchSetup
-from companion.games.base import DealRecord
+from companion.games import DealRecord
 from helpers import migrated_connection, stored_table
 
 OVER = "The match is over"

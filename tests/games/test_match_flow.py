@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from companion.games import GAMES, MatchSetup
-from companion.games.base import FIRST_AMONG, Choice, Option, first_among
+from companion.games import Choice, Option
+from companion.games.contract import FIRST_AMONG, first_among
 
 RWD, MIRAI, CUBE, PQ, TWIN = (GAMES[g] for g in ("rwd", "miraiscope", "lucky_cube", "pair_quad", "twin_shoot"))
 
@@ -290,7 +291,7 @@ def test_pair_quad_rematch_is_dealt_by_the_last_top_scorer():
 
 
 def test_choice_option_is_checked_by_the_base_class():
-    from companion.games.base import Game
+    from companion.games import Game
     from companion.games.text import T
 
     class Toy(Game):

@@ -459,7 +459,7 @@ def test_trick_points_sum_to_ten(deal):
 
 def test_parse_works_out_the_last_players_tricks():
     # The ten tricks all have a winner: a blank last player takes the rest.
-    from companion.games.base import MatchSetup
+    from companion.games import MatchSetup
     progress = GAME.start(MatchSetup("twin_shoot", ("A", "B", "C", "D"), {}))
     form = {f"bid{w}-{s}": "C" for w in (1, 2) for s in range(4)}
     form |= {"tricks-0": "3", "tricks-1": "2", "tricks-2": "4", "tricks-3": ""}

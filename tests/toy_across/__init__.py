@@ -19,8 +19,10 @@ from pathlib import Path
 
 from companion.games import (DealScore, FieldError, Figure, Game, Line, NextDeal, Option, Outcome,
                              Progress, Ruling, T, Text)
-from companion.games.base import (Column, Facts, Form, MatchSetup, Team, best, check_columns,
-                                  read_columns, read_int)
+from companion.games import Column, MatchSetup, Team, check_columns, read_columns
+from companion.games.contract import best
+from companion.games.forms import Form, read_int
+from companion.games.model import Facts
 
 TEMPLATES = Path(__file__).parent / "templates"  # deal_form and reference
 TRICKS = 8

@@ -16,7 +16,9 @@ from typing import Mapping
 
 from companion.games import (CalcResult, Calculator, DealScore, FieldError, Figure, Game, Line,
                              NextDeal, Outcome, Progress, Ruling, T, Text)
-from companion.games.base import Facts, Form, best, entered, names, read_int
+from companion.games.contract import best, names
+from companion.games.forms import Form, entered, read_int
+from companion.games.model import Facts
 
 TEMPLATES = Path(__file__).parent / "templates"  # deal_form, reference and calculators
 TRICKS = 5

@@ -1,4 +1,5 @@
-"""The contract every game module fulfils, and the replay that derives a match.
+"""The contract every game module fulfils (:class:`Game` and what a game declares), and the
+replay that derives a match.
 
 A game is a declaration (names, player counts, rulings, options) plus pure
 functions over *raw facts*: the JSON-able dict a scorekeeper records for one
@@ -13,15 +14,23 @@ A game also declares what shared code must never guess: which seats form each te
 the total the column adds up to, whether the last value is worked out) and how its facts
 read in the log and exports (:meth:`Game.describe_facts`). Parsing, the checks, the deal
 forms and the log read these declarations; nothing outside a game's module knows them.
+
+What a replay derives (:class:`~companion.games.model.Match` and its parts) is in
+:mod:`companion.games.model`; reading a deal's form fields is in :mod:`companion.games.forms`.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
+from .forms import Form, choice_answer
+from .model import (Choice, DealRecord, DealScore, Facts, FieldError, InvalidDeal, InvalidOptions, Match,
+                    MatchSetup, NextDeal, Outcome, Progress, Stakes)
 from .text import NameList, T, Text, Tn, join_names
+
+if TYPE_CHECKING:  # a game declares its calculators; their module builds on this one
+    from .calculators import Calculator
 
 
 class Spaced(NameList):
@@ -33,9 +42,6 @@ class Spaced(NameList):
     def render(self, gettext=None, ngettext=None) -> str:  # the separator is never translated
         return " ".join(name.render(gettext, ngettext) if isinstance(name, Text) else name
                         for name in self.names)
-
-Facts = dict[str, Any]
-Form = Mapping[str, Any]
 
 
 # --------------------------------------------------------------------------
@@ -74,77 +80,6 @@ class Figure:
     key: str
     label: Text
     value: int | str | Text
-
-
-@dataclass(frozen=True)
-class FieldError:
-    """A refused input. ``field`` is the form field the message belongs next to:
-    ``"chips-2"`` for one player's value, ``"chips"`` for the whole column."""
-
-    field: str
-    message: Text
-
-
-class InvalidDeal(ValueError):
-    def __init__(self, number: int, errors: Sequence[FieldError]):
-        self.number = number
-        self.errors = list(errors)
-        super().__init__(f"deal {number}: " + "; ".join(str(e.message) for e in errors))
-
-
-class InvalidOptions(ValueError):
-    def __init__(self, errors: Sequence[FieldError]):
-        self.errors = list(errors)
-        super().__init__("; ".join(str(e.message) for e in errors))
-
-
-@dataclass(frozen=True)
-class Line:
-    """One line of a score breakdown: "7 ×2 → 0 (pair)"."""
-
-    label: Text
-    points: int | None = None
-
-
-@dataclass(frozen=True)
-class DealScore:
-    points: tuple[int, ...]  # change to each entrant's total
-    breakdown: tuple[tuple[Line, ...], ...]  # per entrant
-    winners: tuple[int, ...] = ()  # entrants who won this deal, where the game names deal winners
-    notes: tuple[Text, ...] = ()  # e.g. "Nobody took the die: a draw."
-    rulings: tuple[str, ...] = ()  # rulings that applied to this deal
-
-
-@dataclass(frozen=True)
-class Choice:
-    """A decision the rules leave to the players before the next deal.
-
-    The answer is recorded in the next deal's facts under ``key``.
-    """
-
-    key: str
-    question: Text
-    options: tuple[int, ...]  # seats
-    ruling: str | None = None
-    # What each option value is called when the options are not seats (Twin Shoot's teams and
-    # "nobody"): labels[value]. Empty: the options are seats, named by the players.
-    labels: tuple[Text | str, ...] = ()
-
-
-@dataclass(frozen=True)
-class NextDeal:
-    """Who does what in a deal, in the game's own words.
-
-    ``detail`` is the game's own account of the deal (a dataclass of its own, e.g. which team
-    leads and from which side): shared code never reads it; the game's templates and helpers may.
-    """
-
-    number: int  # 1-based
-    dealer: int | None = None  # seat
-    leader: int | None = None  # seat that starts / leads first (None while a choice is open)
-    lines: tuple[Text, ...] = ()
-    choice: Choice | None = None
-    detail: Any = None  # the game's own facts about this deal; opaque to shared code
 
 
 @dataclass(frozen=True)
@@ -216,265 +151,6 @@ class FactItem:
     label: Text | str
     owner: str  # the player's or team's name, "" when it concerns the whole deal
     value: Text | str
-
-
-@dataclass(frozen=True)
-class MatchSetup:
-    game: str
-    players: tuple[str, ...]
-    options: Mapping[str, int] = field(default_factory=dict)
-
-    @property
-    def n(self) -> int:
-        return len(self.players)
-
-
-@dataclass(frozen=True)
-class DealRecord:
-    number: int  # 1-based
-    facts: Facts
-    before: NextDeal  # who dealt / started this deal
-    score: DealScore
-    totals: tuple[int, ...]  # entrants' totals after this deal
-
-
-@dataclass(frozen=True)
-class Progress:
-    """The match so far: what scoring and checks of the next deal may look at."""
-
-    setup: MatchSetup
-    deals: tuple[DealRecord, ...]
-    totals: tuple[int, ...]
-
-
-@dataclass(frozen=True)
-class Outcome:
-    over: bool
-    winners: tuple[int, ...] = ()  # entrants; several = a shared win; empty when over = a draw
-    message: Text | None = None
-    rulings: tuple[str, ...] = ()
-    more_deals_allowed: bool = False  # e.g. Miraiscope's "play one more deal" after a tie
-
-
-@dataclass(frozen=True)
-class Tally:
-    """A per-entrant count, beside the points, that decides the match (RWD's deal wins)."""
-
-    label: Text  # column heading, e.g. "Deal wins"
-    values: tuple[int, ...]  # one per entrant
-    goal: int | None = None  # e.g. 3 for "first to 3"
-    decides: bool = True  # orders the standings before the points (Game.rank_key)
-
-
-@dataclass(frozen=True)
-class Stakes:
-    """What decides the match and how close its end is, in the game's own words.
-
-    The table page shows ``headline`` above the standings, each tally as a column
-    before the total, and ``lines`` below (e.g. who may open-bid in Twin Shoot).
-    Every game fills it in from :meth:`Game.stakes`, whether the match runs or is over.
-    """
-
-    headline: Text | None = None  # e.g. "Deal 6 of at most 12 · ends at 0 or 30 chips"
-    tallies: tuple[Tally, ...] = ()
-    lines: tuple[Text, ...] = ()
-    total_label: Text | None = None  # heading of the totals when they aren't points ("Chips")
-
-
-@dataclass(frozen=True)
-class Match:
-    setup: MatchSetup
-    entrants: tuple[str, ...]
-    deals: tuple[DealRecord, ...]
-    totals: tuple[int, ...]
-    outcome: Outcome
-    next: NextDeal | None  # None when no further deal may be entered
-    stakes: Stakes = Stakes()
-    # Per entrant, what orders the standings, higher first (Game.rank_key): RWD's deal wins
-    # before its points. Empty: by totals.
-    rank_keys: tuple[tuple[int, ...], ...] = ()
-
-    @property
-    def over(self) -> bool:
-        return self.outcome.over
-
-    @property
-    def winners(self) -> tuple[int, ...]:
-        return self.outcome.winners
-
-    def ranking(self) -> list[tuple[int, int]]:
-        """(place, entrant) pairs, best first, in the order that decides the match.
-
-        Places follow :attr:`rank_keys` (what the game says decides its match: RWD's deal
-        wins; by default the totals), equal keys sharing a place; within a place the higher
-        total comes first. Once the match is over its winners share first place, whatever
-        their points (two RWD players who reach 3 deal wins together share the match).
-        """
-        keys = self.rank_keys or tuple((total,) for total in self.totals)
-        won = set(self.outcome.winners) if self.outcome.over else set()
-
-        def key(entrant: int) -> tuple:
-            return (entrant in won, keys[entrant])
-
-        order = sorted(range(len(self.totals)), key=lambda e: (key(e), self.totals[e]),
-                       reverse=True)  # stable: seat order on full ties
-        places, place = [], 0
-        for pos, entrant in enumerate(order):
-            previous = order[pos - 1] if pos else None
-            shares = previous is not None and (key(entrant) == key(previous)
-                                               or entrant in won and previous in won)
-            if not shares:
-                place = pos + 1
-            places.append((place, entrant))
-        return places
-
-
-# --------------------------------------------------------------------------
-# Reading raw input (form fields are strings; the rules want integers)
-
-
-WHOLE_NUMBER = re.compile(r"-?[0-9]+")
-
-
-def read_int(form: Form, name: str, lo: int, hi: int, label: Text, errors: list[FieldError],
-             required: bool = True) -> int | None:
-    """Read an integer field, appending a clear message to ``errors`` if it is not one in range."""
-    raw = form.get(name)
-    if raw is None or (isinstance(raw, str) and raw.strip() == ""):
-        if required:
-            errors.append(FieldError(name, T("{field}: enter a number.", field=label)))
-        return None
-    if isinstance(raw, bool):
-        raw = str(raw)
-    if isinstance(raw, int):
-        value = raw
-    else:
-        text = str(raw).strip()
-        # ASCII digits only: str.isdigit() accepts "²", which int() then refuses.
-        if len(text) > 6 or not WHOLE_NUMBER.fullmatch(text):
-            errors.append(FieldError(name, T("{field}: “{value}” is not a whole number.",
-                                             field=label, value=text[:12])))
-            return None
-        value = int(text)
-    if not lo <= value <= hi:
-        errors.append(FieldError(name, T("{field} must be from {lo} to {hi}; it is {value}.",
-                                         field=label, lo=lo, hi=hi, value=value)))
-        return None
-    return value
-
-
-def is_blank(form: Form, name: str) -> bool:
-    """True when a field was left empty or not sent at all."""
-    raw = form.get(name)
-    return raw is None or (isinstance(raw, str) and raw.strip() == "")
-
-
-def work_out_last(known: Sequence[int | None], total: int, hi: int, name: str, label: Text,
-                  errors: list[FieldError]) -> int | None:
-    """The last value of a column the rules fix (it adds up to ``total``), from the others.
-
-    None while one of the others is missing (its own message says so); a clear message when the
-    others leave no possible value (they add up to more than ``total``, or too little)."""
-    if any(value is None for value in known):
-        return None
-    value = total - sum(known)  # type: ignore[arg-type]
-    if not 0 <= value <= hi:
-        errors.append(FieldError(name, T(
-            "{field} can't be worked out: the others add up to {sum} of {total}. Check their "
-            "numbers or enter this one.", field=label, sum=sum(known), total=total)))  # type: ignore[arg-type]
-        return None
-    return value
-
-
-def read_columns(form: Form, columns: Sequence[Column], errors: list[FieldError]
-                 ) -> dict[str, list[int | None]]:
-    """Read the declared columns, in order: each value as typed; a blank one is worked out
-    (the last of a ``derive_last`` column, from the others and the columns it is worked out
-    over, which must come earlier), means ``blank`` if the column says so, else is refused."""
-    read: dict[str, list[int | None]] = {}
-    for column in columns:
-        values: list[int | None] = []
-        for seat, label in enumerate(column.players):
-            name = column.field(seat)
-            if is_blank(form, name):
-                if column.derive_last and seat == column.n - 1:
-                    known = values + [v for key in column.worked_over for v in read[key]]
-                    values.append(work_out_last(known, column.worked_to, column.hi,  # type: ignore[arg-type]
-                                                name, label, errors))
-                    continue
-                if column.blank is not None:
-                    values.append(column.blank)
-                    continue
-            values.append(read_int(form, name, column.lo, column.hi, label, errors))
-        read[column.key] = values
-    return read
-
-
-def check_columns(columns: Sequence[Column], facts: Mapping[str, Any]) -> list[FieldError]:
-    """The checks of declared columns on recorded facts (``facts[key]``: one value per player):
-    each value a whole number in range (named like the form's own messages), and the column
-    adding up to its ``total`` (or at most ``at_most``), said with the rule's reason."""
-    errors: list[FieldError] = []
-    for column in columns:
-        values = facts.get(column.key)
-        n = column.n
-        if not isinstance(values, list) or len(values) != n:
-            errors.append(FieldError(column.key, T("{field}: enter one number for each of the {n} "
-                                                    "players.", field=column.label, n=n)))
-            continue
-        bad = False
-        for seat, value in enumerate(values):
-            label = column.players[seat]
-            if isinstance(value, bool) or not isinstance(value, int):
-                errors.append(FieldError(column.field(seat), T(
-                    "{field}: “{value}” is not a whole number.", field=label, value=str(value)[:12])))
-                bad = True
-            elif not column.lo <= value <= column.hi:
-                errors.append(FieldError(column.field(seat), T(
-                    "{field} must be from {lo} to {hi}; it is {value}.", field=label, lo=column.lo,
-                    hi=column.hi, value=value)))
-                bad = True
-        if bad:
-            continue
-        added = sum(values)
-        if column.total is not None and added != column.total:
-            if column.why is not None:
-                message = T("{field} must add up to {total} with {n} players ({why}); they add up "
-                            "to {sum}.", field=column.label, total=column.total, n=n, why=column.why,
-                            sum=added)
-            else:
-                message = T("{field} must add up to {total} with {n} players; they add up to {sum}.",
-                            field=column.label, total=column.total, n=n, sum=added)
-            errors.append(FieldError(column.key, message))
-        elif column.at_most is not None and added > column.at_most:
-            errors.append(FieldError(column.key, T(
-                "{field} can add up to at most {most}; they add up to {sum}.", field=column.label,
-                most=column.at_most, sum=added)))
-    return errors
-
-
-def read_seat(form: Form, name: str, n: int, label: Text, errors: list[FieldError],
-              required: bool = True, allow_none: bool = False) -> int | None:
-    """Read a seat index 0..n-1 (``"none"`` allowed when ``allow_none``).
-
-    A seat is tapped, never typed: anything but a seat (blank, unreadable, out of range)
-    says "choose", never "enter a number" or a 0-based range."""
-    raw = form.get(name)
-    if allow_none and isinstance(raw, str) and raw.strip().lower() == "none":
-        return None
-    if not required and is_blank(form, name):
-        return None
-    quiet: list[FieldError] = []
-    seat = read_int(form, name, 0, n - 1, label, quiet)
-    if quiet:
-        errors.append(FieldError(name, T("{field}: choose one of the players, or nobody.", field=label)
-                                 if allow_none else
-                                 T("{field}: choose one of the players.", field=label)))
-    return seat
-
-
-def player_label(setup: MatchSetup, seat: int) -> str:
-    return setup.players[seat]
 
 
 # --------------------------------------------------------------------------
@@ -892,6 +568,10 @@ class Game:
                      progress.totals, outcome, upcoming, stakes, rank_keys)
 
 
+# --------------------------------------------------------------------------
+# What the rules of several games share
+
+
 def after_end(game: Game, progress: Progress) -> FieldError | None:
     """The refusal of a deal after the end of the match, or None while another deal may follow
     (the match runs, or its end allows more, as Miraiscope's tie-break deal)."""
@@ -947,16 +627,6 @@ def race_stakes(target: int, totals: Sequence[int], entrants: Sequence[str], out
     return Stakes(T("Race to {target} points", target=target), (), tuple(said) + tuple(lines))
 
 
-def choice_answer(raw: Any, choice: Choice) -> int | None:
-    """An answer to ``choice`` as given (an int, a form string, or a mapping holding it under
-    ``choice.key``), if it is one of its options; else None."""
-    if isinstance(raw, Mapping):
-        raw = raw.get(choice.key)
-    if isinstance(raw, str) and raw.strip().isascii() and raw.strip().isdigit() and len(raw.strip()) < 4:
-        raw = int(raw.strip())
-    return raw if isinstance(raw, int) and not isinstance(raw, bool) and raw in choice.options else None
-
-
 def best(values: Sequence[int], among: Sequence[int] | None = None) -> tuple[int, ...]:
     """Indexes holding the highest value (optionally only among ``among``)."""
     candidates = list(range(len(values))) if among is None else list(among)
@@ -981,119 +651,3 @@ def counts_text(counts: Sequence[int]) -> Text:
 def names(setup: MatchSetup, seats: Sequence[int]) -> NameList:
     """The players at ``seats``, joined the reader's way (「、」 in Japanese) when rendered."""
     return join_names([setup.players[s] for s in seats])
-
-
-# ==========================================================================
-# Calculators and helpers (the game page's quick answers), declared by each game
-#
-# A calculator is a pure function over the fields of one small form: it returns a
-# CalcResult (the answer, breakdown lines, notes, rulings, or messages for the fields it
-# refuses) and never stores anything. Its ``name`` is both its address
-# (/games/<game>/calc/<name>) and the prefix of its form fields ("pq" → "pq-7", "pq-other"),
-# so several calculators live side by side on one page. The web layer renders any game's
-# calculators without knowing which game it is.
-
-
-@dataclass
-class CalcResult:
-    """A calculator's answer, shown by templates/games/_calc_result.html."""
-
-    empty: bool = True  # nothing entered yet: show the prompt
-    prompt: Text | None = None
-    errors: list[Text] = field(default_factory=list)  # shown in the result box
-    field_errors: dict[str, list[Text]] = field(default_factory=dict)  # next to the inputs
-    headline: Text | None = None  # the answer in one line
-    groups: list[tuple[Text, tuple[Line, ...]]] = field(default_factory=list)  # (title, lines)
-    items: list[Text] = field(default_factory=list)  # plain sentences, in order
-    notes: list[Text] = field(default_factory=list)
-    rulings: list[str] = field(default_factory=list)
-
-    @property
-    def failed(self) -> bool:
-        return bool(self.errors)
-
-    def refuse(self, errors: Sequence[FieldError]) -> "CalcResult":
-        """Refuse the input: each message in the box and next to its field."""
-        self.empty = False
-        for error in errors:
-            self.errors.append(error.message)
-            self.field_errors.setdefault(error.field, []).append(error.message)
-        return self
-
-    def fail(self, message: Text) -> "CalcResult":
-        """Refuse the input with one message that belongs to no single field."""
-        self.empty = False
-        self.errors.append(message)
-        return self
-
-
-@dataclass(frozen=True)
-class Calculator:
-    """One calculator or helper of a game's page.
-
-    ``compute(form, n)`` gets this calculator's fields without their prefix ("7", "other")
-    and the number of players the page shows; field errors name fields the same way.
-    """
-
-    name: str  # address and field prefix; letters and digits, unique within the game
-    compute: Callable[[Mapping[str, str], int], CalcResult]
-    kind: str = "calculator"  # "calculator" (scores) or "helper" (who leads, who wins a trick)
-
-    @property
-    def prefix(self) -> str:
-        return self.name + "-"
-
-    def fields(self, args: Mapping[str, str], max_length: int = 64) -> dict[str, str]:
-        """This calculator's fields of a request, without the prefix, trimmed to a sane length."""
-        return {key[len(self.prefix):]: (value or "")[:max_length] for key, value in args.items()
-                if key.startswith(self.prefix)}
-
-    def run(self, args: Mapping[str, str], n: int, max_length: int = 64) -> CalcResult:
-        """The answer for a whole query string; field errors come back under their full names."""
-        result = self.compute(self.fields(args, max_length), n)
-        result.field_errors = {self.prefix + key: messages
-                               for key, messages in result.field_errors.items()}
-        return result
-
-
-def entered(form: Mapping[str, Any], *ignored: str) -> bool:
-    """True once something was typed or tapped (fields in ``ignored`` have defaults)."""
-    return any(str(value).strip() for key, value in form.items() if key not in ignored)
-
-
-def seat_names(n: int) -> tuple[Text, ...]:
-    """"Player 1" … "Player n": the calculators know seats, not names."""
-    return tuple(T("Player {n}", n=i + 1) for i in range(n))
-
-
-def team_names(teams: Sequence[Team]) -> tuple[Text, ...]:
-    """"Team 1 (players 1 and 2)" …, for calculators (they know seats, not names), from the
-    game's :meth:`Game.seating`."""
-    named = []
-    for t, team in enumerate(teams):
-        seats = [seat + 1 for seat in team.seats]
-        if len(seats) == 2:
-            named.append(T("Team {n} (players {a} and {b})", n=t + 1, a=seats[0], b=seats[1]))
-        else:
-            named.append(T("Team {n} (players {seats})", n=t + 1, seats=join_names([str(s) for s in seats])))
-    return tuple(named)
-
-
-def card_codes(raw: str) -> list[str]:
-    """Card codes typed in one field: "QS 10H, 3D" → ["QS", "10H", "3D"]."""
-    return raw.replace(",", " ").split()
-
-
-def score_one_deal(game: Game, players: Sequence[Text | str], form: Mapping[str, Any],
-                   result: CalcResult) -> DealScore | None:
-    """parse_deal, check_deal and score_deal of a one-deal match (seats named ``players``);
-    None after refusing the input in ``result``."""
-    progress = game.start(MatchSetup(game.id, tuple(players)))  # type: ignore[arg-type]
-    facts, errors = game.parse_deal(form, progress)
-    if not errors:
-        errors = game.check_deal(progress, facts)
-    if errors:
-        result.refuse(errors)
-        return None
-    result.empty = False
-    return game.score_deal(progress, facts)
