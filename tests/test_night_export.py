@@ -1,6 +1,7 @@
 """The night's exports (issue 25): the JSON holds the roster, every round's seating, every
 table's result (places, place points) and the leaderboard; the CSV is one row per player per
-deal (table, game, round, deal, player, points, total), formula cells neutralised."""
+deal (table, game, round, deal, player, points, total, and on a finished table's last deal the
+place and place points), formula cells neutralised."""
 
 from __future__ import annotations
 
@@ -75,7 +76,7 @@ def test_the_csv_is_one_row_per_player_per_deal(client, conn):
     rounds = night_of_two_rounds(client, conn)
     response = client.get("/hall/export.csv")
     rows = list(csv.DictReader(io.StringIO(response.get_data().decode("utf-8-sig"))))
-    assert list(rows[0]) == ["table", "game", "round", "deal", "player", "points", "total"]
+    assert list(rows[0]) == ["table", "game", "round", "deal", "player", "points", "total", "place", "place_points"]
     first = rounds[0].tables[0].table
     deals = len(store.load(conn, first.token).deals)
     mine = [r for r in rows if r["round"] == "1" and r["table"] == "Table 1"]
@@ -87,8 +88,15 @@ def test_the_csv_is_one_row_per_player_per_deal(client, conn):
         seat = table_doc["players"].index(row["player"])
         assert row["game"] == "RWD (Rewind)"
         assert int(row["points"]) == deal["points"][seat] and int(row["total"]) == deal["totals"][seat]
+        # The finished table's result, on its last deal only: the JSON's place and place points.
+        placing = table_doc["result"]["placings"][seat]
+        if int(row["deal"]) == deals:
+            assert (int(row["place"]), float(row["place_points"])) == (placing["place"], placing["place_points"])
+        else:
+            assert row["place"] == row["place_points"] == ""
     other = [r for r in rows if r["round"] == "1" and r["table"] == "Table 2"]
     assert len(other) == 4 and {r["deal"] for r in other} == {"1"}
+    assert {(r["place"], r["place_points"]) for r in other} == {("", "")}  # still being played
     assert not [r for r in rows if r["round"] == "2"]  # round 2 has no deals yet
 
 

@@ -13,9 +13,14 @@ from hypothesis import strategies as st
 from companion.games import InvalidDeal
 from companion.games.text import Text
 from companion.meetup.points import (LEADERBOARD_ORDER, PLACE_POINTS_RULE, MatchResult, Placing, leaderboard,
-                                     match_result, place_points, place_points_exact, player_key)
+                                     match_place_points, match_result, player_key)
 
 THIRD = Fraction(1, 3)
+
+
+def place_points_exact(places):
+    """The place points of a match where every seat plays alone (each seat its own entrant)."""
+    return match_place_points(tuple(range(len(places))), tuple(places))
 
 
 # ------------------------------------------------------------------------------ the rule
@@ -23,7 +28,7 @@ THIRD = Fraction(1, 3)
 
 def test_a_clear_order_at_four_gives_one_two_thirds_one_third_zero():
     assert place_points_exact([1, 2, 3, 4]) == (1, 2 * THIRD, THIRD, 0)
-    assert place_points([3, 1, 4, 2]) == (pytest.approx(1 / 3), 1.0, 0.0, pytest.approx(2 / 3))
+    assert place_points_exact([3, 1, 4, 2]) == (THIRD, 1, 0, 2 * THIRD)
 
 
 def test_ties_count_half():
@@ -53,6 +58,22 @@ def test_a_table_hands_out_half_a_point_per_player(places):
 def test_one_entrant_has_no_place_points():
     with pytest.raises(ValueError):
         place_points_exact([1])
+    with pytest.raises(ValueError):  # two partners are one entrant
+        match_place_points((0, 0), (1, 1))
+
+
+def test_a_team_counts_once_and_both_partners_get_its_points():
+    # Issue 33: partners are not tied opponents. Twin Shoot at four: 1 and 0, not 0.83 and 0.17.
+    assert match_place_points((0, 0, 1, 1), (1, 1, 2, 2)) == (1, 1, 0, 0)
+    # At six, three teams: 1, ½, 0 (not 0.9, 0.5, 0.1); teams may sit across the table.
+    assert match_place_points((0, 1, 2, 0, 1, 2), (2, 1, 3, 2, 1, 3)) == (Fraction(1, 2), 1, 0, Fraction(1, 2), 1, 0)
+    # Two of three teams sharing the win: ¾ each, the last team 0.
+    assert match_place_points((0, 0, 1, 1, 2, 2), (1, 1, 1, 1, 3, 3)) == (Fraction(3, 4),) * 4 + (0, 0)
+
+
+def test_partners_with_different_places_are_refused():
+    with pytest.raises(ValueError):
+        match_place_points((0, 0, 1, 1), (1, 2, 3, 3))
 
 
 def test_the_rule_is_said_in_words_the_page_can_translate():
@@ -142,8 +163,9 @@ def test_facts_no_table_could_store_are_refused_by_the_rules():
 
 
 def result(game, over, *lines) -> MatchResult:
-    """Placings from (name, place) in seat order; points by the rule (the tests above check it)."""
-    points = place_points([place for _name, place in lines])
+    """Placings from (name, place) in seat order, each seat alone; points by the rule (the tests
+    above check it)."""
+    points = place_points_exact([place for _name, place in lines])
     return MatchResult(game, over, tuple(Placing(seat, name, place, pts, 0, seat)
                                          for seat, ((name, place), pts) in enumerate(zip(lines, points))))
 

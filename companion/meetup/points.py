@@ -54,20 +54,33 @@ def player_key(name: str) -> str:
     return name_key(name)
 
 
-def place_points_exact(places: Sequence[int]) -> tuple[Fraction, ...]:
-    """Place points of each entrant from their places (1 = first; equal places are a tie).
+# Cached: a season has thousands of matches but few patterns of places (1-2-3-4 above all).
+@lru_cache(maxsize=4096)
+def match_place_points(entrants: tuple[int, ...], places: tuple[int, ...]) -> tuple[Fraction, ...]:
+    """A match's place points, per seat: the one computation the leaderboard, a player's night,
+    the season and the exports all read.
 
-    Exact fractions, so totals over a night compare without rounding (⅓ + ⅔ is 1)."""
-    others = len(places) - 1
-    if others < 1:
+    ``entrants[seat]`` is what the game ranks at that seat (partners share one entrant, so a
+    team counts once) and ``places[seat]`` that entrant's place (1 = first; equal places are a
+    tie). Each seat gets its entrant's share of the *other entrants* beaten, a tie counting
+    half: twice the entrants below plus the others tied, over twice the others. Both partners
+    get their team's points: at a table of two teams, each winner gets 1 and each loser 0 (not
+    the ⅚ and ⅙ of partners counted as tied opponents). Exact fractions, so totals over a
+    night or a season compare without rounding (⅓ + ⅔ is 1)."""
+    if len(entrants) != len(places):
+        raise ValueError("one entrant and one place per seat")
+    place_of: dict[int, int] = {}
+    for entrant, place in zip(entrants, places):
+        if place_of.setdefault(entrant, place) != place:
+            raise ValueError(f"entrant {entrant} has two places; partners share their team's place")
+    ranked = list(place_of.values())
+    twice_others = 2 * (len(ranked) - 1)
+    if twice_others < 2:
         raise ValueError("place points need at least two entrants")
-    return tuple(Fraction(2 * sum(1 for q in places if q > p) + sum(1 for q in places if q == p) - 1, 2 * others)
-                 for p in places)
-
-
-def place_points(places: Sequence[int]) -> tuple[float, ...]:
-    """:func:`place_points_exact` as floats, for pages and exports."""
-    return tuple(float(points) for points in place_points_exact(places))
+    worth = {place: Fraction(2 * sum(1 for q in ranked if q > place) + sum(1 for q in ranked if q == place) - 1,
+                             twice_others)
+             for place in set(ranked)}
+    return tuple(worth[place] for place in places)
 
 
 @dataclass(frozen=True)
@@ -77,9 +90,14 @@ class Placing:
     seat: int  # 0-based, in the table's seat order
     player: str
     place: int  # 1 = first; partners share their team's place, tied players share a place
-    points: float  # place points, 0..1
+    exact: Fraction  # place points, 0..1, as match_place_points gives them
     score: int  # the final total in the game's own scale (a team game: the team's total)
     entrant: int  # index of what the game ranks (the seat itself, or the team)
+
+    @property
+    def points(self) -> float:
+        """The place points as a float, for pages and exports."""
+        return float(self.exact)
 
 
 @dataclass(frozen=True)
@@ -101,15 +119,15 @@ def result_of(match: Match, games: Mapping[str, Game] = GAMES) -> MatchResult:
     """The placings of a replayed :class:`~companion.games.Match`, by its own ranking."""
     setup = match.setup
     entrant_places = dict((entrant, place) for place, entrant in match.ranking())
-    places = [entrant_places[e] for e in range(len(match.entrants))]
-    points = place_points(places)
-    seats = entrant_seats(games[setup.game], setup.n)
-    placings = []
-    for entrant, entrant_seat_list in enumerate(seats):
+    entrant_of = [0] * setup.n
+    for entrant, entrant_seat_list in enumerate(entrant_seats(games[setup.game], setup.n)):
         for seat in entrant_seat_list:
-            placings.append(Placing(seat, setup.players[seat], places[entrant], points[entrant],
-                                    match.totals[entrant], entrant))
-    return MatchResult(setup.game, match.over, tuple(sorted(placings, key=lambda p: p.seat)))
+            entrant_of[seat] = entrant
+    places = tuple(entrant_places[entrant] for entrant in entrant_of)
+    points = match_place_points(tuple(entrant_of), places)
+    return MatchResult(setup.game, match.over, tuple(
+        Placing(seat, setup.players[seat], places[seat], points[seat], match.totals[entrant_of[seat]],
+                entrant_of[seat]) for seat in range(setup.n)))
 
 
 def match_result(game_id: str, players: Sequence[str], deals: Sequence[Mapping[str, Any]],
@@ -151,7 +169,8 @@ def leaderboard(results: Iterable[MatchResult], key: Callable[[str], str] = play
     """Every player of the finished matches in ``results``, ranked (see :data:`LEADERBOARD_ORDER`).
 
     Matches not over yet are left out: their places may still change. ``key`` says when two
-    names are one player (by default :func:`player_key`)."""
+    names are one player (by default :func:`player_key`). Each placing's points are its
+    match's own (:func:`match_place_points`: partners count once, as one entrant)."""
     tables: dict[str, int] = {}
     totals: dict[str, Fraction] = {}
     places: dict[str, list[int]] = {}
@@ -159,12 +178,11 @@ def leaderboard(results: Iterable[MatchResult], key: Callable[[str], str] = play
     for result in results:
         if not result.over:
             continue
-        exact = place_points_exact([p.place for p in result.placings])
-        for placing, points in zip(result.placings, exact):
+        for placing in result.placings:
             k = key(placing.player)
             names[k] = placing.player
             tables[k] = tables.get(k, 0) + 1
-            totals[k] = totals.get(k, Fraction(0)) + points
+            totals[k] = totals.get(k, Fraction(0)) + placing.exact
             counts = places.setdefault(k, [])
             counts.extend([0] * (placing.place - len(counts)))
             counts[placing.place - 1] += 1

@@ -18,7 +18,7 @@ from functools import lru_cache
 from typing import Iterable, Sequence
 
 from ..games.text import T, Tn, Text
-from .points import MatchResult, player_key
+from .points import MatchResult, match_place_points, player_key
 
 __all__ = ["MatchRecord", "record_of", "player_key", "PlayerStats", "GameLine", "MatchLine", "HeadToHead",
            "NightLine", "player_stats", "SeasonRow", "SeasonTable", "GameLeaders", "season_table",
@@ -65,8 +65,7 @@ class MatchRecord:
         teams = tuple(self.entrants) if self.entrants else tuple(range(len(self.players)))
         put(self, "keys", tuple(self.ids) if self.ids else tuple(map(player_key, self.players)))
         put(self, "teams", teams)
-        # Place points as (numerator, denominator) integers: twice the others beaten plus the
-        # others tied, over twice the others; a season adds thousands exactly and fast.
+        # Place points as (numerator, denominator) integers: a season adds thousands exactly and fast.
         put(self, "shares", _shares(teams, tuple(self.places)))
         put(self, "size", len(set(teams)))
         put(self, "when", (self.night, self.at))
@@ -74,17 +73,10 @@ class MatchRecord:
 
 @lru_cache(maxsize=4096)
 def _shares(teams: tuple[int, ...], places: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
-    """:attr:`MatchRecord.shares` of one pattern of places (cached: a season has thousands of
-    matches but few patterns, 1-2-3-4 above all)."""
-    entrant_place = dict(zip(teams, places))  # partners share one place
-    ranked = list(entrant_place.values())
-    twice_others = 2 * (len(ranked) - 1)
-    if not twice_others:
-        return ((1, 2),) * len(places)
-    # Worked out once per distinct place: twice the entrants below, plus the others tied.
-    worth = {place: 2 * sum(1 for q in ranked if q > place) + sum(1 for q in ranked if q == place) - 1
-             for place in set(ranked)}
-    return tuple((worth[place], twice_others) for place in places)
+    """:attr:`MatchRecord.shares` of one pattern of places: the match's own place points
+    (:func:`companion.meetup.points.match_place_points`, partners counted once) as integers
+    (cached: a season has thousands of matches but few patterns, 1-2-3-4 above all)."""
+    return tuple((points.numerator, points.denominator) for points in match_place_points(teams, places))
 
 
 def record_of(result: MatchResult, night: str, table: str, at: str = "",

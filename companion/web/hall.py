@@ -320,16 +320,20 @@ def export_json():
         "Cache-Control": "no-store"})
 
 
-CSV_COLUMNS = ("table", "game", "round", "deal", "player", "points", "total")
+CSV_COLUMNS = ("table", "game", "round", "deal", "player", "points", "total", "place", "place_points")
 
 
 @bp.get("/hall/export.csv")
 def export_csv():
     """One row per player per deal (table, game, round, deal, player, points, total), so a
-    spreadsheet can pivot it; in a team game a player's points are their team's."""
+    spreadsheet can pivot it; in a team game a player's points are their team's. A finished
+    table's last deal also carries each player's place and place points, the night's own
+    result (night.night_results), so a column sum per player is their leaderboard total."""
     conn = get_db()
     tables = night.night_tables(conn)
-    where = {rt.table.id: (r, rt) for r in night.night_rounds(conn, tables) for rt in r.tables}
+    rounds = night.night_rounds(conn, tables)
+    where = {rt.table.id: (r, rt) for r in rounds for rt in r.tables}
+    results = {found.table.id: found.result for found in night.night_results(conn, tables, rounds)}
     rows: list[dict] = []
     for position, table in enumerate(tables, start=1):
         if not table.seated:
@@ -337,13 +341,18 @@ def export_csv():
         r, rt = where.get(table.id, (None, None))
         match = table.match()
         seats = seating_entrants(table)
+        result = results.get(table.id)
+        ended = result.placings if result is not None and result.over else None
         for record in match.deals:
+            last = ended is not None and record.number == len(match.deals)
             for seat, player in enumerate(table.setup.players):
                 entrant = seats[seat]
                 rows.append({"table": round_label(rt) if rt else table_label(table, position),
                              "game": table.game.name_en, "round": r.number if r else "",
                              "deal": record.number, "player": player,
-                             "points": record.score.points[entrant], "total": record.totals[entrant]})
+                             "points": record.score.points[entrant], "total": record.totals[entrant],
+                             "place": ended[seat].place if last else "",
+                             "place_points": round(ended[seat].points, 6) if last else ""})
     return csv_download(rows, CSV_COLUMNS, f"night-{night_name()}.csv", **{"Cache-Control": "no-store"})
 
 
