@@ -6,7 +6,7 @@ the ordinary table's revision.
 
 The benchmark that stood here (another table's phone while 16 loops hammer the heavy one) is
 bench/fair_share.py now, with 64 loops from one device and a target; that the heavy table's
-turns leave other tables served is tested in tests/test_table_turns.py.
+turns leave other tables served is tested in tests/serving/test_table_turns.py.
 """
 
 from __future__ import annotations

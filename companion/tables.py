@@ -121,7 +121,7 @@ class ReplayCache(BytesLRU):
         super().__init__(max_bytes, size=progress_bytes)
 
 
-# Measured with a deep sizeof of replayed matches (tests/test_caches.py checks the estimate
+# Measured with a deep sizeof of replayed matches (tests/web/test_caches.py checks the estimate
 # stays above the real size): a deal record of the biggest built-in game (4 players) holds
 # about 5 KB, its facts'
 # JSON about 60 bytes; score lines and totals grow with the players.

@@ -7,16 +7,12 @@ Helpers shared by test files (``text_of``, ``csrf_of``) live in tests/helpers.py
 
 from __future__ import annotations
 
-import io
 import os
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import threading
-import time
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,9 +24,8 @@ from flask import Flask
 from hypothesis import settings
 
 from companion import create_app
+from helpers import ServerProcess, decode_qr
 from helpers import csrf_of, text_of  # noqa: F401  (shared helpers: tests import them from helpers)
-
-REPO_ROOT = Path(__file__).resolve().parent.parent
 
 pytest_plugins = ["pytester"]  # tests/test_test_tiers.py runs small suites with this conftest
 
@@ -43,7 +38,7 @@ os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="companion-test-data-")
 #
 # "dev" (the default) keeps everyday runs quick; "ci" (selected when CI=true, as .ci/run sets)
 # runs 200 examples per property, what every property test fixed for itself before the profiles.
-# Tests that want more or fewer than others scale the profile's count (tests/test_fuzz.py) rather
+# Tests that want more or fewer than others scale the profile's count (tests/web/test_fuzz.py) rather
 # than fix one. Choose one by hand with HYPOTHESIS_PROFILE=ci or pytest --hypothesis-profile=ci.
 CI_EXAMPLES = 200
 settings.register_profile("ci", max_examples=CI_EXAMPLES, deadline=None, print_blob=True)
@@ -61,7 +56,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE")
 # real time, or fuzzes at length. A test using a fixture in SLOW_FIXTURES is marked slow here;
 # the others carry @pytest.mark.slow. ``browser``: everything under tests/browser/ (its conftest).
 
-SLOW_FIXTURES = {"server_process", "served"}  # served: tests/test_serve.py's `companion serve` process
+SLOW_FIXTURES = {"server_process", "served"}  # served: tests/serving/test_serve.py's `companion serve` process
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects anything
@@ -221,6 +216,13 @@ def csrf_client(csrf_app: Flask):
     return csrf_app.test_client()
 
 
+@pytest.fixture
+def app_of() -> Callable[[Mapping[str, Any]], Flask]:
+    """``app_of(config)``: the app on the database config names, opened as it is (an old
+    release's copy, say), sharing compiled templates with the other apps."""
+    return make_app
+
+
 # --- a real server ---------------------------------------------------------------------------
 
 @dataclass
@@ -322,19 +324,7 @@ def live_server(live_server_factory) -> LiveServer:
     return live_server_factory()
 
 
-# --- QR decoding -----------------------------------------------------------------------------
-
-def decode_qr(image) -> list[str]:
-    """Texts of every QR code zxing-cpp finds in a PIL image or PNG bytes."""
-    import zxingcpp
-    from PIL import Image
-
-    if isinstance(image, (bytes, bytearray)):
-        image = Image.open(io.BytesIO(image))
-    image = image.convert("L")
-    return [result.text for result in zxingcpp.read_barcodes(image)
-            if result.format == zxingcpp.BarcodeFormat.QRCode]
-
+# --- QR decoding (decode_qr: tests/helpers.py) ------------------------------------------------
 
 @pytest.fixture
 def qr_decode() -> Callable[[Any], list[str]]:
@@ -344,66 +334,7 @@ def qr_decode() -> Callable[[Any], list[str]]:
     return decode_qr
 
 
-# --- `companion serve` as a separate process, to kill -9 ----------------------------------------
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class ServerProcess:
-    """`python -m companion.cli serve` on loopback with its own database file.
-
-    ``kill()`` is SIGKILL (no clean-up at all), ``start()`` starts it again on a fresh
-    port (``port`` changes) or on ``start(port=...)``, so phones reconnect to the same address;
-    ``args`` are more `serve` options. ``stop()`` ends it politely. Output goes to ``log``.
-    """
-
-    def __init__(self, db: Path, log: Path):
-        self.db, self.log = db, log
-        self.proc: subprocess.Popen | None = None
-        self.port = 0
-        self.starts = 0
-
-    def start(self, timeout: float = 15, *, port: int | None = None, args: tuple[str, ...] = ()) -> None:
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO_ROOT), env.get("PYTHONPATH")) if p)
-        env["PYTHONUNBUFFERED"] = "1"
-        port = port or free_port()
-        with open(self.log, "ab") as out:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "companion.cli", "serve", "--host", "127.0.0.1", "--port", str(port),
-                 "--db", str(self.db), "--no-qr", *args],
-                cwd=self.db.parent, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise AssertionError(f"server exited: {self.log.read_text(errors='replace')[-2000:]}")
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                    self.port = port
-                    self.starts += 1
-                    return
-            except OSError:
-                time.sleep(0.02)
-        self.proc.kill()
-        raise AssertionError(f"server did not start within {timeout} s")
-
-    def kill(self) -> None:
-        os.kill(self.proc.pid, signal.SIGKILL)
-        self.proc.wait(10)
-
-    def stop(self) -> None:
-        if self.proc is None or self.proc.poll() is not None:
-            return
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(5)
-
+# --- `companion serve` as a separate process, to kill -9 (ServerProcess: tests/helpers.py) -------
 
 @pytest.fixture
 def server_process(tmp_path: Path) -> Iterator[ServerProcess]:

@@ -7,7 +7,19 @@ tests/browser/ and tests/games/ included, can import this module by name.
 from __future__ import annotations
 
 import html as _html
+import http.client
+import io
+import os
 import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.parse
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
 
 _SCRIPT_OR_STYLE = re.compile(r"<(script|style)\b.*?</\1>", re.S | re.I)
 _BDI = re.compile(r"</?bdi\b[^>]*>", re.I)
@@ -165,3 +177,299 @@ def star_points(path: str) -> int:
     cy = sum(y for _, y in points) / len(points)
     radius = [math.hypot(x - cx, y - cy) for x, y in points]
     return sum(1 for i, r in enumerate(radius) if r > radius[i - 1] and r > radius[(i + 1) % len(radius)])
+
+
+# --- tables through the forms (the Flask test client, CSRF off) -----------------------------
+
+def create_table(client, game: str, names: list[str], **options) -> str:
+    """A table made through the new-table form (CSRF off); its token."""
+    data = {"game": game, "players": str(len(names))}
+    data.update({f"name-{i}": name for i, name in enumerate(names)})
+    data.update({k: str(v) for k, v in options.items()})
+    response = client.post("/tables", data=data)
+    assert response.status_code == 303, response.get_data(as_text=True)
+    location = response.headers["Location"]
+    token = location.rstrip("/").rsplit("/", 1)[-1]
+    assert re.fullmatch(r"[A-Za-z0-9_-]{16,64}", token)
+    return token
+
+
+def table_state(client, token: str) -> dict:
+    """A table's JSON export."""
+    import json
+
+    response = client.get(f"/t/{token}/export.json")
+    assert response.status_code == 200
+    return json.loads(response.get_data(as_text=True))
+
+
+def rwd_fields(chips, tricks, **extra) -> dict:
+    """An RWD deal as form fields: chips-i and tricks-i, and ``extra``."""
+    fields = {f"chips-{i}": c for i, c in enumerate(chips)}
+    fields.update({f"tricks-{i}": t for i, t in enumerate(tricks)})
+    fields.update(extra)
+    return fields
+
+
+def enter_facts(client, token, number, facts, game_id):
+    """Enter deal ``number`` (rules facts, sent as the game's form fields); it must be accepted."""
+    from companion.games import GAMES
+
+    fields = GAMES[game_id].form_values(facts)
+    response = client.post(f"/t/{token}/deals", data={"number": str(number), **fields})
+    assert response.status_code in (200, 303), text_of(response.get_data(as_text=True))
+
+
+# --- a phone against a real server (HTTP on loopback) -------------------------------------------
+
+BUSY_RETRIES = 20  # a phone asked to come back later (503/429 + Retry-After) tries again, this often at most
+
+
+class Phone:
+    """A cookie-keeping HTTP client, like one phone's browser without JavaScript. ``source``:
+    the phone's own address (each phone is a device of its own to the laptop's fair share:
+    127.0.0.2, 127.0.0.3…). Asked to come back later (503 or 429 with Retry-After: the laptop's
+    fair share or a table's turns refused it before the app ran it, so nothing was stored), it
+    waits as long as it was told and sends the same request again, as a phone's outbox does."""
+
+    def __init__(self, port: int, source: str = "127.0.0.1"):
+        self.port = port
+        self.source = source
+        self.cookies: dict[str, str] = {}
+        self.waited = 0  # requests answered "come back later" (then sent again)
+
+    def request(self, method: str, path: str, form: dict | None = None, timeout: float = 10):
+        for _ in range(BUSY_RETRIES):
+            status, headers, data = self.request_once(method, path, form, timeout)
+            retry = headers.get("Retry-After", "")
+            if status not in (429, 503) or not retry.isdigit():
+                return status, headers, data
+            self.waited += 1
+            time.sleep(min(int(retry), 10))
+        return status, headers, data
+
+    def request_once(self, method: str, path: str, form: dict | None = None, timeout: float = 10):
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout,
+                                          source_address=(self.source, 0))
+        headers = {"Accept-Encoding": "identity"}
+        body = None
+        if form is not None:
+            body = urllib.parse.urlencode(form).encode()
+            headers["Content-Type"] = "application/x-www-form-urlencoded"
+        if self.cookies:
+            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+        try:
+            conn.request(method, path, body=body, headers=headers)
+            response = conn.getresponse()
+            data = response.read().decode("utf-8")
+            for header, value in response.getheaders():
+                if header.lower() == "set-cookie":
+                    name, _, rest = value.partition("=")
+                    self.cookies[name.strip()] = rest.split(";", 1)[0]
+            return response.status, dict(response.getheaders()), data
+        finally:
+            conn.close()
+
+    def csrf(self, path: str) -> str:
+        status, _headers, html = self.request("GET", path)
+        assert status == 200, (path, status)
+        return re.search(r'name="csrf_token" value="([^"]+)"', html).group(1)
+
+    def create_table(self, game: str, names: list[str]) -> str:
+        token = self.csrf(f"/tables/new?game={game}&players={len(names)}")
+        form = {"csrf_token": token, "game": game, "players": str(len(names)),
+                **{f"name-{i}": name for i, name in enumerate(names)}}
+        status, headers, body = self.request("POST", "/tables", form)
+        assert status == 303, body[:500]
+        return urllib.parse.urlsplit(headers["Location"]).path.rsplit("/", 1)[-1]
+
+
+def rwd_form(csrf: str, number: int, chips, tricks) -> dict:
+    form = {"csrf_token": csrf, "number": str(number)}
+    form.update({f"chips-{i}": str(c) for i, c in enumerate(chips)})
+    form.update({f"tricks-{i}": str(t) for i, t in enumerate(tricks)})
+    return form
+
+
+def rwd_deal_post(csrf: str, number: int) -> dict:
+    """A valid 4-player RWD deal; the winner rotates, so no match ends within 8 deals."""
+    winner = number % 4
+    chips, tricks = [4, 3, 3, 3], [3, 3, 3, 4]
+    tricks[winner] += 2
+    tricks[(winner + 1) % 4] -= 2
+    return rwd_form(csrf, number, chips, tricks)
+
+
+def enter_deals(port: int, token: str, numbers) -> None:
+    """Deals ``numbers`` (rwd_deal_post) entered on a real server, from one phone."""
+    phone = Phone(port)
+    csrf = phone.csrf(f"/t/{token}")
+    for number in numbers:
+        status, _h, body = phone.request("POST", f"/t/{token}/deals", rwd_deal_post(csrf, number))
+        assert status == 303, body[:300]
+
+
+# --- `companion serve` as a separate process, to kill -9 ----------------------------------------
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class ServerProcess:
+    """`python -m companion.cli serve` on loopback with its own database file.
+
+    ``kill()`` is SIGKILL (no clean-up at all), ``start()`` starts it again on a fresh
+    port (``port`` changes) or on ``start(port=...)``, so phones reconnect to the same address;
+    ``args`` are more `serve` options. ``stop()`` ends it politely. Output goes to ``log``.
+    """
+
+    def __init__(self, db: Path, log: Path):
+        self.db, self.log = db, log
+        self.proc: subprocess.Popen | None = None
+        self.port = 0
+        self.starts = 0
+
+    def start(self, timeout: float = 15, *, port: int | None = None, args: tuple[str, ...] = ()) -> None:
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO_ROOT), env.get("PYTHONPATH")) if p)
+        env["PYTHONUNBUFFERED"] = "1"
+        port = port or free_port()
+        with open(self.log, "ab") as out:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "companion.cli", "serve", "--host", "127.0.0.1", "--port", str(port),
+                 "--db", str(self.db), "--no-qr", *args],
+                cwd=self.db.parent, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise AssertionError(f"server exited: {self.log.read_text(errors='replace')[-2000:]}")
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                    self.port = port
+                    self.starts += 1
+                    return
+            except OSError:
+                time.sleep(0.02)
+        self.proc.kill()
+        raise AssertionError(f"server did not start within {timeout} s")
+
+    def kill(self) -> None:
+        os.kill(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(5)
+
+
+# --- QR decoding ---------------------------------------------------------------------------------
+
+def decode_qr(image) -> list[str]:
+    """Texts of every QR code zxing-cpp finds in a PIL image or PNG bytes."""
+    import zxingcpp
+    from PIL import Image
+
+    if isinstance(image, (bytes, bytearray)):
+        image = Image.open(io.BytesIO(image))
+    image = image.convert("L")
+    return [result.text for result in zxingcpp.read_barcodes(image)
+            if result.format == zxingcpp.BarcodeFormat.QRCode]
+
+
+# --- the three hand-worked nights of tests/players/ (players, season, its browser test) -------------
+
+N1, N2, N3, N4 = "2026-10-06", "2026-10-20", "2026-11-03", "2026-11-17"
+
+
+def rwd(chips, tricks):
+    return {"chips": list(chips), "tricks": list(tricks)}
+
+
+RWD_SEAT0 = rwd([4, 5, 8], [7, 7, 3])     # 3 players: seat 0 +3, seat 1 +2, seat 2 -5; seat 0 wins the deal
+RWD_SEAT1 = rwd([0, 9, 8], [0, 17, 0])    # seat 1 +8 wins; seat 0 0, seat 2 -8
+
+
+def rwd4(winner):
+    """4 players (13 a half): the winner 10 tricks and 1 chip (+9), the others 1 and 4 (-3)."""
+    return rwd([1 if s == winner else 4 for s in range(4)], [10 if s == winner else 1 for s in range(4)])
+
+
+def mirai(q0, p0, last):
+    return {"queens": [q0, 4 - q0], "points": [p0, 20 - p0], "last_trick": last}
+
+
+MIRAI_SEAT1 = [mirai(4, 20, 0), mirai(0, 0, 1), mirai(2, 10, 0), mirai(2, 10, 1), mirai(1, 9, 1)]  # 82 to 93
+MIRAI_SEAT0 = [mirai(4, 20, 0), mirai(0, 0, 1), mirai(2, 10, 0), mirai(2, 10, 1), mirai(3, 12, 0)]  # 94 to 81
+
+
+def lucky(holder, number, last):
+    return {"die_holder": holder, "die_number": number, "last_trick": last}
+
+
+# Seats 0 and 1 collect 2 each (17), seat 2 collects 1 from seat 3 and pays 2 (14), seat 3 pays 3 (12);
+# then draws (the opening leader, seat k % 4 at deal k, wins all six) until the 12th deal ends it.
+LUCKY = [lucky(0, 2, 3), lucky(2, 1, 3), lucky(1, 2, 2)] + [lucky(None, None, k % 4) for k in range(4, 13)]
+# Twin Shoot: seats 3 & 4 (index 2, 3) bid and take 4 + 3 tricks three times: 111 to 9.
+TWIN = {"bids": [["D", "D"], ["D", "D"], ["X", "D"], ["C", "D"]], "tricks": [2, 1, 4, 3], "open_bid": None}
+
+
+class NightClock:
+    """The domain's clock, set per table: each night has its own date."""
+
+    def __init__(self, monkeypatch):
+        self.stamp = f"{N1}T09:00:00+00:00"
+        from companion import tables
+
+        monkeypatch.setattr(tables, "now", lambda: self.stamp)
+
+    def at(self, day: str, hhmm: str) -> None:
+        self.stamp = f"{day}T{hhmm}:00+00:00"
+
+
+def play_table(conn, game, names, options, deals) -> str:
+    from companion import tables
+
+    token = tables.create(conn, game, names, options)
+    for number, facts in enumerate(deals, 1):
+        tables.add_deal(conn, token, number, facts)
+    return token
+
+
+def three_nights(conn, clock) -> dict[str, str]:
+    """The hand-worked nights of tests/players/test_season_stats.py; returns each table's token."""
+    from companion import night
+
+    tokens = {}
+    clock.at(N1, "09:00")
+    night.start_night(conn)
+    clock.at(N1, "19:30")
+    # Ann 9 (3 + 0 + 3 + 3), Bo 14 (2 + 8 + 2 + 2), Cy -23: deal wins 3, 1, 0 -> places 1, 2, 3
+    tokens["n1-rwd"] = play_table(conn, "rwd", ["Ann", "Bo", "Cy"], {"first_start_player": 0},
+                                  [RWD_SEAT0, RWD_SEAT1, RWD_SEAT0, RWD_SEAT0])
+    tokens["n1-mirai"] = play_table(conn, "miraiscope", ["Di", "Ed"], {"first_dealer": 0}, MIRAI_SEAT1)  # Ed 1st
+    clock.at(N1, "20:30")
+    tokens["n1-lucky"] = play_table(conn, "lucky_cube", ["Ann", "Di", "Bo", "Ed"], {"first_dealer": 0}, LUCKY)
+    clock.at(N2, "09:00")
+    night.start_night(conn)
+    clock.at(N2, "19:30")
+    tokens["n2-twin"] = play_table(conn, "twin_shoot", ["Ann", "Cy", "Bo", "Di"], {}, [TWIN] * 3)
+    clock.at(N2, "21:00")
+    # Bo wins all three deals (+3 each: 9); Ann +2 x 3 = 6 and Ed -15, no deal win each: level second
+    tokens["n2-rwd"] = play_table(conn, "rwd", ["Ｂｏ", "Ann", "Ed"], {"first_start_player": 0}, [RWD_SEAT0] * 3)
+    clock.at(N3, "09:00")
+    night.start_night(conn)
+    clock.at(N3, "19:00")
+    # Deal wins Di, Ed, Di, Cy, Cy, Cy: Cy 3 (18), Di 2 (6), Ed 1 (-6), ann 0 (-18)
+    tokens["n3-rwd"] = play_table(conn, "rwd", ["ann", "Cy", "Di", "Ed"], {"first_start_player": 0},
+                                  [rwd4(2), rwd4(3), rwd4(2), rwd4(1), rwd4(1), rwd4(1)])
+    clock.at(N3, "20:00")
+    tokens["n3-mirai"] = play_table(conn, "miraiscope", ["Ann", "Bo"], {"first_dealer": 0}, MIRAI_SEAT0)  # Ann 94
+    return tokens

@@ -24,7 +24,7 @@ import pytest
 from companion import app as app_module
 from companion import cli, create_app
 from companion.store import connect
-from conftest import free_port
+from helpers import free_port
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 README = (REPO_ROOT / "README.md").read_text(encoding="utf-8")

@@ -151,7 +151,7 @@ def address_in_use(exc: OSError) -> bool:
 # companion.serving.patch.patch_for_gevent() before it imports this module and the app. Each place
 # where gevent's own behaviour is replaced is one small, named override below, with why; the
 # gevent versions they were written against are pinned in pyproject.toml, and
-# tests/test_serving_patches.py fails if a name they override disappears from gevent.
+# tests/serving/test_gevent_patches.py fails if a name they override disappears from gevent.
 
 import gevent  # noqa: E402
 from gevent.pool import Pool  # noqa: E402

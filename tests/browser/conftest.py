@@ -13,15 +13,13 @@ from typing import Iterator
 
 import pytest
 
+from .pages import LAPTOP, PHONE, TIMEOUT_MS
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--disable-quic", "--no-first-run"]
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
-PHONE = dict(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True,
-             has_touch=True, locale="en-US")
-LAPTOP = dict(viewport={"width": 1280, "height": 800}, locale="en-US")
-TIMEOUT_MS = 10_000
 SETTLE_MS = 5_000
 
 

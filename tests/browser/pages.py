@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from contextlib import contextmanager
 from typing import Iterator
+
+# The browser contexts of the phone and laptop fixtures (tests/browser/conftest.py).
+PHONE = dict(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True,
+             has_touch=True, locale="en-US")
+LAPTOP = dict(viewport={"width": 1280, "height": 800}, locale="en-US")
+TIMEOUT_MS = 10_000
+SEATED_NAMES = ["Aiko", "Ben", "Chiyo", "Daisuke", "Emi", "Fumi"]  # open_table's players
 
 
 def settled(page) -> None:
@@ -36,3 +44,40 @@ def put(page, name: str, value) -> None:
         page.locator(f'#entry label:has(> input[type=radio][name="{name}"][value="{value}"])').first.tap()
     else:
         page.locator(f'#entry [name="{name}"]').fill(str(value))
+
+
+def open_table(page, live_server, game: str, n: int) -> str:
+    """``page`` opens a table of ``game`` for ``n`` players (Aiko, Ben…) through the form; its URL."""
+    page.goto(live_server(f"/tables/new?game={game}&players={n}"))
+    for seat in range(n):
+        page.locator(f"#f-name-{seat}").fill(SEATED_NAMES[seat])
+    page.locator("main form button[type=submit]").last.click()
+    page.wait_for_url(re.compile(r"/t/[A-Za-z0-9_-]{16,}$"))
+    settled(page)
+    return page.url
+
+
+def save(page) -> None:
+    """Tap Save; return once the laptop answered 200 (not waiting for the page to show it)."""
+    with page.expect_response(lambda r: r.url.endswith("/deals") and r.request.method == "POST") as info:
+        page.locator("#entry button[type=submit]").tap()
+    assert info.value.status == 200
+
+
+# The Save's answer is shown: htmx put it in place of the whole #entry-wrap the Save was tapped
+# in, and app.js has set up the new form, if the answer has one (on htmx's after:swap).
+ANSWER_SHOWN = """wrap => {
+    if (wrap.isConnected) return false;
+    const form = document.querySelector('form#entry[data-table]');
+    return !form || form.dataset.ready === '1';
+}"""
+
+
+def save_shown(page, status: int = 200) -> None:
+    """Tap Save; return once the laptop's answer is on the page (the response alone comes
+    before htmx has put it there)."""
+    wrap = page.locator("#entry-wrap").element_handle()
+    with page.expect_response(lambda r: r.url.endswith("/deals") and r.request.method == "POST") as info:
+        page.locator("#entry button[type=submit]").tap()
+    assert info.value.status == status
+    page.wait_for_function(ANSWER_SHOWN, arg=wrap)

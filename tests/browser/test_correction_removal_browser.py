@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.pages import put, settled
-from tests.browser.test_entry_height_browser import open_table, save
+from tests.browser.pages import open_table, put, save, settled
 
 pytestmark = pytest.mark.browser
 

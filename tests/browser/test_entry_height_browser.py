@@ -13,16 +13,14 @@ Finish actions (here: the rematch; a tie offers "Accept the tie" beside it).
 
 from __future__ import annotations
 
-import re
 
 import pytest
 
-from tests.browser.pages import next_document, put, settled
+from tests.browser.pages import next_document, open_table, put, save, settled
 
 pytestmark = pytest.mark.browser
 
 SCREEN = 844
-NAMES = ["Aiko", "Ben", "Chiyo", "Daisuke", "Emi", "Fumi"]
 
 # (game, players, screens allowed)
 LIMITS = [("rwd", 3, 1), ("rwd", 4, 1), ("rwd", 5, 1), ("miraiscope", 2, 1),
@@ -55,16 +53,6 @@ def whole_deal(game: str, n: int) -> dict:
             deal[f"tricks-{s}"] = t
         return deal
     raise AssertionError(game)
-
-
-def open_table(page, live_server, game: str, n: int) -> str:
-    page.goto(live_server(f"/tables/new?game={game}&players={n}"))
-    for seat in range(n):
-        page.locator(f"#f-name-{seat}").fill(NAMES[seat])
-    page.locator("main form button[type=submit]").last.click()
-    page.wait_for_url(re.compile(r"/t/[A-Za-z0-9_-]{16,}$"))
-    settled(page)
-    return page.url
 
 
 def form_height(page) -> float:
@@ -117,12 +105,6 @@ def test_lucky_cube_trick_by_trick_fits(phone, live_server):
 def in_view(page, selector: str) -> bool:
     return page.locator(selector).first.evaluate(
         "e => { const r = e.getBoundingClientRect(); return r.height > 0 && r.top >= 0 && r.bottom <= innerHeight; }")
-
-
-def save(page) -> None:
-    with page.expect_response(lambda r: r.url.endswith("/deals") and r.request.method == "POST") as info:
-        page.locator("#entry button[type=submit]").tap()
-    assert info.value.status == 200
 
 
 @pytest.mark.parametrize("game,n", [("rwd", 4), ("twin_shoot", 6), ("pair_quad", 6)])

@@ -11,8 +11,8 @@ import pytest
 
 from companion import night
 from companion.store import connect
+from helpers import decode_qr
 from tests.browser.pages import put
-from tests.conftest import decode_qr
 
 HALL = dict(viewport={"width": 1920, "height": 1080}, locale="en-US")
 

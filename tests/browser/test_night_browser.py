@@ -13,8 +13,8 @@ from companion import night
 from companion import tables as store
 from companion.store import connect
 from companion.meetup import seating
-from tests.browser.conftest import PHONE, TIMEOUT_MS
-from tests.conftest import decode_qr
+from helpers import decode_qr
+from tests.browser.pages import PHONE, TIMEOUT_MS
 
 HALL = dict(viewport={"width": 1920, "height": 1080}, locale="en-US")
 NAMES = "Ann Bob Cy Di Eve Fay Gus Hal Ivy Jo Kim Lu".split()

@@ -5,8 +5,7 @@ follows the update. Against the real `companion serve` (gevent)."""
 
 from __future__ import annotations
 
-from test_serve import enter_deals  # noqa: E402  (tests/ is on sys.path)
-from test_tables_race_crash import Phone  # noqa: E402
+from helpers import Phone, enter_deals  # noqa: E402
 
 # The element holding the page's stream, wherever the markup puts it.
 STREAM_OPEN = "() => document.querySelector('[hx-sse\\\\:connect]')?._htmx?.sse?.status === 200"

@@ -16,7 +16,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.pages import put, settled
-from test_tables_race_crash import Phone  # noqa: E402  (tests/ is on sys.path)
+from helpers import Phone  # noqa: E402
 
 pytestmark = pytest.mark.browser
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")

@@ -7,8 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.pages import put
-from tests.browser.test_entry_height_browser import open_table
+from tests.browser.pages import open_table, put
 
 pytestmark = pytest.mark.browser
 

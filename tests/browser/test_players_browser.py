@@ -1,6 +1,6 @@
 """A player's page and the season table in Chromium (issue 26), at a phone's 390 px, a tablet's
 768, a laptop's 1280 and a projector's 1920 px, in English and Japanese: the three hand-worked nights of
-tests/test_players.py stored as real tables. Nothing may overflow sideways; the chart is drawn;
+tests/players/test_players.py stored as real tables. Nothing may overflow sideways; the chart is drawn;
 the figures are the hand-worked ones. Screenshots: test-artifacts/players-*.png."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from companion import players, store
-from tests.browser.conftest import CHROMIUM_ARGS  # noqa: F401  (the same Chromium as every browser test)
-from tests.test_players import Clock, three_nights
+from helpers import NightClock as Clock
+from helpers import three_nights
 
 WIDTHS = {"phone": dict(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True,
                         has_touch=True),

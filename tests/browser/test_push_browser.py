@@ -9,8 +9,7 @@ import time
 
 import pytest
 
-from test_serve import enter_deals  # noqa: E402  (tests/ is on sys.path)
-from test_tables_race_crash import Phone  # noqa: E402
+from helpers import Phone, enter_deals  # noqa: E402
 
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
 

@@ -13,8 +13,7 @@ import re
 import pytest
 from playwright.sync_api import TimeoutError
 
-from tests.browser.pages import put, settled
-from tests.browser.test_entry_height_browser import open_table, save
+from tests.browser.pages import open_table, put, save, settled
 
 pytestmark = pytest.mark.browser
 

@@ -13,6 +13,7 @@ from playwright.sync_api import expect
 
 from companion import tables as store
 from tests.browser.pages import next_document, put
+from tests.browser.pages import save_shown as save
 
 pytestmark = pytest.mark.browser
 
@@ -37,25 +38,6 @@ def shot(page, name: str) -> None:
 def type_deal(page, fields: dict) -> None:
     for name, value in fields.items():
         put(page, name, value)
-
-
-# The Save's answer is shown: htmx put it in place of the whole #entry-wrap the Save was tapped
-# in, and app.js has set up the new form, if the answer has one (on htmx's after:swap).
-ANSWER_SHOWN = """wrap => {
-    if (wrap.isConnected) return false;
-    const form = document.querySelector('form#entry[data-table]');
-    return !form || form.dataset.ready === '1';
-}"""
-
-
-def save(page, status: int = 200) -> None:
-    """Tap Save; return once the laptop's answer is on the page (the response alone comes
-    before htmx has put it there)."""
-    wrap = page.locator("#entry-wrap").element_handle()
-    with page.expect_response(lambda r: r.url.endswith("/deals") and r.request.method == "POST") as info:
-        page.locator("#entry button[type=submit]").tap()
-    assert info.value.status == status
-    page.wait_for_function(ANSWER_SHOWN, arg=wrap)
 
 
 def rwd_one_deal_from_the_end(a, b, live_server) -> str:
@@ -444,25 +426,101 @@ def test_a_half_typed_form_is_kept_when_another_phone_ends_the_match(live_server
     b.locator("#actions").get_by_role("button", name="Rematch with the same seats").wait_for()
 
 
-@pytest.mark.parametrize("game", ["rwd", "miraiscope", "lucky_cube", "pair_quad", "twin_shoot"])
-def test_every_game_confirms_a_save_with_undo_there_and_the_other_phone_follows(game, live_server, phone, phone2):
-    from .test_tables_browser import create_on_phone, enter_deal, settled
+# --- the other phone follows Finish and Reopen (was test_qa_play.py) -------------------------
+# Regressions found by playing whole matches on two phones (qa): the other phone must follow
+# every change to the table, not only a new deal: Finish, Accept the tie and Reopen too.
+
+# Ann 24 (four 7s), Bo -7, Cy 3, Di 16: one top score, so no dealer choice is asked.
+CAPTURED = [[4, 0, 0, 0, 0, 4], [0, 3, 1, 0, 0, 8], [0, 1, 3, 4, 4, 4], [0, 0, 0, 0, 0, 16]]
+PAIR_QUAD_DEAL = {f"{rank}-{seat}": count for seat, counts in enumerate(CAPTURED)
+                  for rank, count in zip(["7", "A", "K", "Q", "J", "other"], counts)}
+
+
+def test_the_other_phone_loses_its_form_on_finish_and_gets_it_back_on_reopen(live_server, phone, phone2):
     a, b = phone, phone2
-    url = create_on_phone(a, live_server, game)
+    url = open_table(a, live_server, "pair_quad")  # open-ended: finished by hand
+    prefill(live_server, url, [PAIR_QUAD_DEAL])
+    a.goto(url)
     b.goto(url)
-    settled(b)
-    enter_deal(a, game)
-    a.locator("#entry .score-preview").wait_for()
-    save(a)
-    banner = a.locator("#entry-wrap .saved-banner")
-    assert "Deal 1 saved." in banner.inner_text() and banner.is_visible()
-    entrants = a.locator("#live table.standings th.name").all_inner_texts()
-    for name in entrants:
-        assert name.strip() in banner.inner_text()
-    b.locator("#actions").get_by_role("button", name="Undo deal 1").wait_for(timeout=5000)
-    b.wait_for_function("() => document.querySelector('#entry input[name=number]')?.value === '2'")
-    with next_document(a):  # a.errors below covers the reloaded page
-        banner.get_by_role("button", name="Undo deal 1").tap()
-    a.locator("#entry-wrap .flash", has_text="Deal 1 undone.").wait_for()
-    b.locator("#history p.empty").wait_for(timeout=5000)
+    b.locator("#entry button[type=submit]").wait_for()
+    # The outbox sends Finish, then reloads A's table. Meanwhile A's old page may already show
+    # Reopen (its live region follows the change too): a tap there would be lost in the reload.
+    with next_document(a):
+        a.locator("#actions").get_by_role("button", name="Finish match").tap()
+    # B typed nothing: its form for deal 2 goes, the match is over.
+    b.wait_for_function("() => !document.querySelector('#entry button[type=submit]')", timeout=5000)
+    b.locator("#actions").get_by_role("button", name="Reopen the match").wait_for(timeout=5000)
+    with next_document(a):  # a.errors below covers the reloaded page too
+        a.locator("#actions").get_by_role("button", name="Reopen the match").tap()
+    # Reopened: B can enter deal 2 again without a reload.
+    b.wait_for_function("() => document.querySelector('#entry input[name=number]')?.value === '2'", timeout=5000)
+    assert "Deal 0" not in b.locator("main").inner_text()
     assert a.errors == [] and b.errors == []
+
+
+def test_a_half_typed_form_is_kept_with_save_off_when_another_phone_finishes(live_server, phone, phone2):
+    a, b = phone, phone2
+    url = open_table(a, live_server, "pair_quad")
+    prefill(live_server, url, [PAIR_QUAD_DEAL])
+    a.goto(url)
+    b.goto(url)
+    b.locator('#entry label:has(> input[name="7-1"][value="2"])').tap()
+    a.locator("#actions").get_by_role("button", name="Finish match").tap()
+    b.locator("#entry p.notice.moved").wait_for(timeout=5000)
+    assert "ended the match" in b.locator("#entry p.notice.moved").inner_text()
+    assert b.locator('#entry input[name="7-1"][value="2"]').is_checked()
+    assert b.locator("#entry button[type=submit]").is_disabled()
+
+
+# --- what a phone was told stays true (was test_stale_banner_browser.py) ---------------------
+# What a phone was told stays true while it types (found by playing two phones, qa): a phone
+# that saved deal 1 ("Deal 1 saved." with Undo deal 1) and starts typing deal 2 while another
+# phone saves deal 2 or undoes a deal keeps what it typed, and the card above its form no longer
+# says an older deal was just saved or entered, nor offers to undo a deal that is no longer last.
+
+OTHER_DEAL = {"chips-0": 5, "chips-1": 2, "chips-2": 10, "tricks-0": 4, "tricks-1": 9, "tricks-2": 4}
+
+
+def wait_number(page, number: int) -> None:
+    page.wait_for_function(
+        f"() => document.querySelector('#entry input[name=number]')?.value === '{number}'", timeout=5000)
+
+
+def start_typing(page) -> None:
+    page.locator('#entry label:has(> input[name="chips-0"][value="4"])').tap()
+
+
+def test_an_older_saved_deal_is_not_shown_as_just_saved_once_another_phone_saves(live_server, phone, phone2):
+    a, b = phone, phone2
+    url = open_table(a, live_server, "rwd")
+    b.goto(url)
+    enter_and_save(b, DEALS["rwd"][0])
+    assert b.locator("#entry-wrap").get_by_role("button", name="Undo deal 1").count() == 1
+    wait_number(a, 2)
+    start_typing(b)
+    enter_and_save(a, OTHER_DEAL)
+    b.locator("#entry p.notice.moved").wait_for(timeout=5000)
+    wrap = b.locator("#entry-wrap")
+    assert b.locator('#entry input[name="chips-0"][value="4"]').is_checked()  # typed, kept
+    assert "Deal 1 saved." not in wrap.inner_text()
+    assert wrap.get_by_role("button", name="Undo deal 1").count() == 0
+    # The table's own actions still offer the undo that is true now.
+    b.locator("#actions").get_by_role("button", name="Undo deal 2").wait_for(timeout=5000)
+    assert b.errors == []
+
+
+def test_a_deal_undone_elsewhere_is_not_shown_as_just_entered(live_server, phone, phone2):
+    a, b = phone, phone2
+    url = open_table(a, live_server, "rwd")
+    b.goto(url)
+    enter_and_save(a, DEALS["rwd"][0])
+    enter_and_save(a, OTHER_DEAL)
+    wait_number(b, 3)
+    b.locator("#entry-wrap .told-other").wait_for(timeout=5000)
+    start_typing(b)
+    a.locator("#actions").get_by_role("button", name="Undo deal 2").tap()
+    wait_number(b, 2)
+    wrap = b.locator("#entry-wrap")
+    assert b.locator('#entry input[name="chips-0"][value="4"]').is_checked()
+    assert "Deal 2 was just entered" not in wrap.inner_text()
+    assert b.errors == []

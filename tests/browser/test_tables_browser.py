@@ -10,6 +10,7 @@ import time
 import pytest
 
 from tests.browser.pages import next_document, settled
+from tests.browser.pages import save_shown as save
 
 pytestmark = pytest.mark.browser
 
@@ -267,3 +268,26 @@ def test_host_view_on_a_laptop(live_server, phone, laptop, artifacts_dir):
     width = laptop.evaluate("document.documentElement.scrollWidth")
     assert width <= 1280
     assert laptop.errors == []
+
+
+@pytest.mark.parametrize("game", ["rwd", "miraiscope", "lucky_cube", "pair_quad", "twin_shoot"])
+def test_every_game_confirms_a_save_with_undo_there_and_the_other_phone_follows(game, live_server, phone, phone2):
+    a, b = phone, phone2
+    url = create_on_phone(a, live_server, game)
+    b.goto(url)
+    settled(b)
+    enter_deal(a, game)
+    a.locator("#entry .score-preview").wait_for()
+    save(a)
+    banner = a.locator("#entry-wrap .saved-banner")
+    assert "Deal 1 saved." in banner.inner_text() and banner.is_visible()
+    entrants = a.locator("#live table.standings th.name").all_inner_texts()
+    for name in entrants:
+        assert name.strip() in banner.inner_text()
+    b.locator("#actions").get_by_role("button", name="Undo deal 1").wait_for(timeout=5000)
+    b.wait_for_function("() => document.querySelector('#entry input[name=number]')?.value === '2'")
+    with next_document(a):  # a.errors below covers the reloaded page
+        banner.get_by_role("button", name="Undo deal 1").tap()
+    a.locator("#entry-wrap .flash", has_text="Deal 1 undone.").wait_for()
+    b.locator("#history p.empty").wait_for(timeout=5000)
+    assert a.errors == [] and b.errors == []

@@ -1,5 +1,5 @@
 """Each game's calculators and helpers as plain data (no web): the game page only renders
-these answers. The page-level tests are in tests/test_game_pages.py."""
+these answers. The page-level tests are in tests/web/test_game_pages.py."""
 
 from __future__ import annotations
 

@@ -1,0 +1,117 @@
+"""Odd header values and dual-stack addresses against the real `companion serve` (issue 23
+items 5 and 8): a header value can't raise (a bad one is treated as absent, never a 500 or a
+traceback), client trouble is logged once a minute per device, and with ``--host ::`` the
+laptop reaching itself as 127.0.0.1 (seen as ::ffff:127.0.0.1) is still the laptop."""
+
+from __future__ import annotations
+
+import re
+import secrets
+import socket
+import time
+
+import pytest
+
+from companion.serving.server import device_of, plain_address
+from helpers import Phone  # noqa: E402
+
+ODD = ["²", "٣", "１２", "-1", "99999999999999999999999", "1e3", " 7 ", "\x7f", "é" * 300]
+
+
+def raw(port: int, head: bytes, host: str = "127.0.0.1", source: str = "127.0.0.1",
+        until: bytes = b"\r\n\r\n", timeout: float = 5.0) -> bytes:
+    """Send ``head`` as is (any bytes in a header) and read the status line and headers."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        sock.settimeout(timeout)
+        if family == socket.AF_INET:
+            sock.bind((source, 0))
+        sock.connect((host, port))
+        sock.sendall(head)
+        got = b""
+        deadline = time.monotonic() + timeout
+        while until not in got and time.monotonic() < deadline:
+            chunk = sock.recv(4096)
+            if not chunk:
+                break
+            got += chunk
+        return got
+
+
+def status_of(answer: bytes) -> int:
+    match = re.match(rb"HTTP/1\.[01] (\d{3})", answer)
+    assert match, answer[:200]
+    return int(match.group(1))
+
+
+def get(path: str, port: int, header: str, value: str, source: str = "127.0.0.1") -> bytes:
+    head = (f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n").encode()
+    head += header.encode() + b": " + value.encode("utf-8") + b"\r\n\r\n"
+    return raw(port, head, source=source, until=b"\n\n" if "events" in path else b"\r\n\r\n")
+
+
+def test_plain_address():
+    assert plain_address("::ffff:127.0.0.1") == "127.0.0.1"
+    assert plain_address("::FFFF:192.168.1.5") == "192.168.1.5"
+    assert plain_address("::1") == "::1" and plain_address("fe80::1") == "fe80::1"
+    assert device_of(("::ffff:127.0.0.2", 5000, 0, 0)) == "127.0.0.2"
+
+
+def test_odd_header_values_are_treated_as_absent(server_process):
+    port = server_process.port
+    token = Phone(port).create_table("rwd", ["Ann", "Ben", "Cho", "Dai"])
+    unknown = secrets.token_urlsafe(16)  # 22 characters, no such table
+    for value in ODD:
+        # An unknown table's stream: 404, never a 500 (was: 500 and a traceback for '²').
+        assert status_of(get(f"/t/{unknown}/events", port, "Last-Event-ID", value, "127.0.0.2")) == 404, value
+        # A real table's stream opens as if the header were absent: it starts at ?rev=0.
+        answer = get(f"/t/{token}/events?rev=0", port, "Last-Event-ID", value, "127.0.0.2")
+        assert status_of(answer) == 200, value
+        for header in ("Accept-Language", "Cookie", "HX-Request", "If-None-Match", "Accept-Encoding"):
+            for path in (f"/t/{token}", f"/t/{token}/live?rev=0", "/", f"/t/{unknown}/live?rev=1"):
+                status = status_of(get(path, port, header, value, "127.0.0.3"))
+                assert status in (200, 204, 304, 404, 429), (header, value, path, status)
+        # Odd framing headers are refused as the client's mistake (400/413), never a 500.
+        framing = ("Transfer-Encoding",) if value.strip().isdigit() and value.strip().isascii() else \
+            ("Content-Length", "Transfer-Encoding")  # " 7 " is a valid length: the body is awaited
+        for header in framing:
+            head = (f"POST /t/{token}/deals HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n"
+                    f"Content-Type: application/x-www-form-urlencoded\r\n").encode()
+            head += header.encode() + b": " + value.encode("utf-8") + b"\r\n\r\n"
+            status = status_of(raw(port, head, source="127.0.0.4"))
+            assert 400 <= status < 500, (header, value, status)
+    log = server_process.log.read_text(errors="replace")
+    assert "Traceback" not in log and " 500 " not in log, log[-3000:]
+    # Client trouble is said once a minute per device and kind, however often it happens.
+    lines = [line for line in log.splitlines() if line.startswith("companion: 127.0.0.")]
+    kinds = {}
+    for line in lines:
+        kinds[line.split(":", 2)[1]] = kinds.get(line.split(":", 2)[1], 0) + 1
+    assert len(lines) <= 8, lines
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not socket.has_ipv6, reason="no IPv6")
+def test_with_host_dual_stack_the_laptop_is_still_the_laptop(tmp_path):
+    from helpers import ServerProcess
+
+    server = ServerProcess(tmp_path / "dual.sqlite", tmp_path / "dual.log")
+    try:
+        server.start(args=("--host", "::"))
+    except AssertionError as exc:  # the machine has no IPv6 loopback to listen on
+        pytest.skip(str(exc)[:200])
+    try:
+        # The laptop as 127.0.0.1 through the dual-stack socket (seen as ::ffff:127.0.0.1).
+        answer = raw(server.port, f"GET /hall HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
+                                  "Connection: close\r\n\r\n".encode())
+        assert status_of(answer) == 200, answer[:300]
+        # And as ::1.
+        answer = raw(server.port, f"GET /hall HTTP/1.1\r\nHost: [::1]:{server.port}\r\n"
+                                  "Connection: close\r\n\r\n".encode(), host="::1")
+        assert status_of(answer) == 200, answer[:300]
+        # Another device (127.0.0.2 is loopback too, but names no host of the laptop's): refused.
+        answer = raw(server.port, f"GET /hall HTTP/1.1\r\nHost: phone.example:{server.port}\r\n"
+                                  "Connection: close\r\n\r\n".encode(), source="127.0.0.2")
+        assert status_of(answer) == 403, answer[:300]
+    finally:
+        server.stop()

@@ -1,0 +1,203 @@
+"""A deleted or replaced database file is noticed before a write is answered as saved (issue 23
+item 3), and `companion restore FILE` puts a backup back safely: refused while a server runs on
+the file, and what it replaces kept."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3 as sqlite  # the test reads the file directly, as a person with a SQLite tool would
+import sys
+from html import unescape
+from pathlib import Path
+
+import pytest
+
+from companion import cli, create_app, store
+from helpers import Phone  # noqa: E402
+from helpers import rwd_rotating_deal_form as rwd_deal
+
+posix_only = pytest.mark.skipif(sys.platform == "win32", reason="deleting an open file is POSIX")
+REFUSED = "deleted or replaced"
+
+
+def create(client) -> str:
+    data = {"game": "rwd", "players": "4", **{f"name-{i}": n for i, n in enumerate(["Ann", "Bob", "Cy", "Di"])}}
+    response = client.post("/tables", data=data)
+    assert response.status_code == 303, response.get_data(as_text=True)[:300]
+    return response.headers["Location"].rsplit("/", 1)[-1]
+
+
+def stored_deals(path: Path, token: str) -> int:
+    conn = sqlite.connect(path)
+    try:
+        return conn.execute("SELECT count(*) FROM deals JOIN tables ON tables.id = deals.table_id"
+                            " WHERE token = ?", (token,)).fetchone()[0]
+    finally:
+        conn.close()
+
+
+def remove_database(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(path) + suffix).unlink(missing_ok=True)
+
+
+def refused(response) -> str:
+    body = unescape(response.get_data(as_text=True))
+    assert response.status_code == 503, body[:500]
+    assert REFUSED in body and "Traceback" not in body
+    return body
+
+
+@posix_only
+def test_a_deleted_database_refuses_the_next_write_and_keeps_what_was_typed(tmp_path, caplog):
+    db = tmp_path / "live.sqlite"
+    app = create_app({"TESTING": True, "DATABASE": str(db), "SECRET_KEY": "t", "WTF_CSRF_ENABLED": False})
+    client = app.test_client()
+    token = create(client)
+    assert client.post(f"/t/{token}/deals", data=rwd_deal(1)).status_code == 303
+    remove_database(db)
+    form = rwd_deal(2)
+    body = refused(client.post(f"/t/{token}/deals", data=form))
+    for field, value in form.items():
+        if field != "number":
+            assert f'name="{field}"' in body and f'value="{value}"' in body, field
+    assert "deleted or replaced while serving" in caplog.text  # said in the terminal too
+    # No other write is answered as saved either, and no empty database took the file's place.
+    assert client.post("/tables", data={"game": "rwd", "players": "4",
+                                        **{f"name-{i}": n for i, n in enumerate("WXYZ")}}).status_code == 503
+    assert client.post(f"/t/{token}/undo", data={"number": "1"}).status_code == 503
+    assert not db.exists()
+
+
+@posix_only
+def test_a_file_moved_over_the_database_while_serving_refuses_writes(tmp_path):
+    db = tmp_path / "live.sqlite"
+    app = create_app({"TESTING": True, "DATABASE": str(db), "SECRET_KEY": "t", "WTF_CSRF_ENABLED": False})
+    client = app.test_client()
+    token = create(client)
+    assert client.post(f"/t/{token}/deals", data=rwd_deal(1)).status_code == 303
+    copy = tmp_path / "copy.sqlite"
+    store.backup.copy_database(db, copy)
+    assert client.post(f"/t/{token}/deals", data=rwd_deal(2)).status_code == 303
+    os.replace(copy, db)  # "restoring" the backup over the live file, server still running
+    refused(client.post(f"/t/{token}/deals", data=rwd_deal(3)))
+    refused(client.post(f"/t/{token}/deals", data=rwd_deal(3)))  # and again: every change until restart
+    assert stored_deals(db, token) < 3  # the refused deal is nowhere
+
+
+@posix_only
+def test_rm_while_serving_nothing_acknowledged_then_lost(server_process):
+    """The real `companion serve`: after the file is removed, no write is acknowledged (303)."""
+    phone = Phone(server_process.port)
+    token = phone.create_table("rwd", ["Ann", "Bob", "Cy", "Di"])
+    csrf = phone.csrf(f"/t/{token}")
+    deal = rwd_deal(1)
+    status, _h, body = phone.request("POST", f"/t/{token}/deals", dict(deal, csrf_token=csrf))
+    assert status == 303, body[:300]
+    remove_database(server_process.db)
+    acknowledged_after = []
+    for number in (2, 3):
+        status, _h, body = phone.request("POST", f"/t/{token}/deals", dict(rwd_deal(number), csrf_token=csrf))
+        assert status == 503 and REFUSED in unescape(body), (status, body[:300])
+        acknowledged_after += [number] if status == 303 else []
+    status, _h, body = phone.request("POST", "/tables", {"csrf_token": csrf, "game": "rwd", "players": "3",
+                                                         "name-0": "A", "name-1": "B", "name-2": "C"})
+    assert status != 303, body[:300]
+    assert acknowledged_after == []
+    assert REFUSED in server_process.log.read_text(errors="replace")  # the terminal says it
+    server_process.stop()
+    server_process.start()  # a fresh, empty database: nothing it ever acknowledged is missing from it
+    status, _h, _body = Phone(server_process.port).request("GET", f"/t/{token}")
+    assert status == 404
+
+
+# --- companion restore -------------------------------------------------------------------------
+
+def make_database(path: Path, names=("Ann", "Bob", "Cy")) -> str:
+    app = create_app({"TESTING": True, "DATABASE": str(path), "SECRET_KEY": "t", "WTF_CSRF_ENABLED": False})
+    client = app.test_client()
+    response = client.post("/tables", data={"game": "rwd", "players": str(len(names)),
+                                            **{f"name-{i}": n for i, n in enumerate(names)}})
+    assert response.status_code == 303
+    return response.headers["Location"].rsplit("/", 1)[-1]
+
+
+@posix_only
+def test_restore_is_refused_while_a_server_runs_on_the_database(server_process, tmp_path, capsys):
+    backup = tmp_path / "backup.sqlite"
+    make_database(backup)
+    token = Phone(server_process.port).create_table("rwd", ["Live", "Bob", "Cy"])
+    before = server_process.db.read_bytes()
+    assert cli.main(["restore", str(backup), "--db", str(server_process.db)]) == 1
+    err = capsys.readouterr().err
+    assert "running" in err and "stop it first" in err
+    assert server_process.db.read_bytes() == before
+    assert Phone(server_process.port).request("GET", f"/t/{token}")[0] == 200
+    # Stopped: the restore goes through, the replaced scores are kept beside it, and the
+    # server starts on the restored file.
+    server_process.stop()
+    assert cli.main(["restore", str(backup), "--db", str(server_process.db)]) == 0
+    out = capsys.readouterr().out
+    assert "Restored 1 tables" in out and "kept in" in out
+    kept = [p for p in tmp_path.iterdir() if ".before-restore-" in p.name]
+    assert len(kept) == 1 and stored_tables(kept[0]) == 1
+    assert not Path(str(server_process.db) + "-wal").exists() or store.backup.counts(server_process.db)
+    server_process.start()
+    assert Phone(server_process.port).request("GET", f"/t/{token}")[0] == 404  # the live table: not in the backup
+
+
+def stored_tables(path: Path) -> int:
+    return store.backup.counts(path)[0]
+
+
+def test_restore_puts_the_backup_in_place_and_removes_the_stale_wal(tmp_path, capsys):
+    live, backup = tmp_path / "live.sqlite", tmp_path / "backup.sqlite"
+    make_database(backup, ("Backup", "B", "C"))
+    token = make_database(live, ("Live", "B", "C"))
+    # A WAL file beside the live database, as a server killed mid-evening leaves it.
+    conn = sqlite.connect(live)
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA wal_autocheckpoint = 0")
+    conn.execute("UPDATE tables SET label = 'in the wal'")
+    conn.commit()
+    shutil.copy(Path(str(live) + "-wal"), tmp_path / "wal.copy")
+    conn.close()
+    shutil.copy(tmp_path / "wal.copy", Path(str(live) + "-wal"))
+    assert cli.main(["restore", str(backup), "--db", str(live)]) == 0
+    assert not Path(str(live) + "-wal").exists()
+    check = sqlite.connect(live)
+    assert check.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    assert [r[0] for r in check.execute("SELECT players FROM tables")] == ['["Backup", "B", "C"]']
+    check.close()
+    kept = next(p for p in tmp_path.iterdir() if ".before-restore-" in p.name)
+    old = sqlite.connect(kept)
+    assert old.execute("SELECT token, label FROM tables").fetchall() == [(token, "in the wal")]
+    old.close()
+
+
+def test_restore_refuses_what_is_not_a_backup(tmp_path, capsys):
+    live = tmp_path / "live.sqlite"
+    make_database(live)
+    before = live.read_bytes()
+    junk = tmp_path / "junk.sqlite"
+    junk.write_bytes(b"not a database " * 100)
+    assert cli.main(["restore", str(junk), "--db", str(live)]) == 1
+    assert "not a Table Companion database" in capsys.readouterr().err
+    assert cli.main(["restore", str(tmp_path / "missing.sqlite"), "--db", str(live)]) == 1
+    assert live.read_bytes() == before
+
+
+@posix_only
+def test_a_second_server_on_the_same_database_is_refused(server_process):
+    import subprocess
+
+    from helpers import REPO_ROOT, free_port
+
+    env = dict(os.environ, PYTHONPATH=str(REPO_ROOT))
+    result = subprocess.run([sys.executable, "-m", "companion.cli", "serve", "--host", "127.0.0.1",
+                             "--port", str(free_port()), "--db", str(server_process.db), "--no-qr"],
+                            env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1
+    assert "in use by another Table Companion" in result.stderr and "Traceback" not in result.stderr
+    assert Phone(server_process.port).request("GET", "/")[0] == 200  # the first one serves on
