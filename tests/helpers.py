@@ -118,7 +118,7 @@ def migrated_connection(tmp_path):
 
 def stored_table(conn, game_id, names, options, deals) -> str:
     """A new table of ``game_id`` with ``deals`` (facts, in order) added; its token."""
-    from companion import tables as store
+    from companion.tables import service as store
 
     token = store.create(conn, game_id, list(names), options)
     for number, facts in enumerate(deals, start=1):
@@ -128,7 +128,7 @@ def stored_table(conn, game_id, names, options, deals) -> str:
 
 def fingerprint_of(conn, token, number):
     """The stored fingerprint of deal ``number`` (what an edit must say it replaces)."""
-    from companion import tables as store
+    from companion.tables import service as store
 
     return store.fingerprint(store.load(conn, token).deals[number - 1])
 

@@ -19,8 +19,8 @@ from html import unescape
 
 import pytest
 
-from companion import night
-from companion import tables as store
+from companion.night import service as night
+from companion.tables import service as store
 from companion.serving.creation import CreationLimit
 from tests.helpers import rwd_facts
 from test_tables_race_crash import Phone  # noqa: E402  (tests/ is on sys.path)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from companion import tables as store
+from companion.tables import service as store
 from test_tables import create as create_via_form  # tests/ is on sys.path
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from companion.games import GAMES, MatchSetup
-from companion.web.chart import progression_chart
+from companion.tables.chart import progression_chart
 from helpers import text_of
 
 

@@ -8,7 +8,8 @@ import json
 
 import pytest
 
-from companion import store as storage, tables as store
+from companion import store as storage
+from companion.tables import service as store
 from companion.games import GAMES
 from test_tables import create as create_via_form  # tests/ is on sys.path
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from companion import players, store
+from companion import store
+from companion.players import service as players
 from tests.browser.conftest import CHROMIUM_ARGS  # noqa: F401  (the same Chromium as every browser test)
 from tests.test_players import Clock, three_nights
 

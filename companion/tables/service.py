@@ -6,7 +6,8 @@ phones acting at once can neither double nor lose a deal, and nothing invalid
 is ever stored. Every change is appended to a log with its before/after facts.
 
 This is the service layer: the rules (replay, checks, corrections) decide, and
-:mod:`companion.store` stores; no SQL here. Every change accepts an optional ``write_id``
+:mod:`companion.store` stores; no SQL here (package :mod:`companion.tables`: this
+service, its blueprint ``views``, its ``exports``). Every change accepts an optional ``write_id``
 (a phone's name for the change, at most 64 characters): the change and its outcome are
 stored in one transaction, and the same ``write_id`` sent again changes nothing and raises
 :class:`Repeated` carrying the first outcome (``{"action": "add", "number": 3}``…).
@@ -22,18 +23,17 @@ from functools import cached_property
 from datetime import datetime, timezone
 from typing import Any, Mapping, Sequence
 
-from .games import GAMES, Game, InvalidDeal, Match, MatchSetup, Progress
-from .lru import BytesLRU
-from .games.base import Choice, FieldError, after_end
-from .games.text import T, Text, Tn, join_sentences
+from ..games import GAMES, Game, InvalidDeal, Match, MatchSetup, Progress
+from ..lru import BytesLRU
+from ..games.base import Choice, FieldError, after_end
+from ..games.text import T, Text, Tn, join_sentences
 # Names are cleaned and compared in companion/names.py (pure: the meetup roster and the season's
 # statistics compare names by this same rule without importing storage).
-from .names import clean_name, name_key  # noqa: F401
-from . import store
-from .store import Connection, write  # noqa: F401  (write: night.py and callers use tables.write)
-from .store import tables as rows
-from .store import nights as nights_store
-from .store.errors import Conflict, NotFound, Repeated  # noqa: F401  (the domain's conflicts are the store's)
+from ..names import clean_name, name_key  # noqa: F401
+from ..store import Connection, write  # noqa: F401  (write: night.service and callers use it from here)
+from ..store import tables as table_rows
+from ..store import nights as night_rows
+from ..store.errors import Conflict, NotFound, Repeated  # noqa: F401  (the domain's conflicts are the store's)
 
 MAX_NAME = 40
 MAX_DEALS = 100  # far beyond any real match (the table page says so); keeps a replay cheap
@@ -189,7 +189,7 @@ def check_names(raw_names: Sequence[str], game: Game | None = None) -> tuple[lis
     return names, errors
 
 
-def _check_setup(game: Game, names: Sequence[str], options: Mapping[str, int],
+def check_setup(game: Game, names: Sequence[str], options: Mapping[str, int],
                  n: int | None = None) -> tuple[list[str], list[FieldError]]:
     """Cleaned names and what is wrong with this setup (names, team names, the game's options);
     ``n``: the number of players the table was prepared for, if any."""
@@ -209,17 +209,17 @@ def create(conn: Connection, game_id: str, names: Sequence[str], options: dict[s
     """A new table with its players. ``numbered``: the organiser's own (opened on the laptop), so
     the night's next table number ("Table 4") and on the hall from the start, as a prepared one."""
     game = GAMES[game_id]
-    names, errors = _check_setup(game, names, options)
+    names, errors = check_setup(game, names, options)
     if errors:
         raise Refused(errors)
     token = new_token()
     with write(conn):
-        seq = nights_store.next_table_number(conn) if numbered else None
-        rows.insert_table(conn, token, game_id, names, options, now(), rematch_of=rematch_of, seq=seq)
+        seq = night_rows.next_table_number(conn) if numbered else None
+        table_rows.insert_table(conn, token, game_id, names, options, now(), rematch_of=rematch_of, seq=seq)
     return token
 
 
-MAX_WRITE_ID = rows.MAX_WRITE_ID
+MAX_WRITE_ID = table_rows.MAX_WRITE_ID
 
 
 def clean_write_id(raw: str | None) -> str | None:
@@ -230,25 +230,26 @@ def clean_write_id(raw: str | None) -> str | None:
     return raw
 
 
-def _once(conn: Connection, table: "Table", write_id: str | None) -> None:
+def refuse_repeat(conn: Connection, table: "Table", write_id: str | None) -> None:
     """Inside the write transaction: raise :class:`Repeated` if this write id was stored already."""
     if write_id is not None:
-        outcome = rows.recorded_outcome(conn, table.id, write_id)
+        outcome = table_rows.recorded_outcome(conn, table.id, write_id)
         if outcome is not None:
             raise Repeated(outcome)
 
 
-def _done(conn: Connection, table: "Table", write_id: str | None, outcome: dict[str, Any]) -> dict[str, Any]:
+def remember_outcome(conn: Connection, table: "Table", write_id: str | None,
+                     outcome: dict[str, Any]) -> dict[str, Any]:
     """Inside the write transaction: remember the outcome of this write id."""
     if write_id is not None:
-        rows.record_outcome(conn, table.id, write_id, outcome, now())
+        table_rows.record_outcome(conn, table.id, write_id, outcome, now())
     return outcome
 
 
 def recorded_outcome(conn: Connection, token: str, write_id: str) -> dict[str, Any] | None:
     """What the write ``write_id`` at this table recorded, or None if it never was."""
     table = load(conn, token)
-    return None if table is None else rows.recorded_outcome(conn, table.id, write_id)
+    return None if table is None else table_rows.recorded_outcome(conn, table.id, write_id)
 
 
 def rematch(conn: Connection, token: str, write_id: str | None = None) -> str:
@@ -260,22 +261,22 @@ def rematch(conn: Connection, token: str, write_id: str | None = None) -> str:
     """
     with write(conn):
         table = _load_locked(conn, token)
-        _once(conn, table, write_id)
+        refuse_repeat(conn, table, write_id)
         if table.rematch_token:
-            _done(conn, table, write_id, {"action": "rematch", "token": table.rematch_token})
+            remember_outcome(conn, table, write_id, {"action": "rematch", "token": table.rematch_token})
             return table.rematch_token
         options = dict(table.setup.options)
         follow = getattr(table.game, "rematch_options", None)
         if follow is not None:  # e.g. continue the dealing rotation where the match ended
             options = dict(follow(table.match()))
-        names, errors = _check_setup(table.game, table.setup.players, options)
+        names, errors = check_setup(table.game, table.setup.players, options)
         if errors:
             raise Refused(errors)
         stamp = now()
         new = new_token()
-        rows.insert_table(conn, new, table.game.id, names, options, stamp, rematch_of=table.id)
+        table_rows.insert_table(conn, new, table.game.id, names, options, stamp, rematch_of=table.id)
         _touch(conn, table.id, "rematch", None, None, None, stamp)
-        _done(conn, table, write_id, {"action": "rematch", "token": new})
+        remember_outcome(conn, table, write_id, {"action": "rematch", "token": new})
     return new
 
 
@@ -291,17 +292,17 @@ def table_of(record: Mapping[str, Any] | None) -> Table | None:
 
 
 def load(conn: Connection, token: str) -> Table | None:
-    return table_of(rows.load_table(conn, token))
+    return table_of(table_rows.load_table(conn, token))
 
 
 def revision(conn: Connection, token: str) -> int | None:
     """The cheap question every phone asks every second: has anything changed?"""
-    return rows.revision(conn, token)
+    return table_rows.revision(conn, token)
 
 
 def changes(conn: Connection, table_id: int) -> list[dict[str, Any]]:
     """The table's change log, newest first (in the store's own order, never the clock's)."""
-    return rows.changes(conn, table_id)
+    return table_rows.changes(conn, table_id)
 
 
 # --------------------------------------------------------------------------
@@ -310,7 +311,7 @@ def changes(conn: Connection, table_id: int) -> list[dict[str, Any]]:
 
 def _touch(conn: Connection, table_id: int, action: str, number: int | None,
            before: dict | None, after: dict | None, stamp: str | None = None) -> None:
-    rows.log_change(conn, table_id, action, number, before, after, stamp or now())
+    table_rows.log_change(conn, table_id, action, number, before, after, stamp or now())
 
 
 NoSuchTable = NotFound  # no table has this token (the store's error)
@@ -334,7 +335,7 @@ def add_deal(conn: Connection, token: str, number: int, facts: dict[str, Any] | 
     """
     with write(conn):
         table = _load_locked(conn, token)
-        _once(conn, table, write_id)
+        refuse_repeat(conn, table, write_id)
         if not table.seated:  # a prepared table: its players are not known yet
             raise Conflict(T("This table is waiting for its players: open its link to enter them first."))
         recorded = len(table.deals)
@@ -359,9 +360,9 @@ def add_deal(conn: Connection, token: str, number: int, facts: dict[str, Any] | 
         except InvalidDeal as exc:
             raise Refused(exc.errors) from exc
         stamp = now()
-        rows.insert_deal(conn, table.id, number, facts, stamp)
+        table_rows.insert_deal(conn, table.id, number, facts, stamp)
         _touch(conn, table.id, "add", number, None, facts, stamp)
-        _done(conn, table, write_id, {"action": "add", "number": number})
+        remember_outcome(conn, table, write_id, {"action": "add", "number": number})
     stored = replace(table, deals=table.deals + (facts,), revision=table.revision + 1, updated_at=stamp)
     REPLAYS.put((stored.token, stored.revision, len(stored.deals)), after)
     return stored
@@ -470,7 +471,7 @@ def edit_deal(conn: Connection, token: str, number: int, facts: dict[str, Any], 
     """
     with write(conn):
         table = _load_locked(conn, token)
-        _once(conn, table, write_id)
+        refuse_repeat(conn, table, write_id)
         if not 1 <= number <= len(table.deals):
             raise Conflict(T("Deal {number} no longer exists (it was undone from another phone).", number=number), number)
         old = table.deals[number - 1]
@@ -478,16 +479,16 @@ def edit_deal(conn: Connection, token: str, number: int, facts: dict[str, Any], 
             raise Conflict(T("Deal {number} was changed from another phone while you were editing. "
                              "Here is the recorded one; your change was not saved.", number=number), number)
         deals = corrected_deals(table, number, facts, choices, remove_after_end)
-        _done(conn, table, write_id, {"action": "edit", "number": number})
+        remember_outcome(conn, table, write_id, {"action": "edit", "number": number})
         if deals == list(table.deals):
             return table
         for gone in range(len(table.deals), len(deals), -1):  # after the new end: the last first
-            rows.delete_deal(conn, table.id, gone)
+            table_rows.delete_deal(conn, table.id, gone)
             _touch(conn, table.id, "undo", gone, table.deals[gone - 1], None)
         for later in range(number, len(deals) + 1):  # this deal, then later ones whose answer changed
             before, after = table.deals[later - 1], deals[later - 1]
             if before != after:
-                rows.update_deal(conn, table.id, later, after, now())
+                table_rows.update_deal(conn, table.id, later, after, now())
                 _touch(conn, table.id, "edit", later, before, after)
     return load(conn, token)
 
@@ -496,25 +497,25 @@ def undo_last(conn: Connection, token: str, number: int, write_id: str | None = 
     """Remove the last deal, only if it is still deal ``number`` (two phones can't undo twice)."""
     with write(conn):
         table = _load_locked(conn, token)
-        _once(conn, table, write_id)
+        refuse_repeat(conn, table, write_id)
         if len(table.deals) != number or number == 0:
             raise Conflict(T("Nothing was undone: deal {number} is no longer the last deal.", number=number), number)
-        rows.delete_deal(conn, table.id, number)
+        table_rows.delete_deal(conn, table.id, number)
         _touch(conn, table.id, "undo", number, table.deals[-1], None)
-        _done(conn, table, write_id, {"action": "undo", "number": number})
+        remember_outcome(conn, table, write_id, {"action": "undo", "number": number})
     return load(conn, token)
 
 
 def set_finished(conn: Connection, token: str, finished: bool, write_id: str | None = None) -> Table:
     with write(conn):
         table = _load_locked(conn, token)
-        _once(conn, table, write_id)
+        refuse_repeat(conn, table, write_id)
         if finished and not table.finished and not table.can_finish():
             reason = (T("This match ends by itself under its rules; there is nothing to finish by hand.")
                       if table.deals else T("Enter a deal first: there is no match to finish yet."))
             raise Refused([FieldError("finished", reason)])
         if table.finished != finished:
-            rows.set_finished(conn, table.id, finished)
+            table_rows.set_finished(conn, table.id, finished)
             _touch(conn, table.id, "finish" if finished else "reopen", None, None, None)
-        _done(conn, table, write_id, {"action": "finish" if finished else "reopen"})
+        remember_outcome(conn, table, write_id, {"action": "finish" if finished else "reopen"})
     return load(conn, token)

@@ -6,17 +6,10 @@ just the part that changed (``HX-Request``), as in Hypermedia Systems' Contact.a
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import json
-import logging
 import re
-import sys
-import time
-from datetime import datetime
 from functools import partial
-from typing import Sequence
 
 from flask import (Blueprint, Response, abort, current_app, flash, get_flashed_messages, make_response, redirect,
                    render_template, request, url_for)
@@ -24,109 +17,29 @@ from flask_babel import get_locale, gettext, ngettext
 from markupsafe import Markup
 from flask_wtf.csrf import generate_csrf
 
-from .. import tables as store
-from ..store import NotSaved, Repeated, StorageError, StorageReplaced, get_db
-from ..games import GAMES, Game
-from ..games.base import FieldError
+from ..store import Repeated, StorageError, get_db
+from ..games import GAMES
 from ..games.text import Text
+from ..lru import BytesLRU
 from ..qr import qr_svg
-from . import BytesLRU, render_text
-from .chart import progression_chart
-from .home import is_host_request, join_url
+from ..web import render_text
+from ..web.downloads import csv_download, json_download
+from ..web.forms import form_values, group_errors
+from ..web.host import is_the_laptop
+from ..web.refusals import storage_message
+from ..web.times import local_time
 from ..serving.creation import creation_limit
-
-
-def is_the_laptop() -> bool:
-    """The laptop's own browser: its own loopback address (127.0.0.1, ::1), naming itself in
-    Host. Other loopback addresses (127.0.0.2…) are other devices, as in the tests and benches."""
-    return request.remote_addr in ("127.0.0.1", "::1", "::ffff:127.0.0.1") and is_host_request()
+from . import service
+from .chart import progression_chart
+from .exports import download_name, export_rows, fact_groups, table_document
+from .forms import later_answers, option_values, write_id
+from .links import TOKEN_SHAPE, join_link, table_or_404, table_url
 
 
 bp = Blueprint("tables", __name__)
 
-TOKEN_SHAPE = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
-
-
-def not_saved_message() -> str:
-    """Said when SQLite can't write (disk full, read-only file, locked too long): nothing was saved."""
-    return gettext("The host laptop could not save this: its disk may be full or its database read-only. "
-                   "Nothing was changed; try again.")
-
-
-def damaged_message() -> str:
-    """Said when the database file was damaged while the app ran (store.StorageDamaged)."""
-    return gettext("The host laptop's database file is damaged, so this was not saved. What you entered "
-                   "is kept here; the host should restart Table Companion (it checks the file at start).")
-
-
-def replaced_message() -> str:
-    """Said when the database file was deleted or replaced under the running server
-    (store.StorageReplaced): nothing more can be saved until the host restarts it."""
-    return gettext("The host laptop could not save this: its database file was deleted or replaced while "
-                   "Table Companion was running. Nothing was changed and what you entered is kept here; "
-                   "the host should restart Table Companion.")
-
-
-def storage_message(error: StorageError) -> str:
-    """Why the store refused: a full or read-only disk, a replaced file, or a damaged one.
-    Every refusal shown is also said in the terminal (the host must act on it)."""
-    say_in_terminal(error)
-    if isinstance(error, StorageReplaced):
-        return replaced_message()
-    return not_saved_message() if isinstance(error, NotSaved) else damaged_message()
-
-
-# The terminal the host watches: `companion serve` gives Flask's own log no stream (gevent's
-# wsgi.errors is silenced), so storage refusals have their own logger writing to stderr, each
-# kind at most once every LOG_EVERY seconds (a room of phones retrying must not flood it).
-STORAGE_LOG = logging.getLogger("companion.storage")
-if not STORAGE_LOG.handlers:
-    _handler = logging.StreamHandler(sys.stderr)
-    _handler.setFormatter(logging.Formatter("companion: %(message)s"))
-    STORAGE_LOG.addHandler(_handler)
-    STORAGE_LOG.setLevel(logging.WARNING)
-LOG_EVERY = 10.0
-_last_said: dict[str, float] = {}  # "<kind> <database>" -> when it was last said
-
-
-def say_in_terminal(error: StorageError) -> None:
-    kind = type(error).__name__
-    key, now = f"{kind} {current_app.config.get('DATABASE')}", time.monotonic()
-    if now - _last_said.get(key, -LOG_EVERY) < LOG_EVERY:
-        return
-    _last_said[key] = now
-    if isinstance(error, StorageReplaced):
-        STORAGE_LOG.error(
-            "NOT SAVED: the database file %s was deleted or replaced while serving (%s). Every change is "
-            "refused until Table Companion is restarted; to restore a backup: stop it, run `companion "
-            "restore FILE`, start it again.", current_app.config.get("DATABASE"), error)
-    else:
-        STORAGE_LOG.error("NOT SAVED (%s) on %s %s: %s", kind, request.method, request.path, error)
-
-
-def write_id() -> str | None:
-    """The phone's name for this change (hidden field ``write_id``, at most 64 characters):
-    the store makes the change at most once, and a resend is answered as the first time was.
-    Absent or unusable: the change is made as it always was."""
-    return store.clean_write_id(request.form.get("write_id"))
-
-
 def is_htmx() -> bool:
     return request.headers.get("HX-Request") == "true"
-
-
-def table_or_404(token: str) -> store.Table:
-    table = store.load(get_db(), token) if TOKEN_SHAPE.match(token) else None
-    if table is None:
-        abort(404)
-    return table
-
-
-def group_errors(errors: list[FieldError]) -> dict[str, list[Text]]:
-    grouped: dict[str, list[Text]] = {}
-    for error in errors:
-        grouped.setdefault(error.field, []).append(error.message)
-    return grouped
 
 
 @bp.app_template_test("table_token")
@@ -176,32 +89,8 @@ def error_headline(message: str) -> str:
     return Markup("".join(kept).rstrip() + "…")
 
 
-def form_values() -> dict[str, str]:
-    return {k: v for k, v in request.form.items() if k not in ("csrf_token", "write_id")}
-
-
-def table_url(table: store.Table, **kw) -> str:
-    return url_for("tables.show", token=table.token, **kw)
-
-
-def join_link(table: store.Table) -> str:
-    base, _warning = join_url()
-    return base.rstrip("/") + table_url(table)
-
-
 # --------------------------------------------------------------------------
 # Creating a table
-
-
-def option_values(game: Game, source) -> dict[str, int]:
-    values = {}
-    for opt in game.options:
-        raw = str(source.get(opt.key, "")).strip()
-        if raw == "":
-            values[opt.key] = opt.default
-        else:  # anything unreadable becomes -1, which the game's option check refuses with a message
-            values[opt.key] = int(raw) if raw.isascii() and raw.isdigit() and len(raw) < 4 else -1
-    return values
 
 
 @bp.get("/tables/new")
@@ -254,8 +143,8 @@ def create():
                                    "then press “Open the table” again.", wait)]})
         return page, 429, {"Retry-After": str(wait)}
     try:
-        token = store.create(get_db(), game.id, names, options, numbered=is_the_laptop())
-    except store.Refused as refused:
+        token = service.create(get_db(), game.id, names, options, numbered=is_the_laptop())
+    except service.Refused as refused:
         if not is_the_laptop():
             creation_limit(current_app).give_back(request.remote_addr or "")  # a refused form opened nothing
         return render_template("tables/new.html", game=game, n=n, counts=counts, values=form_values(),
@@ -273,7 +162,7 @@ HISTORY_RECENT = 10  # deals shown on the table page; older ones behind "show al
 BANNER = "table"  # flash category of the table page's one-sentence banners
 
 
-def tell(table: store.Table, kind: str, number: int | None = None, message: str | None = None,
+def tell(table: service.Table, kind: str, number: int | None = None, message: str | None = None,
          values: dict | None = None) -> None:
     """A banner for this phone's next view of the table ("Deal 3 saved."), kept in its session,
     so reload, back and an edited URL can never show it again or show a false one. ``values``:
@@ -282,7 +171,7 @@ def tell(table: store.Table, kind: str, number: int | None = None, message: str 
            **({"values": values} if values else {})}, BANNER)
 
 
-def banner_for(table: store.Table) -> dict | None:
+def banner_for(table: service.Table) -> dict | None:
     """The banner this phone was told for this table, if any (consumed by reading)."""
     found = None
     for item in get_flashed_messages(category_filter=[BANNER]):
@@ -291,28 +180,28 @@ def banner_for(table: store.Table) -> dict | None:
     return found
 
 
-def sheet_context(table: store.Table, form_number: int | None = None) -> dict:
+def sheet_context(table: service.Table, form_number: int | None = None) -> dict:
     match = table.match()
     show_all = request.args.get("all") == "1"
     deals = match.deals if show_all else match.deals[-HISTORY_RECENT:]
     return dict(table=table, game=table.game, match=match, chart=progression_chart(match),
                 form_number=form_number, show_all=show_all, history=deals[::-1],
-                max_deals=store.MAX_DEALS, full=len(table.deals) >= store.MAX_DEALS,
+                max_deals=service.MAX_DEALS, full=len(table.deals) >= service.MAX_DEALS,
                 # "Finish match" while it runs; a tie at the end has its own "accept the tie".
                 can_finish=table.can_finish() and not match.over)
 
 
-def upcoming_deal(table: store.Table, match):
+def upcoming_deal(table: service.Table, match):
     """The next deal a phone may enter: none once the match is over or the table is full."""
-    return None if len(table.deals) >= store.MAX_DEALS else match.next
+    return None if len(table.deals) >= service.MAX_DEALS else match.next
 
 
-def entry_context(table: store.Table, values: dict | None = None, errors: dict | None = None,
+def entry_context(table: service.Table, values: dict | None = None, errors: dict | None = None,
                   notice: Text | None = None, preview=None, banner: dict | None = None,
                   conflict: dict | None = None, given_back: bool = False) -> dict:
     progress = table.progress()
     match = table.match()
-    full = len(table.deals) >= store.MAX_DEALS
+    full = len(table.deals) >= service.MAX_DEALS
     upcoming = upcoming_deal(table, match)
     number = len(table.deals) + 1
     return dict(table=table, game=table.game, match=match, progress=progress, upcoming=upcoming,
@@ -321,13 +210,13 @@ def entry_context(table: store.Table, values: dict | None = None, errors: dict |
                 number=number, mode="add", banner=banner, conflict=conflict,
                 # A whole deal put back in the form (undone, or this phone's side of a conflict).
                 given_back=given_back or bool(banner and banner.get("kind") == "undone" and values),
-                full=full, max_deals=store.MAX_DEALS,
+                full=full, max_deals=service.MAX_DEALS,
                 # The form a phone shows, as its live requests report it: 0 for none (the match
                 # is over), so Finish, Accept the tie and Reopen reach other phones too.
                 form_number=number if upcoming else 0)
 
 
-def page_context(table: store.Table, **kw) -> dict:
+def page_context(table: service.Table, **kw) -> dict:
     """Everything the whole table page shows."""
     context = entry_context(table, **kw)
     context.update(sheet_context(table, form_number=context["form_number"]))
@@ -336,14 +225,14 @@ def page_context(table: store.Table, **kw) -> dict:
     return context
 
 
-def render_page(table: store.Table, status: int = 200, **kw):
+def render_page(table: service.Table, status: int = 200, **kw):
     """The whole table page; never cached, so the back button shows the table as it is now."""
     response = make_response(render_template("tables/show.html", **page_context(table, **kw)), status)
     response.headers["Cache-Control"] = "no-store"
     return response
 
 
-def stale(table: store.Table, message, values: dict | None = None) -> Response:
+def stale(table: service.Table, message, values: dict | None = None) -> Response:
     """A stale button or form (Undo, Finish, a correction of a deal undone meanwhile): the
     table as it is now, with one plain sentence; a correction's typed values wait, unsaved,
     in the next deal's form, so nothing typed is lost."""
@@ -351,7 +240,7 @@ def stale(table: store.Table, message, values: dict | None = None) -> Response:
                        values=values)
 
 
-def table_problem(table: store.Table, message: str, status: int):
+def table_problem(table: service.Table, message: str, status: int):
     """An error page about a table, with the way back to it."""
     return render_template("error.html", message=message, back_url=table_url(table),
                            back_label=gettext("Back to the table")), status
@@ -370,7 +259,7 @@ def show(token: str):
     # The same page for every phone that asks at this revision (a 100-deal table's ?all=1 is
     # heavy: one device asking again and again must not replay it each time; issue 23):
     # rendered once per (revision, language, address), each phone given its own CSRF token.
-    key = ("page", token, table.revision, str(get_locale()), request.host, request.full_path, store.MAX_DEALS)
+    key = ("page", token, table.revision, str(get_locale()), request.host, request.full_path, service.MAX_DEALS)
     page = LIVE_PAGES.get(key)
     if page is None:
         page = render_template("tables/show.html", csrf_token=lambda: CSRF_SLOT, **page_context(table)).encode()
@@ -396,7 +285,7 @@ def live(token: str):
     """
     if not TOKEN_SHAPE.match(token):
         abort(404)
-    current = store.revision(get_db(), token)
+    current = service.revision(get_db(), token)
     if current is None:
         abort(404)
     form_number = request.args.get("form", type=int)
@@ -430,7 +319,7 @@ def host(token: str):
     return render_template("tables/host.html", join_link=link, join_qr=qr_svg(link), **sheet_context(table))
 
 
-def render_entry(table: store.Table, status: int = 200, **kw):
+def render_entry(table: service.Table, status: int = 200, **kw):
     if is_htmx():
         # The form plus every part of the page that changed, so the phone that entered is as
         # current as every other phone (scoresheet, history, actions).
@@ -440,7 +329,7 @@ def render_entry(table: store.Table, status: int = 200, **kw):
     return render_page(table, status, **kw)
 
 
-def typed_score(table: store.Table, number: int, values: dict):
+def typed_score(table: service.Table, number: int, values: dict):
     """What this phone's entry for deal ``number`` would have scored (shown beside the recorded
     deal after a conflict); None if it doesn't read as a valid deal."""
     if not 1 <= number <= len(table.deals):
@@ -463,14 +352,14 @@ def add_deal(token: str):
                             errors={"deal": [gettext("This form is missing its deal number. Reload the page.")]})
     try:
         # The store reads the form against the match as stored, in one read and one replay.
-        table = store.add_deal(get_db(), token, number, form=values, write_id=write_id())
-    except store.NoSuchTable:
+        table = service.add_deal(get_db(), token, number, form=values, write_id=write_id())
+    except service.NoSuchTable:
         abort(404)
     except Repeated as repeated:  # sent again (its answer was lost): answered as the first time
         return saved(table_or_404(token), repeated.outcome["number"])
-    except store.Conflict as conflict:
+    except service.Conflict as conflict:
         table = table_or_404(token)
-        if len(table.deals) >= store.MAX_DEALS:
+        if len(table.deals) >= service.MAX_DEALS:
             return render_entry(table, 409)  # the page says the table is full
         mine = typed_score(table, number, values) if conflict.number == number else None
         if mine is not None and mine[0] == table.deals[number - 1]:
@@ -481,14 +370,14 @@ def add_deal(token: str):
             return render_entry(table, 409, notice=conflict.message,
                                 conflict={"number": number, "mine": mine[1] if mine else None, "typed": values})
         return render_entry(table, 409, values=values, notice=conflict.message)
-    except store.Refused as refused:
+    except service.Refused as refused:
         return render_entry(table_or_404(token), 422, values=values, errors=group_errors(refused.errors))
     except StorageError as error:
         return render_entry(table_or_404(token), 503, values=values, errors={"deal": [storage_message(error)]})
     return saved(table, number)
 
 
-def saved(table: store.Table, number: int):
+def saved(table: service.Table, number: int):
     """The answer to a saved deal: "Deal N saved" with its points and an Undo right there."""
     if is_htmx():
         return render_entry(table, 200, banner={"kind": "saved", "number": number})
@@ -496,7 +385,7 @@ def saved(table: store.Table, number: int):
     return redirect(table_url(table) + "#entry-wrap", code=303)
 
 
-def check_deal(table: store.Table, progress, values: dict, correcting: int | None = None):
+def check_deal(table: service.Table, progress, values: dict, correcting: int | None = None):
     """The as-you-type check: the deal's messages and its score, nothing saved. A correction
     (of deal ``correcting``) is also replayed through the whole match, so the preview never
     says "looks right" where Save would refuse for a later deal."""
@@ -508,18 +397,18 @@ def check_deal(table: store.Table, progress, values: dict, correcting: int | Non
             score = table.game.score_deal(progress, facts)
     if score is not None and correcting is not None:
         try:
-            store.corrected_deals(table, correcting, facts, **later_answers(values))
-        except store.NeedsChoices as needs:
+            service.corrected_deals(table, correcting, facts, **later_answers(values))
+        except service.NeedsChoices as needs:
             # Those answered on the page are not asked again; each says what will be asked
             # (who starts, who deals, or an open bid the correction made illegal).
             asks_later = [(later, choice) for later, choice in needs.choices if later in needs.unanswered]
-        except store.Refused as refused:
+        except service.Refused as refused:
             score, errors = None, refused.errors
     return render_template("tables/_preview.html", table=table, game=table.game, errors=errors, score=score,
                            match=table.match(), values=values, progress=progress, asks_later=asks_later)
 
 
-def once_per_revision(table: store.Table, number: int, values: dict, render) -> Response:
+def once_per_revision(table: service.Table, number: int, values: dict, render) -> Response:
     """A preview rendered once per (revision, deal, typed values, language): the same preview
     asked again and again (a correction of a 100-deal match replays it all) is not redone
     each time (issue 23). Previews carry no CSRF token."""
@@ -557,7 +446,7 @@ def edit(token: str, number: int):
     if not 1 <= number <= len(table.deals):
         return table_problem(table, gettext("This table has no deal %(number)s (any more).", number=number), 404)
     facts = table.deals[number - 1]
-    return render_edit(table, number, table.game.form_values(facts), {}, None, store.fingerprint(facts))
+    return render_edit(table, number, table.game.form_values(facts), {}, None, service.fingerprint(facts))
 
 
 @bp.post("/t/<token>/mine")
@@ -576,7 +465,7 @@ def use_mine(token: str):
                   gettext("The match is over, so there is no next deal for your values. They are in the "
                           "correction of deal %(number)s: save it to replace the recorded deal, or leave "
                           "this page to keep it.", number=number))
-        return render_edit(table, number, values, {}, notice, store.fingerprint(table.deals[number - 1]))
+        return render_edit(table, number, values, {}, notice, service.fingerprint(table.deals[number - 1]))
     if not has_next:
         return render_page(table, 200, notice=gettext(
             "The match is over, so there is no next deal for your values. Nothing was saved."))
@@ -584,7 +473,7 @@ def use_mine(token: str):
         "Your values are in the form for deal %(number)s: check them, then save.", number=len(table.deals) + 1))
 
 
-def render_edit(table: store.Table, number: int, values: dict, errors: dict, notice, was: str, status: int = 200,
+def render_edit(table: service.Table, number: int, values: dict, errors: dict, notice, was: str, status: int = 200,
                 later_choices=(), removal: dict | None = None):
     progress = table.progress(upto=number - 1)
     upcoming = table.game.next_deal(progress)
@@ -600,7 +489,7 @@ def update(token: str, number: int):
     table = table_or_404(token)
     values = form_values()
     was = request.form.get("was", "")
-    if (wid := write_id()) and store.recorded_outcome(get_db(), token, wid) is not None:
+    if (wid := write_id()) and service.recorded_outcome(get_db(), token, wid) is not None:
         # Sent again (its answer was lost), maybe after the deal was undone: as the first time.
         tell(table, "edited", number)
         return redirect(table_url(table) + f"#deal-{number}", code=303)
@@ -614,22 +503,22 @@ def update(token: str, number: int):
     removal = None
     if not errors:
         try:
-            store.edit_deal(get_db(), token, number, facts, was, write_id=write_id(), **later_answers(values),
+            service.edit_deal(get_db(), token, number, facts, was, write_id=write_id(), **later_answers(values),
                             remove_after_end=request.form.get("remove_after_end", type=int))
         except Repeated:
             errors = []  # sent again: answered as the first time
-        except store.Conflict as conflict:
+        except service.Conflict as conflict:
             table = table_or_404(token)
             if number > len(table.deals):
                 return stale(table, conflict.message, values)
             recorded = table.deals[number - 1]
-            return render_edit(table, number, values, {}, conflict.message, store.fingerprint(recorded), 409)
-        except store.EndsEarlier as ends:
+            return render_edit(table, number, values, {}, conflict.message, service.fingerprint(recorded), 409)
+        except service.EndsEarlier as ends:
             errors = ends.errors
             removal = {"first": ends.end + 1, "last": ends.last}  # offered beside Save
-        except store.Refused as refused:
+        except service.Refused as refused:
             errors = refused.errors
-            # store.NeedsChoices: the later deals' choices this correction asks again.
+            # service.NeedsChoices: the later deals' choices this correction asks again.
             later_choices = tuple(getattr(refused, "choices", ()))
         except StorageError as error:
             return render_edit(table, number, values, {"deal": [storage_message(error)]}, None, was, 503)
@@ -637,16 +526,6 @@ def update(token: str, number: int):
         return render_edit(table, number, values, group_errors(errors), None, was, 422, later_choices, removal)
     tell(table, "edited", number)
     return redirect(table_url(table) + f"#deal-{number}", code=303)
-
-
-def later_answers(values: dict) -> dict:
-    """Answers to later deals' choices that a correction asked for again (fields named
-    ``later-<deal>``, see store.later_field), by deal number as ``store.edit_deal`` takes them."""
-    answers = {int(name[6:]): value for name, value in values.items()
-               if name.startswith("later-") and name[6:].isdigit() and len(name) < 12}
-    if not answers:
-        return {}
-    return {"choices": answers}
 
 
 @bp.post("/t/<token>/undo")
@@ -657,10 +536,10 @@ def undo(token: str):
     values = (table.game.form_values(table.deals[number - 1])
               if 1 <= number == len(table.deals) else None)
     try:
-        table = store.undo_last(get_db(), token, number, write_id=write_id())
+        table = service.undo_last(get_db(), token, number, write_id=write_id())
     except Repeated as repeated:  # sent again: answered as the first time
         number = repeated.outcome["number"]
-    except store.Conflict as conflict:
+    except service.Conflict as conflict:
         return stale(table_or_404(token), conflict.message)
     tell(table, "undone", number, values=values)
     return redirect(table_url(table) + "#entry-wrap", code=303)
@@ -670,10 +549,10 @@ def undo(token: str):
 def finish(token: str):
     table = table_or_404(token)
     try:
-        store.set_finished(get_db(), token, request.form.get("finished", "1") == "1", write_id=write_id())
+        service.set_finished(get_db(), token, request.form.get("finished", "1") == "1", write_id=write_id())
     except Repeated:
         pass  # sent again: answered as the first time
-    except store.Refused as refused:
+    except service.Refused as refused:
         return stale(table_or_404(token), refused.errors[0].message)
     return redirect(table_url(table) + "#sheet", code=303)
 
@@ -682,10 +561,10 @@ def finish(token: str):
 def rematch(token: str):
     table = table_or_404(token)
     try:  # exactly once: a phone pressing after another lands on the same new table
-        new_token = store.rematch(get_db(), table.token, write_id=write_id())
+        new_token = service.rematch(get_db(), table.token, write_id=write_id())
     except Repeated as repeated:  # sent again: the same new table
         new_token = repeated.outcome["token"]
-    except store.Refused as refused:
+    except service.Refused as refused:
         return stale(table_or_404(token), refused.errors[0].message)
     return redirect(url_for("tables.show", token=new_token), code=303)
 
@@ -694,109 +573,12 @@ def rematch(token: str):
 def log(token: str):
     table = table_or_404(token)
     return render_template("tables/log.html", table=table, game=table.game,
-                           changes=store.changes(get_db(), table.id), match=table.match(),
+                           changes=service.changes(get_db(), table.id), match=table.match(),
                            fact_groups=partial(fact_groups, game=table.game), local_time=local_time)
 
 
 # --------------------------------------------------------------------------
 # Export
-
-
-# Readable facts: what the log and the CSV say about a deal, in the players' words. Each game
-# describes its own facts (Game.describe_facts: its fact_labels, seat_facts and team_facts).
-
-
-def fact_items(facts: dict, players: Sequence[str], entrants: Sequence[str],
-               game: Game) -> list[tuple[str, str, str]]:
-    """(label, name or "", value) per fact, as the game describes them, in this reader's language."""
-    return [(render_text(item.label), item.owner, render_text(item.value))
-            for item in game.describe_facts(facts, players, entrants)]
-
-
-def fact_groups(facts: dict, players: Sequence[str], entrants: Sequence[str], game: Game):
-    """The facts for reading: what concerns the whole deal ("Start player: Ann"), then each
-    player's (or team's) own facts together ("Ann: Chips 4 · Tricks 2")."""
-    general, per_name = [], {}
-    for label, name, value in fact_items(facts, players, entrants, game):
-        if name:
-            per_name.setdefault(name, []).append((label, value))
-        else:
-            general.append((label, value))
-    return general, list(per_name.items())
-
-
-def local_time(stamp: str | None, shown: str = "%Y-%m-%d %H:%M:%S") -> str:
-    """A stored UTC time as the laptop's local time (the clock on the players' wall), written
-    ``shown`` (the change log: to the second; the hall: "%H:%M"); unreadable stays as stored."""
-    if not stamp:
-        return ""
-    try:
-        return datetime.fromisoformat(stamp).astimezone().strftime(shown)
-    except ValueError:
-        return stamp
-
-
-def distinct(labels: Sequence[str]) -> list[str]:
-    """The labels made unique (" (2)", " (3)"…), so no two columns or keys ever merge."""
-    seen: dict[str, int] = {}
-    out = []
-    for label in labels:
-        seen[label] = seen.get(label, 0) + 1
-        out.append(label if seen[label] == 1 else f"{label} ({seen[label]})")
-    return out
-
-
-def export_rows(table: store.Table):
-    """One row per deal, column -> value in order; every entrant has its own columns even if
-    two share a name (seat-ordered, made distinct)."""
-    match = table.match()
-    players, entrants = table.setup.players, match.entrants
-    rows = []
-    for record in match.deals:
-        pairs = [(gettext("Deal"), str(record.number))]
-        pairs += [(f"{label}: {name}" if name else label, value)
-                  for label, name, value in fact_items(record.facts, players, entrants, table.game)]
-        pairs += [(gettext("Points: %(name)s", name=name), str(record.score.points[i]))
-                  for i, name in enumerate(entrants)]
-        pairs += [(gettext("Total: %(name)s", name=name), str(record.totals[i])) for i, name in enumerate(entrants)]
-        rows.append(dict(zip(distinct([c for c, _v in pairs]), [v for _c, v in pairs])))
-    return match, rows
-
-
-def download_name(table: store.Table, ext: str) -> str:
-    return f"{table.game.id}-{table.created_at[:10]}-{table.token[:6]}.{ext}"
-
-
-# What a spreadsheet runs as a formula when a cell starts with it (=HYPERLINK(…) in a name).
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-PLAIN_NUMBER = re.compile(r"-?\d+(\.\d+)?")
-
-
-def csv_cell(value) -> str:
-    """A cell a spreadsheet shows as text: one that would start a formula gets a leading
-    single quote (OWASP's advice), so a player's name can never run as one. A plain negative
-    number (points "-10") is a number to a spreadsheet, never a formula: it stays as it is."""
-    text = "" if value is None else str(value)
-    if text.startswith(FORMULA_STARTS) and not PLAIN_NUMBER.fullmatch(text):
-        return "'" + text
-    return text
-
-
-def csv_download(rows: list[dict], first_columns: Sequence[str], filename: str, **headers) -> Response:
-    """Rows as a CSV file for spreadsheets (every export's one way): columns in the order
-    they first appear after ``first_columns``, a BOM for UTF-8, every cell formula-safe."""
-    columns: list[str] = list(first_columns)
-    for row in rows:
-        columns.extend(c for c in row if c not in columns)
-    out = io.StringIO()
-    out.write("\ufeff")  # BOM: spreadsheet software then reads the names as UTF-8
-    writer = csv.writer(out)
-    writer.writerow([csv_cell(c) for c in columns])
-    writer.writerows([csv_cell(row.get(c, "")) for c in columns] for row in rows)
-    return Response(out.getvalue(), mimetype="text/csv", headers={
-        "Content-Disposition": f"attachment; filename={filename}", **headers})
 
 
 @bp.get("/t/<token>/export.csv")
@@ -809,37 +591,4 @@ def export_csv(token: str):
 @bp.get("/t/<token>/export.json")
 def export_json(token: str):
     table = table_or_404(token)
-    doc = table_document(table)
-    return Response(json.dumps(doc, ensure_ascii=False, indent=2), mimetype="application/json", headers={
-        "Content-Disposition": f"attachment; filename={download_name(table, 'json')}"})
-
-
-def table_document(table: store.Table) -> dict:
-    """One table as JSON-able data: its facts, every deal's points, totals and winners
-    (the table's own export and the meetup night's export share it)."""
-    match = table.match()
-    return {
-        "game": table.game.id,
-        "players": list(table.setup.players),
-        "entrants": list(match.entrants),
-        "options": dict(table.setup.options),
-        "created_at": table.created_at,  # UTC, ISO 8601
-        "created_at_local": local_time(table.created_at),  # the laptop's clock
-        "finished": table.finished,
-        "deals": [{
-            "number": r.number,
-            "facts": r.facts,
-            "points": list(r.score.points),
-            "totals": list(r.totals),
-            "winners": [match.entrants[i] for i in r.score.winners],
-            # Lists by seat (or team) order, never keyed by name: two equal names can't merge.
-            "breakdown": [{"name": match.entrants[i],
-                           "lines": [{"label": str(line.label), "points": line.points} for line in lines]}
-                          for i, lines in enumerate(r.score.breakdown)],
-            "rulings": list(r.score.rulings),
-        } for r in match.deals],
-        "totals": [{"name": name, "total": total} for name, total in zip(match.entrants, match.totals)],
-        "over": match.over,
-        "winners": [match.entrants[i] for i in match.winners],
-        "rulings": list(match.outcome.rulings),
-    }
+    return json_download(table_document(table), download_name(table, "json"))
