@@ -1,5 +1,5 @@
-"""Reading a table's forms: the game's options, the phone's write id, a correction's answers
-to later deals' choices. (A deal's own fields are read by the game, in the service.)"""
+"""Reading a table's forms: the game's options and the phone's write id. (A deal's own fields,
+and a correction's answers to later deals' choices, are read in the service: service.read_deal.)"""
 
 from __future__ import annotations
 
@@ -25,13 +25,3 @@ def option_values(game: Game, source) -> dict[str, int]:
         else:  # anything unreadable becomes -1, which the game's option check refuses with a message
             values[opt.key] = int(raw) if raw.isascii() and raw.isdigit() and len(raw) < 4 else -1
     return values
-
-
-def later_answers(values: dict) -> dict:
-    """Answers to later deals' choices that a correction asked for again (fields named
-    ``later-<deal>``, see service.later_field), by deal number as ``service.edit_deal`` takes them."""
-    answers = {int(name[6:]): value for name, value in values.items()
-               if name.startswith("later-") and name[6:].isdigit() and len(name) < 12}
-    if not answers:
-        return {}
-    return {"choices": answers}

@@ -18,12 +18,13 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from enum import Enum
 from functools import cached_property
 from datetime import datetime, timezone
 from typing import Any, Mapping, Sequence
 
-from ..games import GAMES, Game, InvalidDeal, Match, MatchSetup, Progress
+from ..games import GAMES, DealScore, Game, InvalidDeal, Match, MatchSetup, Progress
 from ..lru import BytesLRU
 from ..games.base import Choice, FieldError, after_end
 from ..games.text import T, Text, Tn, join_sentences
@@ -75,8 +76,11 @@ class Table:
 
     def progress(self, upto: int | None = None) -> Progress:
         """The match state after the first ``upto`` stored deals (all by default)."""
-        if upto is None:
+        if upto is None or upto >= len(self.deals):
             return self._replayed
+        return self._replay(upto)
+
+    def _replay(self, upto: int) -> Progress:
         progress = self.game.start(self.setup)
         for facts in self.deals[:upto]:
             progress = self.game.add_deal(progress, facts)
@@ -89,7 +93,7 @@ class Table:
         key = (self.token, self.revision, len(self.deals))
         progress = REPLAYS.get(key)
         if progress is None:
-            progress = self.progress(upto=len(self.deals))
+            progress = self._replay(len(self.deals))
             REPLAYS.put(key, progress)
         return progress
 
@@ -147,6 +151,73 @@ class Refused(Exception):
     def __init__(self, errors: Sequence[FieldError]):
         self.errors = list(errors)
         super().__init__("; ".join(str(e.message) for e in self.errors))
+
+
+class Outcome(Enum):
+    """What a write did."""
+
+    SAVED = "saved"  # written now
+    REPEATED = "repeated"  # this write id was answered before: nothing written, answered as then
+    SAME = "same"  # already so: the very deal recorded (a double tap), the rematch started by another phone
+    CONFLICT = "conflict"  # another phone changed the table first: nothing written
+    REFUSED = "refused"  # against the rules (``errors`` say which field and why): nothing written
+    NO_TABLE = "no_table"  # no table has this token
+
+
+@dataclass(frozen=True)
+class Written:
+    """What a write did, with the table as read inside its transaction (after the change when
+    it was saved), so the page that answers needs no second read."""
+
+    outcome: Outcome
+    table: Table | None
+    number: int | None = None  # the deal concerned (a repeated write's: the first time's)
+    errors: tuple[FieldError, ...] = ()
+    message: Text | None = None  # a conflict's sentence
+    mine: DealScore | None = None  # a conflict on a recorded deal: what this phone's entry would score
+    later_choices: tuple[tuple[int, Choice], ...] = ()  # a correction's later choices to ask again
+    unanswered: tuple[int, ...] = ()
+    removal: tuple[int, int] | None = None  # a correction ending the match earlier: (first, last) deals after it
+    recorded: dict[str, Any] = field(default_factory=dict)  # a repeated write's first outcome
+    undone: dict[str, Any] | None = None  # the facts of the deal an undo removed
+    rematch_token: str | None = None  # the rematch's table
+
+    @property
+    def saved(self) -> bool:
+        """The change is stored (now, or by the first sending of this write, or it was already)."""
+        return self.outcome in (Outcome.SAVED, Outcome.REPEATED, Outcome.SAME)
+
+    @property
+    def collides(self) -> bool:
+        """A conflict over a deal that is recorded (another phone entered or changed it first)."""
+        return (self.outcome in (Outcome.CONFLICT, Outcome.SAME) and self.table is not None
+                and self.number is not None and 1 <= self.number <= len(self.table.deals))
+
+    def table_or_raise(self) -> Table:
+        """For scripts and tests: the table, or what happened raised as the store's errors
+        (:class:`Repeated`, :class:`Conflict`, :class:`Refused` and its kinds, :class:`NotFound`)."""
+        if self.outcome is Outcome.NO_TABLE:
+            raise NoSuchTable("")
+        if self.outcome is Outcome.REPEATED:
+            raise Repeated(self.recorded)
+        if self.outcome in (Outcome.CONFLICT, Outcome.SAME):
+            raise Conflict(self.message, self.number)
+        if self.outcome is Outcome.REFUSED:
+            if self.removal is not None:
+                raise EndsEarlier(self.removal[0] - 1, self.removal[1])
+            if self.later_choices:
+                raise NeedsChoices(self.errors, self.later_choices, self.unanswered)
+            raise Refused(self.errors)
+        assert self.table is not None
+        return self.table
+
+
+def refused(table: Table, refusal: Refused) -> Written:
+    """A refusal as a write's result, with what its kind carries (later choices, a removal)."""
+    return Written(Outcome.REFUSED, table, errors=tuple(refusal.errors),
+                   later_choices=tuple(getattr(refusal, "choices", ())),
+                   unanswered=tuple(getattr(refusal, "unanswered", ())),
+                   removal=(refusal.end + 1, refusal.last) if isinstance(refusal, EndsEarlier) else None)
 
 
 # --------------------------------------------------------------------------
@@ -230,12 +301,16 @@ def clean_write_id(raw: str | None) -> str | None:
     return raw
 
 
+def first_answer(conn: Connection, table: "Table", write_id: str | None) -> dict[str, Any] | None:
+    """Inside the write transaction: what this write id's first sending did, if it was stored."""
+    return None if write_id is None else table_rows.recorded_outcome(conn, table.id, write_id)
+
+
 def refuse_repeat(conn: Connection, table: "Table", write_id: str | None) -> None:
     """Inside the write transaction: raise :class:`Repeated` if this write id was stored already."""
-    if write_id is not None:
-        outcome = table_rows.recorded_outcome(conn, table.id, write_id)
-        if outcome is not None:
-            raise Repeated(outcome)
+    outcome = first_answer(conn, table, write_id)
+    if outcome is not None:
+        raise Repeated(outcome)
 
 
 def remember_outcome(conn: Connection, table: "Table", write_id: str | None,
@@ -252,32 +327,46 @@ def recorded_outcome(conn: Connection, token: str, write_id: str) -> dict[str, A
     return None if table is None else table_rows.recorded_outcome(conn, table.id, write_id)
 
 
-def rematch(conn: Connection, token: str, write_id: str | None = None) -> str:
-    """The token of this table's rematch, started now unless someone pressed Rematch first.
+def start_rematch(conn: Connection, token: str, write_id: str | None = None) -> Written:
+    """This table's rematch (``rematch_token``), started now unless someone pressed Rematch
+    first (then :attr:`Outcome.SAME`, the same new table).
 
     The check and the insert share one write transaction, so sixteen phones pressing at once
     make one table. Starting it bumps the old table's revision: phones still on it learn of
     the rematch with their next live update (``Table.rematch_token``).
     """
     with write(conn):
-        table = _load_locked(conn, token)
-        refuse_repeat(conn, table, write_id)
+        table = load(conn, token)
+        if table is None:
+            return Written(Outcome.NO_TABLE, None)
+        if (first := first_answer(conn, table, write_id)) is not None:
+            return Written(Outcome.REPEATED, table, recorded=first, rematch_token=first.get("token"))
         if table.rematch_token:
             remember_outcome(conn, table, write_id, {"action": "rematch", "token": table.rematch_token})
-            return table.rematch_token
+            return Written(Outcome.SAME, table, rematch_token=table.rematch_token)
         options = dict(table.setup.options)
         follow = getattr(table.game, "rematch_options", None)
         if follow is not None:  # e.g. continue the dealing rotation where the match ended
             options = dict(follow(table.match()))
         names, errors = check_setup(table.game, table.setup.players, options)
         if errors:
-            raise Refused(errors)
+            return Written(Outcome.REFUSED, table, errors=tuple(errors))
         stamp = now()
         new = new_token()
         table_rows.insert_table(conn, new, table.game.id, names, options, stamp, rematch_of=table.id)
         _touch(conn, table.id, "rematch", None, None, None, stamp)
         remember_outcome(conn, table, write_id, {"action": "rematch", "token": new})
-    return new
+        stored = load(conn, token)
+    return Written(Outcome.SAVED, stored, rematch_token=new)
+
+
+def rematch(conn: Connection, token: str, write_id: str | None = None) -> str:
+    """:func:`start_rematch` for scripts and tests: the rematch's token, or what happened raised."""
+    started = start_rematch(conn, token, write_id)
+    if started.outcome is not Outcome.SAME:  # started by another phone: its table is the answer
+        started.table_or_raise()
+    assert started.rematch_token is not None
+    return started.rematch_token
 
 
 def table_of(record: Mapping[str, Any] | None) -> Table | None:
@@ -317,55 +406,84 @@ def _touch(conn: Connection, table_id: int, action: str, number: int | None,
 NoSuchTable = NotFound  # no table has this token (the store's error)
 
 
-def _load_locked(conn: Connection, token: str) -> Table:
-    """The table as stored, read inside the caller's write transaction."""
-    table = load(conn, token)
-    if table is None:
-        raise NoSuchTable(token)
-    return table
+def read_deal(table: Table, number: int, form: Mapping[str, str],
+              progress: Progress | None = None) -> tuple[dict[str, Any], list[FieldError]]:
+    """A deal form's fields read by the game as deal ``number`` of this table (the next deal, or
+    a correction of a recorded one): its facts and what is wrong with them. The one place a
+    deal form is read, for a new deal and a correction alike. ``progress``: the match before
+    deal ``number``, if the caller has it already."""
+    return table.game.parse_deal(form, progress or table.progress(upto=number - 1))
 
 
-def add_deal(conn: Connection, token: str, number: int, facts: dict[str, Any] | None = None, *,
-             form: Mapping[str, str] | None = None, write_id: str | None = None) -> Table:
-    """Record deal ``number``; refuses if that deal exists already (another phone was first).
+def _collision(table: Table, number: int, facts: dict[str, Any] | None, form: Mapping[str, str] | None,
+               message: Text) -> Written:
+    """Deal ``number`` is recorded already: the same deal again is saved; another is a conflict,
+    with what this phone's entry would have scored there (None if it is no valid deal)."""
+    progress = table.progress(upto=number - 1)
+    if form is not None:
+        facts, errors = read_deal(table, number, form, progress)
+        facts = None if errors else facts
+    if facts is not None and facts == table.deals[number - 1]:
+        return Written(Outcome.SAME, table, number, message=message)
+    valid = facts is not None and not table.game.validate(progress, facts)
+    mine = table.game.score_deal(progress, facts) if valid else None
+    return Written(Outcome.CONFLICT, table, number, message=message, mine=mine)
 
-    Give the ``facts``, or the ``form`` fields a phone sent: then the game reads them
-    against the match as stored, so an entry (the request players wait on) reads and
-    replays the table once, inside the lock. Returns the table as stored.
+
+def enter_deal(conn: Connection, token: str, number: int, facts: dict[str, Any] | None = None, *,
+               form: Mapping[str, str] | None = None, write_id: str | None = None) -> Written:
+    """Record deal ``number``, unless that deal exists already (another phone was first).
+
+    Give the ``facts``, or the ``form`` fields a phone sent: then the game reads them against
+    the match as stored, so an entry (the request players wait on) reads and replays the table
+    once, inside the lock. Returns what happened, with the table as stored.
     """
     with write(conn):
-        table = _load_locked(conn, token)
-        refuse_repeat(conn, table, write_id)
+        table = load(conn, token)
+        if table is None:
+            return Written(Outcome.NO_TABLE, None)
+        if (first := first_answer(conn, table, write_id)) is not None:
+            return Written(Outcome.REPEATED, table, first.get("number"), recorded=first)
         if not table.seated:  # a prepared table: its players are not known yet
-            raise Conflict(T("This table is waiting for its players: open its link to enter them first."))
+            return Written(Outcome.CONFLICT, table, message=T(
+                "This table is waiting for its players: open its link to enter them first."))
         recorded = len(table.deals)
-        if number <= recorded:
-            raise Conflict(T("Deal {number} was already entered from another phone. Here is the recorded one; "
-                             "your entry was not saved.", number=number), number)
+        if 1 <= number <= recorded:
+            return _collision(table, number, facts, form, T(
+                "Deal {number} was already entered from another phone. Here is the recorded one; "
+                "your entry was not saved.", number=number))
         if number != recorded + 1 or recorded >= MAX_DEALS:
-            raise Conflict(Tn("This page is out of date: the table has {n} deal. Reload to enter the next one.",
-                              "This page is out of date: the table has {n} deals. Reload to enter the next one.",
-                              recorded))
+            return Written(Outcome.CONFLICT, table, message=Tn(
+                "This page is out of date: the table has {n} deal. Reload to enter the next one.",
+                "This page is out of date: the table has {n} deals. Reload to enter the next one.", recorded))
         # Validate against the stored state, not whatever the phone saw.
         progress = table.progress()
         if form is not None:
-            facts, errors = table.game.parse_deal(form, progress)
+            facts, errors = read_deal(table, number, form, progress)
             if errors:
-                raise Refused(errors)
+                return Written(Outcome.REFUSED, table, number, errors=tuple(errors))
         state = table.match()
         if state.next is None:
-            raise Refused([FieldError("deal", state.outcome.message or T("The match is over."))])
+            return Written(Outcome.REFUSED, table, number,
+                           errors=(FieldError("deal", state.outcome.message or T("The match is over.")),))
         try:
             after = table.game.add_deal(progress, facts)  # checks, then scores
         except InvalidDeal as exc:
-            raise Refused(exc.errors) from exc
+            return Written(Outcome.REFUSED, table, number, errors=tuple(exc.errors))
         stamp = now()
         table_rows.insert_deal(conn, table.id, number, facts, stamp)
         _touch(conn, table.id, "add", number, None, facts, stamp)
         remember_outcome(conn, table, write_id, {"action": "add", "number": number})
     stored = replace(table, deals=table.deals + (facts,), revision=table.revision + 1, updated_at=stamp)
     REPLAYS.put((stored.token, stored.revision, len(stored.deals)), after)
-    return stored
+    return Written(Outcome.SAVED, stored, number)
+
+
+def add_deal(conn: Connection, token: str, number: int, facts: dict[str, Any] | None = None, *,
+             form: Mapping[str, str] | None = None, write_id: str | None = None) -> Table:
+    """:func:`enter_deal` for scripts and tests: the table as stored, or what happened raised
+    (:class:`Conflict`, :class:`Refused`, :class:`Repeated`, :class:`NotFound`)."""
+    return enter_deal(conn, token, number, facts, form=form, write_id=write_id).table_or_raise()
 
 
 class NeedsChoices(Refused):
@@ -425,13 +543,13 @@ def corrected_deals(table: Table, number: int, facts: dict[str, Any],
     recorded), deals after the match's new end are left out instead of refused."""
     deals = list(table.deals)
     deals[number - 1] = facts
-    later_answers = {k: v for k, v in (choices or {}).items() if isinstance(k, int) and k > number}
-    settled, needed, answered = table.game.settle_choices(table.setup, deals, later_answers)
+    given = {k: v for k, v in (choices or {}).items() if isinstance(k, int) and k > number}
+    settled, needed, answered = table.game.settle_choices(table.setup, deals, given)
     if needed:
         errors = [FieldError("later", T("This correction changes who is chosen in a later deal: "
                                         "answer below and save again."))]
         errors += [FieldError(later_field(later), choice.question)
-                   for later, choice in needed if later in later_answers]
+                   for later, choice in needed if later in given]
         # The choices answered so far stay on the page (with their answers), then the new one.
         raise NeedsChoices(errors, answered + needed, [later for later, _choice in needed])
     deals[number:] = settled[number:]
@@ -454,34 +572,83 @@ def corrected_deals(table: Table, number: int, facts: dict[str, Any],
     return deals
 
 
-def edit_deal(conn: Connection, token: str, number: int, facts: dict[str, Any], was: str,
-              choices: Mapping[int, Any] | None = None, write_id: str | None = None,
-              remove_after_end: int | None = None) -> Table:
+def later_answers(form: Mapping[str, str]) -> dict[int, str]:
+    """A correction form's answers to later deals' choices it asked again (fields named
+    ``later-<deal>``, see :func:`later_field`), by deal number."""
+    return {int(name[6:]): value for name, value in form.items()
+            if name.startswith("later-") and name[6:].isdigit() and len(name) < 12}
+
+
+def check_entry(table: Table, form: Mapping[str, str], correcting: int | None = None) -> dict[str, Any]:
+    """The as-you-type check of a deal form, nothing saved: the next deal's, or a correction of
+    deal ``correcting``, which is also replayed through the whole match, so the check never
+    says "looks right" where Save would refuse for a later deal. Returns the ``progress`` the
+    deal is read against, its ``errors``, its ``score`` (None unless valid) and ``asks_later``:
+    the later deals' choices Save would ask again, (deal number, Choice) each."""
+    number = correcting or len(table.deals) + 1
+    progress = table.progress(upto=number - 1)
+    facts, errors = read_deal(table, number, form)
+    score, asks_later = None, []
+    if not errors:
+        errors = table.game.validate(progress, facts)
+        if not errors:
+            score = table.game.score_deal(progress, facts)
+    if score is not None and correcting is not None:
+        try:
+            corrected_deals(table, correcting, facts, later_answers(form))
+        except NeedsChoices as needs:
+            # Those answered on the page are not asked again; each says what will be asked
+            # (who starts, who deals, or an open bid the correction made illegal).
+            asks_later = [(later, choice) for later, choice in needs.choices if later in needs.unanswered]
+        except Refused as refusal:
+            score, errors = None, refusal.errors
+    return dict(progress=progress, errors=errors, score=score, asks_later=asks_later)
+
+
+def correct_deal(conn: Connection, token: str, number: int, facts: dict[str, Any] | None = None, *,
+                 form: Mapping[str, str] | None = None, was: str, choices: Mapping[int, Any] | None = None,
+                 write_id: str | None = None, remove_after_end: int | None = None) -> Written:
     """Replace deal ``number``; everything after it is recomputed. ``was`` guards a concurrent edit.
 
-    Where the change ends the match earlier, the deals after its new end are refused
-    (:class:`EndsEarlier`) unless ``remove_after_end`` is the table's last deal number (what the
-    player was shown): then they are removed in the same transaction, each logged as undone.
+    Give the ``facts`` (and ``choices``), or the correction ``form`` a phone sent: then the game
+    reads it against the match as stored, inside the lock, as :func:`enter_deal` does.
+
+    Where the change ends the match earlier, the deals after its new end are refused (a
+    refusal with ``removal``) unless ``remove_after_end`` is the table's last deal number (what
+    the player was shown): then they are removed in the same transaction, each logged as undone.
 
     Where the change alters a choice a later deal answered (who starts or deals after a tie),
     the later deal's recorded answer is kept if it still fits, dropped where no choice is open
-    any more, and else asked again: :class:`NeedsChoices` until ``choices`` (deal number → the
-    seat, or a mapping {choice key: seat} as a form sends it) answers it. The answers are
-    written into those deals in the same transaction, each logged as an edit of its deal.
+    any more, and else asked again (a refusal with ``later_choices``) until ``choices`` (deal
+    number → the seat, or a mapping {choice key: seat} as a form sends it) answers it. The
+    answers are written into those deals in the same transaction, each logged as an edit.
     """
     with write(conn):
-        table = _load_locked(conn, token)
-        refuse_repeat(conn, table, write_id)
+        table = load(conn, token)
+        if table is None:
+            return Written(Outcome.NO_TABLE, None)
+        if (first := first_answer(conn, table, write_id)) is not None:
+            return Written(Outcome.REPEATED, table, first.get("number"), recorded=first)
         if not 1 <= number <= len(table.deals):
-            raise Conflict(T("Deal {number} no longer exists (it was undone from another phone).", number=number), number)
+            return Written(Outcome.CONFLICT, table, number, message=T(
+                "Deal {number} no longer exists (it was undone from another phone).", number=number))
+        if form is not None:
+            facts, errors = read_deal(table, number, form)
+            if errors:
+                return Written(Outcome.REFUSED, table, number, errors=tuple(errors))
+            choices = later_answers(form)
         old = table.deals[number - 1]
         if fingerprint(old) != was:
-            raise Conflict(T("Deal {number} was changed from another phone while you were editing. "
-                             "Here is the recorded one; your change was not saved.", number=number), number)
-        deals = corrected_deals(table, number, facts, choices, remove_after_end)
+            return Written(Outcome.CONFLICT, table, number, message=T(
+                "Deal {number} was changed from another phone while you were editing. "
+                "Here is the recorded one; your change was not saved.", number=number))
+        try:
+            deals = corrected_deals(table, number, facts, choices, remove_after_end)
+        except Refused as refusal:
+            return refused(table, refusal)
         remember_outcome(conn, table, write_id, {"action": "edit", "number": number})
         if deals == list(table.deals):
-            return table
+            return Written(Outcome.SAVED, table, number)
         for gone in range(len(table.deals), len(deals), -1):  # after the new end: the last first
             table_rows.delete_deal(conn, table.id, gone)
             _touch(conn, table.id, "undo", gone, table.deals[gone - 1], None)
@@ -490,32 +657,63 @@ def edit_deal(conn: Connection, token: str, number: int, facts: dict[str, Any], 
             if before != after:
                 table_rows.update_deal(conn, table.id, later, after, now())
                 _touch(conn, table.id, "edit", later, before, after)
-    return load(conn, token)
+        stored = load(conn, token)
+    return Written(Outcome.SAVED, stored, number)
 
 
-def undo_last(conn: Connection, token: str, number: int, write_id: str | None = None) -> Table:
-    """Remove the last deal, only if it is still deal ``number`` (two phones can't undo twice)."""
+def edit_deal(conn: Connection, token: str, number: int, facts: dict[str, Any], was: str,
+              choices: Mapping[int, Any] | None = None, write_id: str | None = None,
+              remove_after_end: int | None = None) -> Table:
+    """:func:`correct_deal` for scripts and tests: the table as stored, or what happened raised
+    (:class:`Conflict`, :class:`EndsEarlier`, :class:`NeedsChoices`, :class:`Refused`, :class:`Repeated`)."""
+    return correct_deal(conn, token, number, facts, was=was, choices=choices, write_id=write_id,
+                        remove_after_end=remove_after_end).table_or_raise()
+
+
+def undo_deal(conn: Connection, token: str, number: int, write_id: str | None = None) -> Written:
+    """Remove the last deal, only if it is still deal ``number`` (two phones can't undo twice).
+    What happened carries the removed deal's facts (``undone``), to give back to the form."""
     with write(conn):
-        table = _load_locked(conn, token)
-        refuse_repeat(conn, table, write_id)
+        table = load(conn, token)
+        if table is None:
+            return Written(Outcome.NO_TABLE, None)
+        if (first := first_answer(conn, table, write_id)) is not None:
+            return Written(Outcome.REPEATED, table, first.get("number"), recorded=first)
         if len(table.deals) != number or number == 0:
-            raise Conflict(T("Nothing was undone: deal {number} is no longer the last deal.", number=number), number)
+            return Written(Outcome.CONFLICT, table, number, message=T(
+                "Nothing was undone: deal {number} is no longer the last deal.", number=number))
         table_rows.delete_deal(conn, table.id, number)
         _touch(conn, table.id, "undo", number, table.deals[-1], None)
         remember_outcome(conn, table, write_id, {"action": "undo", "number": number})
-    return load(conn, token)
+        stored = load(conn, token)
+    return Written(Outcome.SAVED, stored, number, undone=table.deals[-1])
 
 
-def set_finished(conn: Connection, token: str, finished: bool, write_id: str | None = None) -> Table:
+def undo_last(conn: Connection, token: str, number: int, write_id: str | None = None) -> Table:
+    """:func:`undo_deal` for scripts and tests: the table as stored, or what happened raised."""
+    return undo_deal(conn, token, number, write_id).table_or_raise()
+
+
+def finish_match(conn: Connection, token: str, finished: bool, write_id: str | None = None) -> Written:
+    """End the match by hand (``finished``), where its rules let it end by agreement, or reopen it."""
     with write(conn):
-        table = _load_locked(conn, token)
-        refuse_repeat(conn, table, write_id)
+        table = load(conn, token)
+        if table is None:
+            return Written(Outcome.NO_TABLE, None)
+        if (first := first_answer(conn, table, write_id)) is not None:
+            return Written(Outcome.REPEATED, table, recorded=first)
         if finished and not table.finished and not table.can_finish():
             reason = (T("This match ends by itself under its rules; there is nothing to finish by hand.")
                       if table.deals else T("Enter a deal first: there is no match to finish yet."))
-            raise Refused([FieldError("finished", reason)])
+            return Written(Outcome.REFUSED, table, errors=(FieldError("finished", reason),))
         if table.finished != finished:
             table_rows.set_finished(conn, table.id, finished)
             _touch(conn, table.id, "finish" if finished else "reopen", None, None, None)
         remember_outcome(conn, table, write_id, {"action": "finish" if finished else "reopen"})
-    return load(conn, token)
+        stored = load(conn, token)
+    return Written(Outcome.SAVED, stored)
+
+
+def set_finished(conn: Connection, token: str, finished: bool, write_id: str | None = None) -> Table:
+    """:func:`finish_match` for scripts and tests: the table as stored, or what happened raised."""
+    return finish_match(conn, token, finished, write_id).table_or_raise()

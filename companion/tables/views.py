@@ -17,7 +17,7 @@ from flask_babel import get_locale, gettext, ngettext
 from markupsafe import Markup
 from flask_wtf.csrf import generate_csrf
 
-from ..store import Repeated, StorageError, get_db
+from ..store import StorageError, get_db
 from ..games import GAMES
 from ..games.text import Text
 from ..lru import BytesLRU
@@ -32,7 +32,7 @@ from ..serving.creation import creation_limit
 from . import service
 from .chart import progression_chart
 from .exports import download_name, export_rows, fact_groups, table_document
-from .forms import later_answers, option_values, write_id
+from .forms import option_values, write_id
 from .links import TOKEN_SHAPE, join_link, table_or_404, table_url
 
 
@@ -329,18 +329,6 @@ def render_entry(table: service.Table, status: int = 200, **kw):
     return render_page(table, status, **kw)
 
 
-def typed_score(table: service.Table, number: int, values: dict):
-    """What this phone's entry for deal ``number`` would have scored (shown beside the recorded
-    deal after a conflict); None if it doesn't read as a valid deal."""
-    if not 1 <= number <= len(table.deals):
-        return None
-    progress = table.progress(upto=number - 1)
-    facts, errors = table.game.parse_deal(values, progress)
-    if errors or table.game.validate(progress, facts):
-        return None
-    return facts, table.game.score_deal(progress, facts)
-
-
 @bp.post("/t/<token>/deals")
 def add_deal(token: str):
     if not TOKEN_SHAPE.match(token):
@@ -351,30 +339,24 @@ def add_deal(token: str):
         return render_entry(table_or_404(token), 422, values=values,
                             errors={"deal": [gettext("This form is missing its deal number. Reload the page.")]})
     try:
-        # The store reads the form against the match as stored, in one read and one replay.
-        table = service.add_deal(get_db(), token, number, form=values, write_id=write_id())
-    except service.NoSuchTable:
-        abort(404)
-    except Repeated as repeated:  # sent again (its answer was lost): answered as the first time
-        return saved(table_or_404(token), repeated.outcome["number"])
-    except service.Conflict as conflict:
-        table = table_or_404(token)
-        if len(table.deals) >= service.MAX_DEALS:
-            return render_entry(table, 409)  # the page says the table is full
-        mine = typed_score(table, number, values) if conflict.number == number else None
-        if mine is not None and mine[0] == table.deals[number - 1]:
-            # The same deal again (a double tap, or two phones typing the same): it is saved.
-            return saved(table, number)
-        if conflict.number == number and 1 <= number <= len(table.deals):
-            # Another phone was first: show the recorded deal beside this one; the next form starts empty.
-            return render_entry(table, 409, notice=conflict.message,
-                                conflict={"number": number, "mine": mine[1] if mine else None, "typed": values})
-        return render_entry(table, 409, values=values, notice=conflict.message)
-    except service.Refused as refused:
-        return render_entry(table_or_404(token), 422, values=values, errors=group_errors(refused.errors))
+        # The service reads the form against the match as stored, in one read and one replay.
+        entry = service.enter_deal(get_db(), token, number, form=values, write_id=write_id())
     except StorageError as error:
         return render_entry(table_or_404(token), 503, values=values, errors={"deal": [storage_message(error)]})
-    return saved(table, number)
+    table = entry.table
+    if table is None:
+        abort(404)
+    if entry.saved:  # now, or sent again (answered as the first time), or the same deal again
+        return saved(table, entry.number)
+    if entry.outcome is service.Outcome.REFUSED:
+        return render_entry(table, 422, values=values, errors=group_errors(entry.errors))
+    if len(table.deals) >= service.MAX_DEALS:
+        return render_entry(table, 409)  # the page says the table is full
+    if entry.collides:
+        # Another phone was first: show the recorded deal beside this one; the next form starts empty.
+        return render_entry(table, 409, notice=entry.message,
+                            conflict={"number": number, "mine": entry.mine, "typed": values})
+    return render_entry(table, 409, values=values, notice=entry.message)
 
 
 def saved(table: service.Table, number: int):
@@ -385,27 +367,10 @@ def saved(table: service.Table, number: int):
     return redirect(table_url(table) + "#entry-wrap", code=303)
 
 
-def check_deal(table: service.Table, progress, values: dict, correcting: int | None = None):
-    """The as-you-type check: the deal's messages and its score, nothing saved. A correction
-    (of deal ``correcting``) is also replayed through the whole match, so the preview never
-    says "looks right" where Save would refuse for a later deal."""
-    facts, errors = table.game.parse_deal(values, progress)
-    score, asks_later = None, ()
-    if not errors:
-        errors = table.game.validate(progress, facts)
-        if not errors:
-            score = table.game.score_deal(progress, facts)
-    if score is not None and correcting is not None:
-        try:
-            service.corrected_deals(table, correcting, facts, **later_answers(values))
-        except service.NeedsChoices as needs:
-            # Those answered on the page are not asked again; each says what will be asked
-            # (who starts, who deals, or an open bid the correction made illegal).
-            asks_later = [(later, choice) for later, choice in needs.choices if later in needs.unanswered]
-        except service.Refused as refused:
-            score, errors = None, refused.errors
-    return render_template("tables/_preview.html", table=table, game=table.game, errors=errors, score=score,
-                           match=table.match(), values=values, progress=progress, asks_later=asks_later)
+def check_deal(table: service.Table, values: dict, correcting: int | None = None):
+    """The as-you-type check (the service's), rendered: the deal's messages and its score."""
+    return render_template("tables/_preview.html", table=table, game=table.game, match=table.match(), values=values,
+                           **service.check_entry(table, values, correcting))
 
 
 def once_per_revision(table: service.Table, number: int, values: dict, render) -> Response:
@@ -426,7 +391,7 @@ def preview(token: str):
     """Checks the next deal as the player types."""
     table = table_or_404(token)
     values = form_values()
-    return once_per_revision(table, 0, values, lambda: check_deal(table, table.progress(), values))
+    return once_per_revision(table, 0, values, lambda: check_deal(table, values))
 
 
 @bp.post("/t/<token>/deals/<int:number>/preview")
@@ -436,8 +401,7 @@ def preview_edit(token: str, number: int):
     if not 1 <= number <= len(table.deals):
         return "", 204  # undone meanwhile: saving will say so
     values = form_values()
-    return once_per_revision(table, number, values, lambda: check_deal(
-        table, table.progress(upto=number - 1), values, correcting=number))
+    return once_per_revision(table, number, values, lambda: check_deal(table, values, correcting=number))
 
 
 @bp.get("/t/<token>/deals/<int:number>/edit")
@@ -486,87 +450,77 @@ def render_edit(table: service.Table, number: int, values: dict, errors: dict, n
 
 @bp.post("/t/<token>/deals/<int:number>")
 def update(token: str, number: int):
-    table = table_or_404(token)
+    if not TOKEN_SHAPE.match(token):
+        abort(404)
     values = form_values()
     was = request.form.get("was", "")
-    if (wid := write_id()) and service.recorded_outcome(get_db(), token, wid) is not None:
-        # Sent again (its answer was lost), maybe after the deal was undone: as the first time.
+    try:
+        # The service reads the correction against the match as stored, as for a new deal.
+        correction = service.correct_deal(get_db(), token, number, form=values, was=was, write_id=write_id(),
+                                          remove_after_end=request.form.get("remove_after_end", type=int))
+    except StorageError as error:
+        return render_edit(table_or_404(token), number, values, {"deal": [storage_message(error)]}, None, was, 503)
+    table = correction.table
+    if table is None:
+        abort(404)
+    if correction.saved:  # now, or sent again (maybe after the deal was undone): as the first time
         tell(table, "edited", number)
         return redirect(table_url(table) + f"#deal-{number}", code=303)
-    if not 1 <= number <= len(table.deals):
-        return stale(table, gettext("Deal %(number)s no longer exists (it was undone from another phone); "
-                                    "nothing was changed. What you typed is in the form below, not saved.",
-                                    number=number), values)
-    progress = table.progress(upto=number - 1)
-    facts, errors = table.game.parse_deal(values, progress)
-    later_choices = ()
-    removal = None
-    if not errors:
-        try:
-            service.edit_deal(get_db(), token, number, facts, was, write_id=write_id(), **later_answers(values),
-                            remove_after_end=request.form.get("remove_after_end", type=int))
-        except Repeated:
-            errors = []  # sent again: answered as the first time
-        except service.Conflict as conflict:
-            table = table_or_404(token)
-            if number > len(table.deals):
-                return stale(table, conflict.message, values)
-            recorded = table.deals[number - 1]
-            return render_edit(table, number, values, {}, conflict.message, service.fingerprint(recorded), 409)
-        except service.EndsEarlier as ends:
-            errors = ends.errors
-            removal = {"first": ends.end + 1, "last": ends.last}  # offered beside Save
-        except service.Refused as refused:
-            errors = refused.errors
-            # service.NeedsChoices: the later deals' choices this correction asks again.
-            later_choices = tuple(getattr(refused, "choices", ()))
-        except StorageError as error:
-            return render_edit(table, number, values, {"deal": [storage_message(error)]}, None, was, 503)
-    if errors:
-        return render_edit(table, number, values, group_errors(errors), None, was, 422, later_choices, removal)
-    tell(table, "edited", number)
-    return redirect(table_url(table) + f"#deal-{number}", code=303)
+    if correction.outcome is service.Outcome.CONFLICT:
+        if not correction.collides:  # undone from another phone meanwhile
+            return stale(table, gettext("Deal %(number)s no longer exists (it was undone from another phone); "
+                                        "nothing was changed. What you typed is in the form below, not saved.",
+                                        number=number), values)
+        recorded = table.deals[number - 1]
+        return render_edit(table, number, values, {}, correction.message, service.fingerprint(recorded), 409)
+    # Refused: the reasons by field, the later deals' choices it asks again, or the deals it
+    # would leave after the match's new end (removing them is offered beside Save).
+    removal = {"first": correction.removal[0], "last": correction.removal[1]} if correction.removal else None
+    return render_edit(table, number, values, group_errors(list(correction.errors)), None, was, 422,
+                       correction.later_choices, removal)
 
 
 @bp.post("/t/<token>/undo")
 def undo(token: str):
-    table = table_or_404(token)
+    if not TOKEN_SHAPE.match(token):
+        abort(404)
     number = request.form.get("number", type=int) or 0
+    undone = service.undo_deal(get_db(), token, number, write_id=write_id())
+    table = undone.table
+    if table is None:
+        abort(404)
+    if undone.outcome is service.Outcome.CONFLICT:
+        return stale(table, undone.message)
     # Undo gives the deal back: its values return to the form, ready to fix one and save.
-    values = (table.game.form_values(table.deals[number - 1])
-              if 1 <= number == len(table.deals) else None)
-    try:
-        table = service.undo_last(get_db(), token, number, write_id=write_id())
-    except Repeated as repeated:  # sent again: answered as the first time
-        number = repeated.outcome["number"]
-    except service.Conflict as conflict:
-        return stale(table_or_404(token), conflict.message)
-    tell(table, "undone", number, values=values)
+    values = table.game.form_values(undone.undone) if undone.undone is not None else None
+    tell(table, "undone", undone.number, values=values)  # a resend: the first time's number
     return redirect(table_url(table) + "#entry-wrap", code=303)
 
 
 @bp.post("/t/<token>/finish")
 def finish(token: str):
-    table = table_or_404(token)
-    try:
-        service.set_finished(get_db(), token, request.form.get("finished", "1") == "1", write_id=write_id())
-    except Repeated:
-        pass  # sent again: answered as the first time
-    except service.Refused as refused:
-        return stale(table_or_404(token), refused.errors[0].message)
+    if not TOKEN_SHAPE.match(token):
+        abort(404)
+    finished = service.finish_match(get_db(), token, request.form.get("finished", "1") == "1", write_id=write_id())
+    table = finished.table
+    if table is None:
+        abort(404)
+    if finished.outcome is service.Outcome.REFUSED:
+        return stale(table, finished.errors[0].message)
     return redirect(table_url(table) + "#sheet", code=303)
 
 
 @bp.post("/t/<token>/rematch")
 def rematch(token: str):
-    table = table_or_404(token)
-    try:  # exactly once: a phone pressing after another lands on the same new table
-        new_token = service.rematch(get_db(), table.token, write_id=write_id())
-    except Repeated as repeated:  # sent again: the same new table
-        new_token = repeated.outcome["token"]
-    except service.Refused as refused:
-        return stale(table_or_404(token), refused.errors[0].message)
-    return redirect(url_for("tables.show", token=new_token), code=303)
+    if not TOKEN_SHAPE.match(token):
+        abort(404)
+    # Exactly once: a phone pressing after another (or sending again) lands on the same new table.
+    started = service.start_rematch(get_db(), token, write_id=write_id())
+    if started.table is None:
+        abort(404)
+    if started.outcome is service.Outcome.REFUSED:
+        return stale(started.table, started.errors[0].message)
+    return redirect(url_for("tables.show", token=started.rematch_token), code=303)
 
 
 @bp.get("/t/<token>/log")
