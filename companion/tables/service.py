@@ -306,6 +306,19 @@ def first_answer(conn: Connection, table: "Table", write_id: str | None) -> dict
     return None if write_id is None else table_rows.recorded_outcome(conn, table.id, write_id)
 
 
+def _opened(conn: Connection, token: str, write_id: str | None) -> tuple[Table | None, Written | None]:
+    """Inside a write transaction, its first step: the table as stored, and the answer already
+    given if there is one (no such table; this write id sent before: as the first time)."""
+    table = load(conn, token)
+    if table is None:
+        return None, Written(Outcome.NO_TABLE, None)
+    first = first_answer(conn, table, write_id)
+    if first is not None:
+        return table, Written(Outcome.REPEATED, table, first.get("number"), recorded=first,
+                              rematch_token=first.get("token"))
+    return table, None
+
+
 def refuse_repeat(conn: Connection, table: "Table", write_id: str | None) -> None:
     """Inside the write transaction: raise :class:`Repeated` if this write id was stored already."""
     outcome = first_answer(conn, table, write_id)
@@ -336,11 +349,9 @@ def start_rematch(conn: Connection, token: str, write_id: str | None = None) -> 
     the rematch with their next live update (``Table.rematch_token``).
     """
     with write(conn):
-        table = load(conn, token)
-        if table is None:
-            return Written(Outcome.NO_TABLE, None)
-        if (first := first_answer(conn, table, write_id)) is not None:
-            return Written(Outcome.REPEATED, table, recorded=first, rematch_token=first.get("token"))
+        table, answered = _opened(conn, token, write_id)
+        if answered is not None:
+            return answered
         if table.rematch_token:
             remember_outcome(conn, table, write_id, {"action": "rematch", "token": table.rematch_token})
             return Written(Outcome.SAME, table, rematch_token=table.rematch_token)
@@ -439,11 +450,9 @@ def enter_deal(conn: Connection, token: str, number: int, facts: dict[str, Any] 
     once, inside the lock. Returns what happened, with the table as stored.
     """
     with write(conn):
-        table = load(conn, token)
-        if table is None:
-            return Written(Outcome.NO_TABLE, None)
-        if (first := first_answer(conn, table, write_id)) is not None:
-            return Written(Outcome.REPEATED, table, first.get("number"), recorded=first)
+        table, answered = _opened(conn, token, write_id)
+        if answered is not None:
+            return answered
         if not table.seated:  # a prepared table: its players are not known yet
             return Written(Outcome.CONFLICT, table, message=T(
                 "This table is waiting for its players: open its link to enter them first."))
@@ -624,11 +633,9 @@ def correct_deal(conn: Connection, token: str, number: int, facts: dict[str, Any
     answers are written into those deals in the same transaction, each logged as an edit.
     """
     with write(conn):
-        table = load(conn, token)
-        if table is None:
-            return Written(Outcome.NO_TABLE, None)
-        if (first := first_answer(conn, table, write_id)) is not None:
-            return Written(Outcome.REPEATED, table, first.get("number"), recorded=first)
+        table, answered = _opened(conn, token, write_id)
+        if answered is not None:
+            return answered
         if not 1 <= number <= len(table.deals):
             return Written(Outcome.CONFLICT, table, number, message=T(
                 "Deal {number} no longer exists (it was undone from another phone).", number=number))
@@ -674,11 +681,9 @@ def undo_deal(conn: Connection, token: str, number: int, write_id: str | None = 
     """Remove the last deal, only if it is still deal ``number`` (two phones can't undo twice).
     What happened carries the removed deal's facts (``undone``), to give back to the form."""
     with write(conn):
-        table = load(conn, token)
-        if table is None:
-            return Written(Outcome.NO_TABLE, None)
-        if (first := first_answer(conn, table, write_id)) is not None:
-            return Written(Outcome.REPEATED, table, first.get("number"), recorded=first)
+        table, answered = _opened(conn, token, write_id)
+        if answered is not None:
+            return answered
         if len(table.deals) != number or number == 0:
             return Written(Outcome.CONFLICT, table, number, message=T(
                 "Nothing was undone: deal {number} is no longer the last deal.", number=number))
@@ -697,11 +702,9 @@ def undo_last(conn: Connection, token: str, number: int, write_id: str | None = 
 def finish_match(conn: Connection, token: str, finished: bool, write_id: str | None = None) -> Written:
     """End the match by hand (``finished``), where its rules let it end by agreement, or reopen it."""
     with write(conn):
-        table = load(conn, token)
-        if table is None:
-            return Written(Outcome.NO_TABLE, None)
-        if (first := first_answer(conn, table, write_id)) is not None:
-            return Written(Outcome.REPEATED, table, recorded=first)
+        table, answered = _opened(conn, token, write_id)
+        if answered is not None:
+            return answered
         if finished and not table.finished and not table.can_finish():
             reason = (T("This match ends by itself under its rules; there is nothing to finish by hand.")
                       if table.deals else T("Enter a deal first: there is no match to finish yet."))

@@ -35,8 +35,8 @@ from .exports import download_name, export_rows, fact_groups, table_document
 from .forms import option_values, write_id
 from .links import TOKEN_SHAPE, join_link, table_or_404, table_url
 
-
 bp = Blueprint("tables", __name__)
+
 
 def is_htmx() -> bool:
     return request.headers.get("HX-Request") == "true"
