@@ -16,7 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from companion import store as storage, tables as store  # noqa: E402
+from companion import store as storage  # noqa: E402
+from companion.tables import service as store  # noqa: E402
 from companion.games import GAMES  # noqa: E402
 
 HEAVY_DEALS = 100

@@ -173,7 +173,8 @@ def store_figures(nights: int, tables: int, repeat: int) -> bool:
     the real app and a database of the season). Returns whether a figure missed the target."""
     import tempfile
 
-    from companion import players, store
+    from companion import store
+    from companion.players import service as players
     from companion.app import create_app
     from companion.meetup.points import match_result as replay
 

@@ -199,21 +199,21 @@ def bring_results_up_to_date(database: str) -> int:
     """Replay the tables whose stored player results are missing or stale (after an upgrade: every
     table once, seconds for thousands) before the first phone is answered, so no page waits for
     it. Returns how many were replayed (0 on an unchanged laptop: one query)."""
-    from . import players
+    from .players import service
     from .store import connect
 
     conn = connect(database)
     try:
-        if players.results_stale(conn):
+        if service.results_stale(conn):
             print("Bringing the players' results up to date…", flush=True)
-        return players.refresh(conn)
+        return service.refresh(conn)
     finally:
         conn.close()
 
 
 def _database(args: argparse.Namespace) -> Path:
     """The database a command works on: --db, else the one `serve` uses."""
-    from .app import default_database
+    from .moving import default_database
 
     if args.db:
         return Path(args.db).resolve()

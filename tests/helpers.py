@@ -130,7 +130,7 @@ def migrated_connection(tmp_path):
 
 def stored_table(conn, game_id, names, options, deals) -> str:
     """A new table of ``game_id`` with ``deals`` (facts, in order) added; its token."""
-    from companion import tables as store
+    from companion.tables import service as store
 
     token = store.create(conn, game_id, list(names), options)
     for number, facts in enumerate(deals, start=1):
@@ -140,7 +140,7 @@ def stored_table(conn, game_id, names, options, deals) -> str:
 
 def fingerprint_of(conn, token, number):
     """The stored fingerprint of deal ``number`` (what an edit must say it replaces)."""
-    from companion import tables as store
+    from companion.tables import service as store
 
     return store.fingerprint(store.load(conn, token).deals[number - 1])
 
@@ -426,7 +426,7 @@ class NightClock:
 
     def __init__(self, monkeypatch):
         self.stamp = f"{N1}T09:00:00+00:00"
-        from companion import tables
+        from companion.tables import service as tables
 
         monkeypatch.setattr(tables, "now", lambda: self.stamp)
 
@@ -435,7 +435,7 @@ class NightClock:
 
 
 def play_table(conn, game, names, options, deals) -> str:
-    from companion import tables
+    from companion.tables import service as tables
 
     token = tables.create(conn, game, names, options)
     for number, facts in enumerate(deals, 1):
@@ -445,7 +445,7 @@ def play_table(conn, game, names, options, deals) -> str:
 
 def three_nights(conn, clock) -> dict[str, str]:
     """The hand-worked nights of tests/players/test_season_stats.py; returns each table's token."""
-    from companion import night
+    from companion.night import service as night
 
     tokens = {}
     clock.at(N1, "09:00")

@@ -16,7 +16,7 @@ import pytest
 
 from companion.games import GAMES, MatchSetup, register, unregister
 from companion.games import FieldError
-from companion.tables import check_names
+from companion.tables.service import check_names
 from helpers import csrf_of, text_of
 from tests import toy_across
 

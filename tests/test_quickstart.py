@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from companion import app as app_module
+from companion import moving
 from companion import cli, create_app
 from companion.store import connect
 from helpers import free_port
@@ -174,15 +174,15 @@ def test_ci_runs_the_readme_test_command_and_fails_on_no_tests():
 def test_tests_never_touch_the_real_data_folder():
     """conftest.py gives the whole session a throw-away XDG_DATA_HOME."""
     real = Path.home() / ".local" / "share"
-    assert not str(app_module.data_dir()).startswith(str(real) + os.sep)
-    assert app_module.data_dir() == Path(os.environ["XDG_DATA_HOME"]) / "table-companion"
+    assert not str(moving.data_dir()).startswith(str(real) + os.sep)
+    assert moving.data_dir() == Path(os.environ["XDG_DATA_HOME"]) / "table-companion"
 
 
 @pytest.fixture
 def data_home(tmp_path, monkeypatch) -> Path:
     """A data folder of this test's own, and no earlier version's folder anywhere to be found."""
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    monkeypatch.setattr(app_module, "legacy_dirs", lambda instance_path: [])
+    monkeypatch.setattr(moving, "legacy_dirs", lambda instance_path: [])
     return tmp_path / "data" / "table-companion"
 
 
@@ -251,7 +251,7 @@ def test_a_dev_checkouts_instance_database_is_found(tmp_path, monkeypatch):
     old, writer = legacy_database(tmp_path / "checkout" / "instance", deals=1)
     writer.close()
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    path, moved_from = app_module.default_database(str(tmp_path / "checkout" / "instance"))
+    path, moved_from = moving.default_database(str(tmp_path / "checkout" / "instance"))
     assert moved_from == str(old) and Path(path).is_file()
     assert Path(path).parent == tmp_path / "data" / "table-companion"
 
@@ -267,8 +267,8 @@ def test_an_old_folder_we_may_not_change_keeps_its_file_and_the_copy_is_used(tmp
             raise PermissionError(13, "Permission denied", str(src))
         return real_replace(src, dst)
 
-    monkeypatch.setattr(app_module.os, "replace", refuse_old_folder)
-    path, moved_from = app_module.default_database(str(old.parent))
+    monkeypatch.setattr(moving.os, "replace", refuse_old_folder)
+    path, moved_from = moving.default_database(str(old.parent))
     assert moved_from == str(old) and old.is_file()
     copy = connect(path)
     assert copy.execute("SELECT count(*) FROM deals").fetchone()[0] == 2
@@ -285,12 +285,12 @@ def test_another_programs_sqlite_file_in_the_old_place_is_left_alone(tmp_path, m
     other.commit()
     other.close()
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    path, moved_from = app_module.default_database(str(folder))
+    path, moved_from = moving.default_database(str(folder))
     assert moved_from is None and (folder / "companion.sqlite").is_file()
 
 
 def test_legacy_places_cover_the_virtualenv_the_python_and_the_checkout():
-    places = app_module.legacy_dirs("/somewhere/instance")
+    places = moving.legacy_dirs("/somewhere/instance")
     assert places[0] == Path("/somewhere/instance")
     assert Path(sys.prefix) / "var" / "companion-instance" in places
     assert REPO_ROOT / "instance" in places
@@ -500,7 +500,7 @@ def test_backup_refusals_are_clear(tmp_path, capsys):
 
 def test_backup_uses_the_data_folder_by_default(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    monkeypatch.setattr(app_module, "legacy_dirs", lambda instance_path: [])
+    monkeypatch.setattr(moving, "legacy_dirs", lambda instance_path: [])
     create_app({"TESTING": True})
     assert cli.main(["backup", str(tmp_path / "c.sqlite")]) == 0
     assert f"from {tmp_path / 'data' / 'table-companion' / 'companion.sqlite'}" in capsys.readouterr().out

@@ -2,45 +2,22 @@
 that is busy, a table that is gone, too many wrong links, a body far too large.
 
 They are rendered from templates through the app's Jinja environment and translated through
-the catalog (messages.po) in the phone's language, chosen as Flask chooses it (the language
-cookie, else Accept-Language). Refusing must cost next to nothing, so each fixed page is
-rendered once per language and kept; only the busy page that gives back what was typed is
-rendered per refusal.
+the catalog (messages.po) in the phone's language, chosen as Flask chooses it
+(companion/web/language.py: ?lang=, the language cookie, else Accept-Language). Refusing
+must cost next to nothing, so each fixed page is rendered once per language and kept; only
+the busy page that gives back what was typed is rendered per refusal.
 """
 
 from __future__ import annotations
 
 import threading
-from http.cookies import SimpleCookie
 from typing import Iterable
 
-from werkzeug.datastructures import LanguageAccept
-
 from ..lru import BytesLRU
-from werkzeug.http import parse_accept_header
+# One rule for the page language, the Flask pages' own (server.py asks here for ``language``).
+from ..web.language import environ_language, language  # noqa: F401
 
 FIXED = ("busy_note", "gone", "too_many_links", "too_large", "too_slow")
-
-
-def language(cookie_header: str, accept_language: str) -> str:
-    """The page language for a request, as companion.web.select_locale picks it."""
-    from ..web import LANG_COOKIE, LANGUAGES
-
-    if cookie_header and LANG_COOKIE in cookie_header:
-        try:
-            chosen = SimpleCookie(cookie_header).get(LANG_COOKIE)
-        except Exception:  # a malformed Cookie header is as good as none
-            chosen = None
-        if chosen is not None and chosen.value in LANGUAGES:
-            return chosen.value
-    try:
-        return parse_accept_header(accept_language or "", LanguageAccept).best_match(LANGUAGES, default="en")
-    except Exception:
-        return "en"
-
-
-def environ_language(environ: dict) -> str:
-    return language(environ.get("HTTP_COOKIE", ""), environ.get("HTTP_ACCEPT_LANGUAGE", ""))
 
 
 class Pages:

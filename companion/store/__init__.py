@@ -38,8 +38,9 @@ Errors (``store.errors``)
     ``translate(exc)``: the backend's own error class and its store error, for a last safety
     net only (the app's error handler); nothing catches a backend error by name.
 
-The domain (``companion.tables``, ``companion.night``) decides what is written; views, the CLI
-and the serving layer call the domain, or these functions for plain reads.
+The domain (``companion.tables.service``, ``companion.night.service``,
+``companion.players.service``) decides what is written; views, the CLI and the serving layer
+call the domain, or these functions for plain reads.
 """
 
 from __future__ import annotations

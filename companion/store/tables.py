@@ -1,6 +1,6 @@
 """Tables, their deals, their change log and their exactly-once write records: every SQL
 statement about them. Callers pass the connection they were lent (``store.get_db()``) and get
-plain data back (dicts of JSON-able values); the domain (``companion.tables``) turns it into
+plain data back (dicts of JSON-able values); the domain (``companion.tables.service``) turns it into
 its ``Table`` and decides what may be written. Writes run inside ``store.write(conn)``."""
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""The thin web layer: blueprints gather input, call the rules, render templates."""
+"""What every page shares: rendering (the |t, |bdi, |names_of filters), security headers, CSRF,
+sessions, compression, error pages; the shared helpers beside it (language, host, forms,
+downloads, refusals, times, static). Each feature's blueprint lives with the feature
+(companion/tables, companion/night, companion/players); the app factory registers them."""
 
 from __future__ import annotations
 
@@ -15,13 +18,12 @@ from flask_wtf.csrf import CSRFError, CSRFProtect
 
 from ..games import GAMES
 from ..store import BackendError, StorageError, translate
-from ..lru import BytesLRU  # noqa: F401  (web.tables and the serving code import it from here too)
+from ..lru import BytesLRU
 from ..games.cards import RANK_NAMES, SUIT_NAMES, SUIT_SYMBOLS
 from ..games.text import NameList, Text, join_names
 from . import static
-
-LANGUAGES = ("en", "ja")
-LANG_COOKIE = "lang"
+from .language import LANGUAGES, remember_language, select_locale
+from .refusals import storage_message
 
 csrf = CSRFProtect()
 
@@ -37,18 +39,6 @@ FIXED_HEADERS = {
     "Referrer-Policy": "no-referrer",  # table links carry their secret token: never leak it
     "X-Frame-Options": "DENY",
 }
-
-
-def select_locale() -> str:
-    # ?lang=ja: a link or a printed QR card opens the page in that language (then remembered,
-    # see remember_language), before the language switch's cookie.
-    asked = request.args.get("lang")
-    if asked in LANGUAGES:
-        return asked
-    chosen = request.cookies.get(LANG_COOKIE)
-    if chosen in LANGUAGES:
-        return chosen
-    return request.accept_languages.best_match(LANGUAGES, default="en")
 
 
 def render_text(value) -> str:
@@ -127,15 +117,6 @@ def game_name(game) -> str:
 # Pages that show a table (its secret link, names, scores), exports included: never kept by
 # a browser or proxy cache, so a shared phone's back button or history can't show them later.
 PRIVATE_BLUEPRINTS = ("tables", "hall", "players")
-
-
-def remember_language(response: Response) -> Response:
-    """A page opened with ?lang=ja keeps that language on the next pages, as the language
-    switch (/lang/<code>) does: the same cookie."""
-    asked = request.args.get("lang")
-    if asked in LANGUAGES and request.cookies.get(LANG_COOKIE) != asked:
-        response.set_cookie(LANG_COOKIE, asked, max_age=365 * 24 * 3600, samesite="Lax", httponly=True)
-    return response
 
 
 def secure_headers(response: Response) -> Response:
@@ -221,25 +202,10 @@ def init_app(app: Flask) -> None:
     app.jinja_env.add_extension("jinja2.ext.i18n")
     app.jinja_env.policies["ext.i18n.trimmed"] = True
 
-    from . import games, hall, home, tables
-    app.register_blueprint(home.bp)
-    app.register_blueprint(games.bp)
-    app.register_blueprint(tables.bp)
-    app.register_blueprint(hall.bp)
-    from . import players  # issue 26: players across nights, the season table
-    app.register_blueprint(players.bp)
-
     static.init_app(app)  # our scripts and style sheets minified, every page's scripts as one
     app.after_request(secure_headers)
     app.after_request(remember_language)
     app.after_request(compress)
-
-    # The serving layers in front of Flask (companion/serving): link guard, event streams,
-    # the 204 "unchanged" answer, table turns. Their answers carry the same security headers.
-    from ..serving import install
-    from .home import own_join_host
-    install(app, [("Content-Security-Policy", CSP)] + list(FIXED_HEADERS.items()),
-            join_host=lambda: own_join_host(app.config))
 
     @app.errorhandler(CSRFError)
     def csrf_refused(error: CSRFError):
@@ -267,7 +233,7 @@ def init_app(app: Flask) -> None:
     def not_saved(error: StorageError):
         # Disk full, read-only or locked, the file replaced, or damaged while running: say so
         # plainly (nothing half-done was stored) and give back what was typed, ready to send again.
-        from .tables import storage_message  # says it in the terminal too
+        # storage_message says it in the terminal too.
         typed = {k: v for k, v in request.form.items(multi=False) if k != "csrf_token"} \
             if request.method == "POST" else {}
         return render_template("not_saved.html", message=storage_message(error),

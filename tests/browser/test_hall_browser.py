@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from companion import night
+from companion.night import service as night
 from companion.store import connect
 from helpers import decode_qr
 from tests.browser.pages import put

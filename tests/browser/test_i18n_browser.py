@@ -56,10 +56,10 @@ OVERFLOW_JS = """() => {
 
 def _make_tables(live_server) -> dict[str, str]:
     """One table per game (fewest players it allows), with a first deal when the game takes it."""
-    from companion import tables as store
+    from companion.tables import service as store
     from companion.store import get_db
     from companion.games import MatchSetup
-    from companion.web.tables import option_values
+    from companion.tables.forms import option_values
 
     paths = {}
     with live_server.app.app_context():

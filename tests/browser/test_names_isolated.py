@@ -11,7 +11,8 @@ import pytest
 
 from tests.browser.pages import settled
 
-from companion import store as storage, tables as store
+from companion import store as storage
+from companion.tables import service as store
 from helpers import rwd_facts  # tests/ is on sys.path (its conftest.py)
 
 # One name with an unterminated right-to-left override (stored without it), Hebrew, Arabic.

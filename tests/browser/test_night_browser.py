@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-from companion import night
-from companion import tables as store
+from companion.night import service as night
+from companion.tables import service as store
 from companion.store import connect
 from companion.meetup import seating
 from helpers import decode_qr

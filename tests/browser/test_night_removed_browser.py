@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from companion import night
+from companion.night import service as night
 from companion.store import connect
 
 pytestmark = pytest.mark.browser

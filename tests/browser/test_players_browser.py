@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from companion import players, store
+from companion import store
+from companion.players import service as players
 from helpers import NightClock as Clock
 from helpers import three_nights
 

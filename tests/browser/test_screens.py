@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from companion import tables
+from companion.tables import service as tables
 from companion.app import create_app
 from companion.store import get_db
 

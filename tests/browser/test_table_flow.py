@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from companion import tables as store
+from companion.tables import service as store
 from tests.browser.pages import next_document, put
 from tests.browser.pages import save_shown as save
 

@@ -9,7 +9,7 @@ from dataclasses import replace
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from companion import tables as store
+from companion.tables import service as store
 from companion.games import GAMES, InvalidDeal, MatchSetup
 from companion.games import DealRecord
 from helpers import migrated_connection, stored_table

@@ -11,8 +11,8 @@ import json
 
 import pytest
 
-from companion import night
-from companion import tables as store
+from companion.night import service as night
+from companion.tables import service as store
 
 NAMES = "Ann Bob Cy Di Eve Fay Gus Hal".split()
 

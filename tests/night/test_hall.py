@@ -10,8 +10,8 @@ import re
 
 import pytest
 
-from companion import night
-from companion import tables as store
+from companion.night import service as night
+from companion.tables import service as store
 from companion.store import connect
 
 PHONE_ON_WIFI = {"REMOTE_ADDR": "192.168.1.23"}

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from companion import tables as store
+from companion.tables import service as store
 from helpers import create_table as create
 
 

@@ -9,8 +9,8 @@ import re
 
 import pytest
 
-from companion import night
-from companion import tables as store
+from companion.night import service as night
+from companion.tables import service as store
 from helpers import NIGHT_NAMES, text_of
 from helpers import join_night as join_all
 

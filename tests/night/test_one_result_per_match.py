@@ -11,8 +11,9 @@ import io
 import json
 from fractions import Fraction
 
-from companion import night, players
-from companion import tables as store
+from companion.night import service as night
+from companion.players import service as players
+from companion.tables import service as store
 
 HALF, QUARTER = Fraction(1, 2), Fraction(1, 4)
 

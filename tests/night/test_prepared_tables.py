@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import re
 
-from companion import night
-from companion import tables as store
+from companion.night import service as night
+from companion.tables import service as store
 from companion.store import connect
 from helpers import text_of
 

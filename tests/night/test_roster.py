@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from companion import night
+from companion.night import service as night
 from companion.store import connect
 from helpers import text_of
 

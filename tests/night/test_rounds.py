@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 from itertools import combinations
 
-from companion import night
-from companion import tables as store
+from companion.night import service as night
+from companion.tables import service as store
 from companion.meetup import seating
 from helpers import NIGHT_NAMES, text_of
 from helpers import join_night as join_all

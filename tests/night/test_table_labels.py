@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from companion import night
+from companion.night import service as night
 from helpers import text_of
 from helpers import join_night as join_all
 

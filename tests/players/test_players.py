@@ -20,7 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from companion import night, players, store, tables
+from companion import store
+from companion.night import service as night
+from companion.players import service as players
+from companion.tables import service as tables
 from companion.meetup.season import HeadToHead
 
 from helpers import MIRAI_SEAT0, N1, N2, N3, N4, RWD_SEAT1, mirai, three_nights

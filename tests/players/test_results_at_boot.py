@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from companion import create_app, players
+from companion import create_app
+from companion.players import service as players
 from companion.cli import bring_results_up_to_date
 from companion.store import connect
 

@@ -12,7 +12,7 @@ from companion.games.text import Text
 from companion.meetup.points import match_result
 from companion.meetup.season import (SEASON_ORDER, GameLine, HeadToHead, MatchRecord, NightLine, game_leaders,
                                      min_matches_text, player_key, player_stats, record_of, season_table)
-from companion.tables import check_names
+from companion.tables.service import check_names
 
 N1, N2, N3 = "2026-10-06", "2026-10-20", "2026-11-03"
 

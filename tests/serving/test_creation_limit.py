@@ -19,8 +19,8 @@ from html import unescape
 
 import pytest
 
-from companion import night
-from companion import tables as store
+from companion.night import service as night
+from companion.tables import service as store
 from companion.serving.creation import CreationLimit
 from helpers import rwd_facts
 from helpers import Phone  # noqa: E402

@@ -10,7 +10,7 @@ from html import unescape
 
 import flask
 
-from companion.web import tables as web_tables
+from companion.tables import views as web_tables
 from helpers import create_rwd_table
 from helpers import rwd_deal_form as rwd_deal
 

@@ -16,7 +16,7 @@ from helpers import create_table as create_via_form
 
 @pytest.mark.slow
 def test_table_slots_bound_each_table_alone():
-    from companion.web.load import TableSlots
+    from companion.serving.turns import TableSlots
     slots = TableSlots(per_table=2, max_waiting=1, wait=0.2)
     assert slots.acquire("heavy") and slots.acquire("heavy")
     assert slots.acquire("other")  # another table is never held up by the heavy one
@@ -62,7 +62,7 @@ def test_a_busy_table_answers_503_keeping_what_was_typed(app, client):
 GEVENT_TURNS = """
 from gevent import monkey; monkey.patch_all()
 import gevent
-from companion.web.load import TableSlots
+from companion.serving.turns import TableSlots
 slots = TableSlots(per_table=2, max_waiting=1, wait=2.0)
 order = []
 def hold(name):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from companion import tables as store
+from companion.tables import service as store
 from helpers import create_table as create_via_form
 
 
@@ -17,7 +17,7 @@ def test_a_database_damaged_while_running_keeps_what_was_typed(client, monkeypat
     def damaged(*_args, **_kw):
         raise sqlite3.DatabaseError("database disk image is malformed")
 
-    monkeypatch.setattr(store, "add_deal", damaged)
+    monkeypatch.setattr(store, "enter_deal", damaged)  # the write the view calls
     typed = {"number": "1", "chips-0": "1", "chips-1": "4", "chips-2": "4", "chips-3": "4",
              "tricks-0": "7", "tricks-1": "2", "tricks-2": "2", "tricks-3": "2"}
     response = client.post(f"/t/{token}/deals", data=typed)
@@ -32,7 +32,7 @@ def test_a_database_error_outside_a_form_route_gives_the_form_back(client, monke
     def damaged(*_args, **_kw):
         raise sqlite3.DatabaseError("file is not a database")
 
-    monkeypatch.setattr(store, "set_finished", damaged)
+    monkeypatch.setattr(store, "finish_match", damaged)  # the write the view calls
     response = client.post(f"/t/{token}/finish", data={"finished": "1"})
     assert response.status_code == 503
     html = response.get_data(as_text=True)

@@ -6,7 +6,8 @@ from __future__ import annotations
 import itertools
 import re
 
-from companion import store as storage, tables as store
+from companion import store as storage
+from companion.tables import service as store
 from helpers import rwd_rotating_deal_form as rwd_deal
 
 NAMES = ["Ann", "Bob", "Cy", "Di"]

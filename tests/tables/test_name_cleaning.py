@@ -8,7 +8,8 @@ import json
 
 import pytest
 
-from companion import store as storage, tables as store
+from companion import store as storage
+from companion.tables import service as store
 from companion.games import GAMES
 from helpers import create_table as create_via_form
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import threading
 
-from companion import store as storage, tables as store
+from companion import store as storage
+from companion.tables import service as store
 from helpers import fresh_db
 from helpers import create_table as create_via_form
 

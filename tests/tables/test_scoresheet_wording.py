@@ -7,7 +7,7 @@ tests/web/test_game_pages_in_japanese.py, its hall tile in tests/night/test_hall
 from __future__ import annotations
 
 from companion.games import GAMES, MatchSetup
-from companion.web.chart import progression_chart
+from companion.tables.chart import progression_chart
 from helpers import create_table as create
 from helpers import enter_facts as enter
 from helpers import text_of

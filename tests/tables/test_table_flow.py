@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from companion import tables as store
+from companion.tables import service as store
 
 from helpers import create_table as create
 from helpers import rwd_fields as rwd
@@ -195,7 +195,7 @@ def test_each_error_once_next_to_its_field_with_a_linked_summary(client):
      "Chips must add up to 17 with 3…"),
 ])
 def test_error_headline(text, headline):
-    from companion.web.tables import error_headline
+    from companion.tables.views import error_headline
     assert error_headline(text) == headline
 
 
@@ -210,7 +210,7 @@ def test_error_headline(text, headline):
 ])
 def test_error_headline_of_html_keeps_names_and_characters_whole(html, headline):
     from markupsafe import Markup
-    from companion.web.tables import error_headline
+    from companion.tables.views import error_headline
     short = error_headline(Markup(html))
     assert isinstance(short, Markup) and str(short) == headline
 

@@ -11,7 +11,9 @@ from html import unescape
 
 import pytest
 
-from companion import night, store as storage, tables as store
+from companion import store as storage
+from companion.night import service as night
+from companion.tables import service as store
 from helpers import rwd_rotating_deal_form as rwd_deal
 
 RWD = {"first_start_player": 0}

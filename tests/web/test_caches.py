@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from companion import tables as store
+from companion.tables import service as store
 from companion.games import GAMES, MatchSetup
 from helpers import rwd_facts
 

@@ -127,7 +127,7 @@ class World:
     def prepared_token(self) -> str:
         """A table prepared on the laptop for a meetup night, waiting for its players."""
         if not hasattr(self, "_prepared"):
-            from companion import night
+            from companion.night import service as night
             conn = sqlite3.connect(self.db)
             conn.row_factory = sqlite3.Row
             conn.isolation_level = None
@@ -189,7 +189,8 @@ RECIPES: dict[str, tuple[Recipe, bool]] = {
 
 def _player_id(world: World, name: str) -> int:
     """The id of the player ``name`` on the laptop's players list (issue 26)."""
-    from companion import players, store
+    from companion import store
+    from companion.players import service as players
     conn = store.connect(world.db)
     try:
         return players.player_of_name(conn, name).id
@@ -199,7 +200,8 @@ def _player_id(world: World, name: str) -> int:
 
 def _player_elsewhere(world: World) -> int:
     """A player who never shared a table with Ann (a merge of those two is allowed)."""
-    from companion import store, tables
+    from companion import store
+    from companion.tables import service as tables
     if not hasattr(world, "_elsewhere"):  # made once, when the URL is built (before any figures are taken)
         conn = store.connect(world.db)
         try:
@@ -211,7 +213,8 @@ def _player_elsewhere(world: World) -> int:
 
 def _night_roster(world: World) -> list[int]:
     """Tonight's players (issue 25): these four on the list (others may be too); their ids."""
-    from companion import night, store
+    from companion import store
+    from companion.night import service as night
     conn = store.connect(world.db)
     try:
         return [night.join(conn, name).id for name in ("Ivy", "Jo", "Kim", "Lu")]  # the same name: one player
@@ -221,7 +224,8 @@ def _night_roster(world: World) -> list[int]:
 
 def _night_round(world: World) -> list[int]:
     """A drawn round of one table (issue 25); its players' ids in seat order."""
-    from companion import night, store
+    from companion import store
+    from companion.night import service as night
     _night_roster(world)
     conn = store.connect(world.db)
     try:
@@ -238,7 +242,8 @@ def _night_round(world: World) -> list[int]:
 
 def _late_arrival(world: World) -> int:
     """A player on tonight's list with no seat in the drawn round."""
-    from companion import night, store
+    from companion import store
+    from companion.night import service as night
     _night_round(world)
     conn = store.connect(world.db)
     try:
@@ -248,7 +253,8 @@ def _late_arrival(world: World) -> int:
 
 
 def _round_table_id(world: World) -> int:
-    from companion import night, store
+    from companion import store
+    from companion.night import service as night
     _night_round(world)
     conn = store.connect(world.db)
     try:
@@ -263,7 +269,9 @@ def _unseatable_table_id(world: World) -> int:
     """A table of tonight with its players but no deal yet (the organiser may re-open its seating):
     prepared by the organiser, then seated (a table a phone opened and never played is not the
     night's, issue 23)."""
-    from companion import night, store, tables
+    from companion import store
+    from companion.night import service as night
+    from companion.tables import service as tables
     if not hasattr(world, "_unseatable"):
         conn = store.connect(world.db)
         try:

@@ -52,7 +52,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from markupsafe import escape
 
-from companion import tables as store
+from companion.tables import service as store
 from companion.store import get_db
 from companion.games import GAMES, MatchSetup
 from companion.web.games import CALCULATORS

@@ -7,7 +7,7 @@ import re
 from html import unescape
 from urllib.parse import parse_qs, urlsplit
 
-from companion import night
+from companion.night import service as night
 from helpers import join_night as join_all
 
 

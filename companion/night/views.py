@@ -7,21 +7,26 @@ seating page of a prepared table (/t/<token>/seat) is for the phones at that tab
 
 from __future__ import annotations
 
-import json
-from datetime import datetime
-
-from flask import Blueprint, Response, abort, redirect, render_template, request, session, url_for
+from flask import Blueprint, Response, abort, redirect, render_template, request, url_for
 from flask_babel import get_locale, gettext, ngettext
 
+from ..games import GAMES
+from ..games import FieldError
 from ..meetup import points as place_points
-
-from .. import night
-from .. import tables as store
-from ..store import Repeated, StorageError, get_db
+from ..names import name_key
+from ..store import Conflict, NotFound, Repeated, StorageError, get_db
 from ..qr import qr_svg
-from .home import is_host_request, join_url
-from .tables import (csv_download, form_values, group_errors, join_link, local_time,
-                     option_values, storage_message, table_document, table_or_404, write_id)
+from ..tables.forms import option_values, write_id
+from ..tables.links import join_link, table_or_404
+from ..tables.service import Refused, Table
+from ..web.downloads import csv_download, json_download
+from ..web.forms import form_values, group_errors
+from ..web.host import is_host_request, join_url
+from ..web.refusals import storage_message
+from ..web.times import local_time
+from . import service
+from .exports import CSV_COLUMNS, night_document, night_name, night_rows_of_deals, round_label, table_label
+from .phone import forget_me, my_player, remember_me
 
 bp = Blueprint("hall", __name__)
 
@@ -44,12 +49,7 @@ def laptop_only():
 HALL_TIME = "%H:%M"  # the organiser reads the wall clock
 
 
-def table_label(table: store.Table, position: int) -> str:
-    """What the hall calls a table: the organiser's label, else "Table <number>"."""
-    return table.label or gettext("Table %(n)s", n=table.seq or position)
-
-
-def board_rows(tables: list[store.Table], shown: set[int] | None = None) -> list[dict]:
+def board_rows(tables: list[Table], shown: set[int] | None = None) -> list[dict]:
     """What the hall shows per table: the table page's stakes, its leaders and its last change
     (``shown``: only the tables with these ids, each still numbered by its place in ``tables``)."""
     rows = []
@@ -66,7 +66,7 @@ def board_rows(tables: list[store.Table], shown: set[int] | None = None) -> list
 BOARD_MAX = 48  # tables on the board at once: the most recently changed; the rest a page further
 
 
-def board_window(conn, tables: list[store.Table]) -> tuple[set[int] | None, dict | None]:
+def board_window(conn, tables: list[Table]) -> tuple[set[int] | None, dict | None]:
     """Which tables the board shows (their ids; None: all) and its paging (None: one page). Past
     BOARD_MAX tables, page 1 is the BOARD_MAX most recently changed, page 2 the next… (issue 23:
     a night of 16,000 tables took 2.6 s a render and weighed 12 MB)."""
@@ -74,7 +74,7 @@ def board_window(conn, tables: list[store.Table]) -> tuple[set[int] | None, dict
         return None, None
     pages = -(-len(tables) // BOARD_MAX)
     page = min(max(request.args.get("page", 1, type=int) or 1, 1), pages)
-    recent = night.most_recent_first(conn, tables)[(page - 1) * BOARD_MAX:page * BOARD_MAX]
+    recent = service.most_recent_first(conn, tables)[(page - 1) * BOARD_MAX:page * BOARD_MAX]
     return {t.id for t in recent}, dict(page=page, pages=pages, total=len(tables), shown=len(recent))
 
 
@@ -101,26 +101,21 @@ def place_points_text(value: float) -> str:
                     points=points_text(value))
 
 
-def round_label(rt: night.RoundTable) -> str:
-    # The table's night-wide number (as on the hall board), not its number within the round.
-    return rt.table.label or gettext("Table %(n)s", n=rt.table.seq or rt.number)
-
-
-def seating_list(latest: night.Round | None, names: dict[int, str]) -> list[dict]:
+def seating_list(latest: service.Round | None, names: dict[int, str]) -> list[dict]:
     """The latest round's seating by name, for the big list ("Ann → Table 3 · <game> · seat 2")."""
     if latest is None:
         return []
     lines = [dict(name=names.get(pid, "?"), player_id=pid, rt=rt, seat=seat + 1, label=round_label(rt))
              for rt in latest.tables for seat, pid in enumerate(rt.player_ids)]
-    return sorted(lines, key=lambda line: store.name_key(line["name"]))
+    return sorted(lines, key=lambda line: name_key(line["name"]))
 
 
 def hall_context(cycle: bool = False) -> dict:
     conn = get_db()
-    tables = night.night_tables(conn)
-    rounds = night.night_rounds(conn, tables)
-    results = night.night_results(conn, tables, rounds)
-    people = night.roster(conn, with_left=True)
+    tables = service.night_tables(conn)
+    rounds = service.night_rounds(conn, tables)
+    results = service.night_results(conn, tables, rounds)
+    people = service.roster(conn, with_left=True)
     names = {p.id: p.name for p in people}
     latest = rounds[-1] if rounds else None
     round_of = {rt.table.id: (r, rt) for r in rounds for rt in r.tables}
@@ -132,9 +127,9 @@ def hall_context(cycle: bool = False) -> dict:
             row.update(round=found[0], rt=found[1], label=round_label(found[1]))
     url, warning = join_url()
     link = url.rstrip("/") + url_for("hall.join")
-    return dict(rows=rows, paging=paging, signature=night.night_signature(conn),
+    return dict(rows=rows, paging=paging, signature=service.night_signature(conn),
                 poll_ms=HALL_POLL_MS, cycle_ms=CYCLE_MS, cycle=cycle,
-                started=local_time(started, HALL_TIME) if (started := night.night_started(conn)) else None,
+                started=local_time(started, HALL_TIME) if (started := service.night_started(conn)) else None,
                 roster=[p for p in people if not p.left], left_players=[p for p in people if p.left],
                 rounds=rounds, latest=latest, seating_lines=seating_list(latest, names),
                 seated_ids=(seated := {pid for rt in latest.tables for pid in rt.player_ids} if latest else set()),
@@ -143,24 +138,24 @@ def hall_context(cycle: bool = False) -> dict:
                 open_tables=[(rt, round_label(rt)) for rt in latest.tables
                              if not rt.started and rt.table.game.check_players(len(rt.player_ids) + 1) is None]
                 if latest else [],
-                standings=night.leaderboard(results), place_points_rule=place_points.PLACE_POINTS_RULE,
+                standings=service.leaderboard(results), place_points_rule=place_points.PLACE_POINTS_RULE,
                 leaderboard_order=place_points.LEADERBOARD_ORDER,
                 join_link=link, join_warning=warning, join_qr=None if warning else qr_svg(link),
                 clock=clock_of(latest), **draw_format_context(rounds))
 
 
-def draw_format_context(rounds: list[night.Round]) -> dict:
+def draw_format_context(rounds: list[service.Round]) -> dict:
     """The draw form's match-format fields per game, each starting as the latest round that
     played that game set it."""
     before = {rt.table.game.id: rt.table.setup.options for r in rounds for rt in r.tables}  # latest wins
-    fields = {game.id: [(opt, night.format_field(game.id, opt.key)) for opt in night.match_format(game)]
-              for game in store.GAMES.values()}
+    fields = {game.id: [(opt, service.format_field(game.id, opt.key)) for opt in service.match_format(game)]
+              for game in GAMES.values()}
     start = {name: str(before.get(game_id, {}).get(opt.key, opt.default))
              for game_id, pairs in fields.items() for opt, name in pairs}
     return dict(format_fields=fields, format_start=start)
 
 
-def clock_of(latest: night.Round | None) -> dict | None:
+def clock_of(latest: service.Round | None) -> dict | None:
     """The latest round's clock for the hall: seconds left (the round's own), per extended table too."""
     if latest is None or latest.seconds_left() is None:
         return None
@@ -181,15 +176,15 @@ def index():
     if cycle:
         playing = playing_rows(context["rows"])
         context["current"] = playing[0] if playing else None
-    return render_template("hall/index.html", values={}, errors={}, **context)
+    return render_template("night/index.html", values={}, errors={}, **context)
 
 
 @bp.get("/hall/board")
 def board():
     """The live part of the hall view: 204 while no table of the night has changed."""
-    if request.args.get("sig") == night.night_signature(get_db()):
+    if request.args.get("sig") == service.night_signature(get_db()):
         return Response(status=204, headers={"Cache-Control": "no-store"})
-    response = Response(render_template("hall/_board.html", **hall_context()))
+    response = Response(render_template("night/_board.html", **hall_context()))
     response.headers["Cache-Control"] = "no-store"
     return response
 
@@ -197,11 +192,11 @@ def board():
 @bp.get("/hall/cycle")
 def cycle():
     """The next table's standings, for the mode that shows one table at a time."""
-    rows = playing_rows(board_rows(night.night_tables(get_db())))
+    rows = playing_rows(board_rows(service.night_tables(get_db())))
     after = request.args.get("after", type=int)
     later = [row for row in rows if after is not None and row["table"].id > after]
     current = (later or rows or [None])[0]
-    response = Response(render_template("hall/_cycle.html", current=current, cycle_ms=CYCLE_MS))
+    response = Response(render_template("night/_cycle.html", current=current, cycle_ms=CYCLE_MS))
     response.headers["Cache-Control"] = "no-store"
     return response
 
@@ -215,12 +210,12 @@ def prepare():
     if label and "{n}" not in label:
         label += " {n}"
     try:
-        night.prepare(get_db(), values.get("game", ""), numbers["players"], numbers["count"], label)
-    except store.Refused as refused:
-        return render_template("hall/index.html", values=values, errors=group_errors(refused.errors),
+        service.prepare(get_db(), values.get("game", ""), numbers["players"], numbers["count"], label)
+    except Refused as refused:
+        return render_template("night/index.html", values=values, errors=group_errors(refused.errors),
                                **hall_context()), 422
     except StorageError as error:
-        return render_template("hall/index.html", values=values, errors={"count": [storage_message(error)]},
+        return render_template("night/index.html", values=values, errors={"count": [storage_message(error)]},
                                **hall_context()), 503
     return redirect(url_for("hall.index") + "#board", code=303)
 
@@ -228,24 +223,24 @@ def prepare():
 @bp.get("/hall/cards")
 def cards():
     """Printable QR cards for the night's tables: four to a page, or one big card per page."""
-    tables = night.night_tables(get_db())
+    tables = service.night_tables(get_db())
     # Serving on the laptop alone: a code would open nothing on a phone, so none is printed.
     _url, warning = join_url()
     cards = [dict(table=t, link=join_link(t), qr=None if warning else qr_svg(join_link(t)),
                   label=table_label(t, position))
              for position, t in enumerate(tables, start=1)]
-    return render_template("hall/cards.html", cards=cards, big=request.args.get("big") == "1", warning=warning)
+    return render_template("night/cards.html", cards=cards, big=request.args.get("big") == "1", warning=warning)
 
 
-def unfinished_rows(tables: list[store.Table]) -> list[dict]:
+def unfinished_rows(tables: list[Table]) -> list[dict]:
     """The night's matches still in play (seated, not over): a new night must not drop them
     from the big screen without saying so."""
     return [row for row in board_rows(tables) if row["table"].seated and not row["match"].over]
 
 
 def new_night_page(errors: dict | None = None, status: int = 200):
-    tables = night.night_tables(get_db())
-    return render_template("hall/new_night.html", count=len(tables), unfinished=unfinished_rows(tables),
+    tables = service.night_tables(get_db())
+    return render_template("night/new_night.html", count=len(tables), unfinished=unfinished_rows(tables),
                            errors=errors or {}), status
 
 
@@ -256,71 +251,17 @@ def new_night_confirm():
 
 @bp.post("/hall/nights")
 def new_night():
-    if unfinished_rows(night.night_tables(get_db())) and not request.form.get("leave_out"):
+    if unfinished_rows(service.night_tables(get_db())) and not request.form.get("leave_out"):
         return new_night_page({"leave_out": [gettext(
             "Tick the box to leave these matches out of the new night, or finish them first.")]}, 422)
-    night.start_night(get_db())
+    service.start_night(get_db())
     return redirect(url_for("hall.index"), code=303)
-
-
-def night_name() -> str:
-    started = night.night_started(get_db())
-    return (started[:10] if started else datetime.now().strftime("%Y-%m-%d"))
-
-
-def night_document(conn) -> dict:
-    """The night as JSON-able data: the roster, every round's seating, every table with its
-    deals and result (places and place points), and the leaderboard (README "A meetup night")."""
-    tables = night.night_tables(conn)
-    rounds = night.night_rounds(conn, tables)
-    results = {r.table.id: r for r in night.night_results(conn, tables, rounds)}
-    people = night.roster(conn, with_left=True)
-    names = {p.id: p.name for p in people}
-    where = {rt.table.id: (r, rt) for r in rounds for rt in r.tables}
-
-    def result(table: store.Table) -> dict | None:
-        found = results.get(table.id)
-        if found is None:
-            return None
-        return {"over": found.result.over,
-                "placings": [{"seat": p.seat + 1, "player": p.player, "player_id": found.player_ids[p.seat],
-                              "place": p.place, "place_points": round(p.points, 6), "score": p.score}
-                             for p in found.result.placings]}
-
-    def table_entry(position: int, t: store.Table) -> dict:
-        r, rt = where.get(t.id, (None, None))
-        label = round_label(rt) if rt else table_label(t, position)
-        return dict(table_document(t), label=label, token=t.token, seated=t.seated,
-                    round=r.number if r else None, result=result(t))
-
-    return {
-        "night_started_at": night.night_started(conn) or None,
-        "place_points_rule": str(place_points.PLACE_POINTS_RULE),
-        "roster": [{"id": p.id, "name": p.name, "added_at": p.added_at, "left": p.left} for p in people],
-        "rounds": [{"number": r.number, "drawn_at": r.drawn_at, "seed": r.seed, "clock_minutes": r.minutes,
-                    "clock_started_at": r.clock_from,
-                    "tables": [{"label": round_label(rt), "number": rt.number, "game": rt.table.game.id,
-                                "token": rt.table.token, "extra_minutes": rt.extra_minutes,
-                                "seats": [{"seat": seat + 1, "player_id": pid, "name": names.get(pid)}
-                                          for seat, pid in enumerate(rt.player_ids)]}
-                               for rt in r.tables]}
-                   for r in rounds],
-        "tables": [table_entry(position, t) for position, t in enumerate(tables, start=1)],
-        "leaderboard": [{"rank": s.rank, "name": s.name, "tables": s.tables, "places": list(s.places),
-                         "place_points": round(s.points, 6), "average": round(s.average, 6)}
-                        for s in night.leaderboard(list(results.values()))],
-    }
 
 
 @bp.get("/hall/export.json")
 def export_json():
-    doc = night_document(get_db())
-    return Response(json.dumps(doc, ensure_ascii=False, indent=2), mimetype="application/json", headers={
-        "Content-Disposition": f"attachment; filename=night-{night_name()}.json",
-        "Cache-Control": "no-store"})
-
-
-CSV_COLUMNS = ("table", "game", "round", "deal", "player", "points", "total", "place", "place_points")
+    conn = get_db()
+    return json_download(night_document(conn), f"night-{night_name(conn)}.json", **{"Cache-Control": "no-store"})
 
 
 @bp.get("/hall/export.csv")
@@ -330,47 +271,15 @@ def export_csv():
     table's last deal also carries each player's place and place points, the night's own
     result (night.night_results), so a column sum per player is their leaderboard total."""
     conn = get_db()
-    tables = night.night_tables(conn)
-    rounds = night.night_rounds(conn, tables)
-    where = {rt.table.id: (r, rt) for r in rounds for rt in r.tables}
-    results = {found.table.id: found.result for found in night.night_results(conn, tables, rounds)}
-    rows: list[dict] = []
-    for position, table in enumerate(tables, start=1):
-        if not table.seated:
-            continue
-        r, rt = where.get(table.id, (None, None))
-        match = table.match()
-        seats = seating_entrants(table)
-        result = results.get(table.id)
-        ended = result.placings if result is not None and result.over else None
-        for record in match.deals:
-            last = ended is not None and record.number == len(match.deals)
-            for seat, player in enumerate(table.setup.players):
-                entrant = seats[seat]
-                rows.append({"table": round_label(rt) if rt else table_label(table, position),
-                             "game": table.game.name_en, "round": r.number if r else "",
-                             "deal": record.number, "player": player,
-                             "points": record.score.points[entrant], "total": record.totals[entrant],
-                             "place": ended[seat].place if last else "",
-                             "place_points": round(ended[seat].points, 6) if last else ""})
-    return csv_download(rows, CSV_COLUMNS, f"night-{night_name()}.csv", **{"Cache-Control": "no-store"})
-
-
-def seating_entrants(table: store.Table) -> list[int]:
-    """Per seat, the entrant (player or team) whose points it shares."""
-    from ..meetup.seating import entrant_seats
-    found = [0] * table.setup.n
-    for entrant, seats in enumerate(entrant_seats(table.game, table.setup.n)):
-        for seat in seats:
-            found[seat] = entrant
-    return found
+    return csv_download(night_rows_of_deals(conn), CSV_COLUMNS, f"night-{night_name(conn)}.csv",
+                        **{"Cache-Control": "no-store"})
 
 
 # --------------------------------------------------------------------------
 # A prepared table's first phone gives the players
 
 
-def seating(table: store.Table, n: int | None = None) -> dict:
+def seating(table: Table, n: int | None = None) -> dict:
     """The seating form of a prepared table. Until its first deal its number of players may
     change (a fifth player walks up to a table prepared for four): any count its game allows."""
     n = n or table.setup.n
@@ -380,7 +289,7 @@ def seating(table: store.Table, n: int | None = None) -> dict:
                 form_action=url_for("hall.seat_players", token=table.token), seating=True)
 
 
-def asked_count(table: store.Table, raw: str | None) -> int:
+def asked_count(table: Table, raw: str | None) -> int:
     """The number of players asked for (the prepared count if none, or one the game doesn't allow)."""
     counts = set(table.game.players) | set(table.game.variant_players)
     raw = (raw or "").strip()
@@ -407,10 +316,10 @@ def seat_players(token: str):
     n = asked_count(table, values.get("players"))
     names = [values.get(f"name-{s}", "") for s in range(n)]
     try:
-        night.seat(get_db(), token, names, option_values(table.game, values), write_id=write_id())
-    except (night.AlreadySeated, Repeated):
+        service.seat(get_db(), token, names, option_values(table.game, values), write_id=write_id())
+    except (service.AlreadySeated, Repeated):
         return redirect(url_for("tables.show", token=token), code=303)
-    except store.Refused as refused:
+    except Refused as refused:
         return render_template("tables/new.html", values=values, errors=group_errors(refused.errors),
                                **seating(table, n)), 422
     except StorageError as error:
@@ -424,10 +333,10 @@ def unseat(table_id: int):
     """The organiser takes a table back to "waiting for players" before its first deal, so its
     players (and how many they are) can be entered again."""
     try:
-        night.unseat(get_db(), table_id)
-    except store.NotFound:
+        service.unseat(get_db(), table_id)
+    except NotFound:
         abort(404)
-    except store.Conflict:
+    except Conflict:
         return hall_page({}, {"board": [gettext("That table has a deal recorded: its players stay as they are.")]}, 409)
     return after("#board")
 
@@ -437,7 +346,7 @@ def unseat(table_id: int):
 
 
 def hall_page(values: dict | None = None, errors: dict | None = None, status: int = 200):
-    return render_template("hall/index.html", values=values or {}, errors=errors or {}, **hall_context()), status
+    return render_template("night/index.html", values=values or {}, errors=errors or {}, **hall_context()), status
 
 
 def small_number(raw: str | None) -> int | None:
@@ -448,7 +357,7 @@ def small_number(raw: str | None) -> int | None:
     return int(raw) if raw.isascii() and raw.isdigit() and len(raw) < 5 else -1
 
 
-def refused_page(values: dict, refused: store.Refused, field: str | None = None):
+def refused_page(values: dict, refused: Refused, field: str | None = None):
     errors = group_errors(refused.errors)
     if field:  # the domain names "name"; the page has one such field per player
         errors = {field: [m for ms in errors.values() for m in ms]}
@@ -463,8 +372,8 @@ def after(anchor: str):
 def add_player():
     values = form_values()
     try:
-        night.join(get_db(), values.get("name"))
-    except store.Refused as refused:
+        service.join(get_db(), values.get("name"))
+    except Refused as refused:
         return refused_page(values, refused, "name")
     except StorageError as error:
         return hall_page(values, {"name": [storage_message(error)]}, 503)
@@ -478,14 +387,14 @@ def edit_player(player_id: int):
     conn = get_db()
     try:
         if values.get("action") == "remove":
-            night.set_left(conn, player_id, True)
+            service.set_left(conn, player_id, True)
         elif values.get("action") == "back":
-            night.set_left(conn, player_id, False)
+            service.set_left(conn, player_id, False)
         else:
-            night.rename(conn, player_id, values.get("name"))
-    except store.NotFound:
+            service.rename(conn, player_id, values.get("name"))
+    except NotFound:
         abort(404)
-    except store.Refused as refused:
+    except Refused as refused:
         return refused_page(values, refused, f"name-{player_id}")
     except StorageError as error:
         return hall_page(values, {f"name-{player_id}": [storage_message(error)]}, 503)
@@ -495,20 +404,20 @@ def edit_player(player_id: int):
 def draw_choice(values: dict) -> tuple[list[str], list[str]]:
     """(chosen games, one per table; offered games for the app to fill tables from)."""
     chosen: list[str] = []
-    for game_id in store.GAMES:
+    for game_id in GAMES:
         count = small_number(values.get(f"tables-{game_id}"))
-        chosen.extend([game_id] * max(0, min(count or 0, night.MAX_PREPARED)))
-    offered = [game_id for game_id in store.GAMES if values.get(f"offer-{game_id}")]
+        chosen.extend([game_id] * max(0, min(count or 0, service.MAX_PREPARED)))
+    offered = [game_id for game_id in GAMES if values.get(f"offer-{game_id}")]
     return chosen, offered
 
 
 def draw_formats(values: dict) -> dict[str, dict[str, int]]:
     """Per game, the match-format options the draw form sent (read as the new-table form reads them)."""
     formats = {}
-    for game in store.GAMES.values():
-        keys = {opt.key for opt in night.match_format(game)}
-        sent = {key: values[night.format_field(game.id, key)] for key in keys
-                if night.format_field(game.id, key) in values}
+    for game in GAMES.values():
+        keys = {opt.key for opt in service.match_format(game)}
+        sent = {key: values[service.format_field(game.id, key)] for key in keys
+                if service.format_field(game.id, key) in values}
         formats[game.id] = {key: value for key, value in option_values(game, sent).items() if key in sent}
     return formats
 
@@ -522,10 +431,10 @@ def draw():
                          422)
     minutes = small_number(values.get("minutes"))
     try:
-        night.draw_round(get_db(), chosen=chosen, offered=offered, minutes=minutes, formats=draw_formats(values))
-    except store.Refused as refused:
+        service.draw_round(get_db(), chosen=chosen, offered=offered, minutes=minutes, formats=draw_formats(values))
+    except Refused as refused:
         return refused_page(values, refused)
-    except store.Conflict:
+    except Conflict:
         return hall_page(values, {"games": [gettext("The list changed while drawing. Draw again.")]}, 409)
     except StorageError as error:
         return hall_page(values, {"games": [storage_message(error)]}, 503)
@@ -536,12 +445,12 @@ def change_round(values: dict, field_name: str, change):
     """One organiser's change to the latest round's seating; a refusal next to ``field_name``."""
     try:
         change(get_db())
-    except store.NotFound:
+    except NotFound:
         return hall_page(values, {field_name: [gettext("Draw a round first.")]}, 422)
-    except night.RoundStarted:
+    except service.RoundStarted:
         return hall_page(values, {field_name: [gettext(
             "That table has started (a deal is recorded): its players stay as they are.")]}, 409)
-    except store.Refused as refused:
+    except Refused as refused:
         return refused_page(values, refused, field_name)
     except StorageError as error:
         return hall_page(values, {field_name: [storage_message(error)]}, 503)
@@ -552,7 +461,7 @@ def change_round(values: dict, field_name: str, change):
 def swap():
     values = form_values()
     a, b = small_number(values.get("a")), small_number(values.get("b"))
-    return change_round(values, "swap", lambda conn: night.swap(conn, a or 0, b or 0))
+    return change_round(values, "swap", lambda conn: service.swap(conn, a or 0, b or 0))
 
 
 @bp.post("/hall/join-table")
@@ -560,7 +469,7 @@ def join_table():
     """A late arrival takes a seat at a table of the round that has not started."""
     values = form_values()
     who, number = small_number(values.get("player")), small_number(values.get("table"))
-    return change_round(values, "join", lambda conn: night.join_table(conn, who or 0, number or 0))
+    return change_round(values, "join", lambda conn: service.join_table(conn, who or 0, number or 0))
 
 
 @bp.post("/hall/leave-table")
@@ -568,17 +477,17 @@ def leave_table():
     """A player leaves their table of the round before it starts."""
     values = form_values()
     who = small_number(values.get("player"))
-    return change_round(values, "leave", lambda conn: night.leave_table(conn, who or 0))
+    return change_round(values, "leave", lambda conn: service.leave_table(conn, who or 0))
 
 
 @bp.post("/hall/clock")
 def clock():
     values = form_values()
     try:
-        night.start_clock(get_db(), small_number(values.get("minutes")))
-    except store.NotFound:
+        service.start_clock(get_db(), small_number(values.get("minutes")))
+    except NotFound:
         return hall_page(values, {"clock": [gettext("Draw a round first.")]}, 422)
-    except store.Refused as refused:
+    except Refused as refused:
         return refused_page(values, refused, "clock")
     return after("#seating")
 
@@ -586,8 +495,8 @@ def clock():
 @bp.post("/hall/tables/<int:table_id>/extend")
 def extend(table_id: int):
     try:
-        night.extend_table(get_db(), table_id)
-    except store.NotFound:
+        service.extend_table(get_db(), table_id)
+    except NotFound:
         abort(404)
     return after("#board")
 
@@ -595,31 +504,11 @@ def extend(table_id: int):
 # --------------------------------------------------------------------------
 # The night on a player's phone: join once, then "your table", your line, your summary
 
-SESSION_KEY = "night_player"
-
-
-def my_player() -> night.Player | None:
-    """This phone's player tonight (None: not joined, or joined an earlier night)."""
-    mine = session.get(SESSION_KEY)
-    if not isinstance(mine, dict):
-        return None
-    conn = get_db()
-    if mine.get("night") != night.current_night(conn):
-        return None
-    found = night.player(conn, mine.get("id") if isinstance(mine.get("id"), int) else None)
-    return found if found is not None and not found.left else None
-
-
-def remember_me(who: night.Player) -> None:
-    session[SESSION_KEY] = {"night": night.current_night(get_db()), "id": who.id}
-    session.permanent = True  # a phone locked for an hour is still Ann's
-
-
 @bp.get("/night")
 def join():
     if my_player() is not None:
         return redirect(url_for("hall.me"), code=303)
-    return render_template("night/join.html", values={}, errors={}, roster=night.roster(get_db()))
+    return render_template("night/join.html", values={}, errors={}, roster=service.roster(get_db()))
 
 
 @bp.post("/night/join")
@@ -628,45 +517,45 @@ def join_post():
     conn = get_db()
     try:
         picked = small_number(values.get("player"))
-        who = night.player(conn, picked) if picked else night.join(conn, values.get("name"))
+        who = service.player(conn, picked) if picked else service.join(conn, values.get("name"))
         if who is None:
-            raise store.Refused([store.FieldError("name", gettext("That name is no longer on tonight's list."))])
+            raise Refused([FieldError("name", gettext("That name is no longer on tonight's list."))])
         if who.left:
-            who = night.join(conn, who.name)
-    except store.Refused as refused:
+            who = service.join(conn, who.name)
+    except Refused as refused:
         return render_template("night/join.html", values=values, errors={"name": [e.message for e in refused.errors]},
-                               roster=night.roster(conn)), 422
+                               roster=service.roster(conn)), 422
     except StorageError as error:
         return render_template("night/join.html", values=values, errors={"name": [storage_message(error)]},
-                               roster=night.roster(conn)), 503
+                               roster=service.roster(conn)), 503
     remember_me(who)
     return redirect(url_for("hall.me"), code=303)
 
 
 @bp.post("/night/forget")
 def me_forget():
-    session.pop(SESSION_KEY, None)
+    forget_me()
     return redirect(url_for("hall.join"), code=303)
 
 
-def me_context(who: night.Player) -> dict:
+def me_context(who: service.Player) -> dict:
     conn = get_db()
-    tables = night.night_tables(conn)
-    rounds = night.night_rounds(conn, tables)
-    results = night.night_results(conn, tables, rounds)
-    standings = night.leaderboard(results)
+    tables = service.night_tables(conn)
+    rounds = service.night_rounds(conn, tables)
+    results = service.night_results(conn, tables, rounds)
+    standings = service.leaderboard(results)
     line = next((s for s in standings if s.key == place_points.player_key(who.name)), None)
     latest = rounds[-1] if rounds else None
     mine = latest.table_of(who.id) if latest else None
     table_page = None
     if mine:
         rt, seat = mine
-        names = {p.id: p.name for p in night.roster(conn, with_left=True)}
+        names = {p.id: p.name for p in service.roster(conn, with_left=True)}
         table_page = dict(rt=rt, seat=seat + 1, label=round_label(rt), round=latest,
                           others=[names.get(p, "?") for p in rt.player_ids],
                           seconds=latest.seconds_left(rt))
-    return dict(who=who, line=line, mine=table_page, summary=night.player_summary(results, who),
-                signature=night.night_signature(conn), poll_ms=2000, players=len(standings),
+    return dict(who=who, line=line, mine=table_page, summary=service.player_summary(results, who),
+                signature=service.night_signature(conn), poll_ms=2000, players=len(standings),
                 place_points_rule=place_points.PLACE_POINTS_RULE)
 
 
@@ -688,7 +577,7 @@ def me_live():
         response = Response(render_template("night/_me_gone.html"))
         response.headers["Cache-Control"] = "no-store"
         return response
-    if request.args.get("sig") == night.night_signature(get_db()):
+    if request.args.get("sig") == service.night_signature(get_db()):
         return Response(status=204, headers={"Cache-Control": "no-store"})
     response = Response(render_template("night/_me_live.html", **me_context(who)))
     response.headers["Cache-Control"] = "no-store"
@@ -700,7 +589,7 @@ def me_summary():
     who = my_player()
     if who is None:
         return redirect(url_for("hall.join"), code=303)
-    return render_template("night/summary.html", night_date=night_name(), **me_context(who))
+    return render_template("night/summary.html", night_date=night_name(get_db()), **me_context(who))
 
 
 # --------------------------------------------------------------------------
@@ -708,10 +597,10 @@ def me_summary():
 
 
 @bp.app_template_global("round_clock")
-def round_clock(table: store.Table) -> dict | None:
+def round_clock(table: Table) -> dict | None:
     """A round table's clock for its page: {"round", "table", "seconds" (None: no clock running)};
     None for a table outside the night's rounds."""
-    return night.table_clock(get_db(), table)
+    return service.table_clock(get_db(), table)
 
 
 @bp.get("/t/<token>/clock")

@@ -16,15 +16,14 @@ from dataclasses import dataclass
 from datetime import date, datetime, timezone
 from typing import Any, Sequence
 
-from .games import GAMES
-from .games import FieldError, InvalidDeal
-from .games.text import T, Text
-from .meetup.points import match_result
-from .meetup.season import MatchRecord, PlayerStats, SeasonTable, player_stats, season_table
-from .names import clean_name, name_key
-from . import store
-from .store import players as rows
-from .store import write
+from ..games import GAMES
+from ..games import FieldError, InvalidDeal
+from ..games.text import T, Text
+from ..meetup.points import match_result
+from ..meetup.season import MatchRecord, PlayerStats, SeasonTable, player_stats, season_table
+from ..names import clean_name, name_key
+from ..store import Connection, write
+from ..store import players as player_rows
 
 __all__ = ["Player", "refresh", "records", "everyone", "get", "player_of_name", "merge", "rename", "keep_apart",
            "give_seat", "Refused", "span_bounds", "SPANS", "stats", "season", "table_label", "seat_players"]
@@ -68,17 +67,17 @@ def table_label(table: dict[str, Any]) -> str:
 # Stored results
 
 
-def results_stale(conn: store.Connection) -> bool:
+def results_stale(conn: Connection) -> bool:
     """Whether any table's stored result is missing or older than the table."""
-    return bool(rows.stale_tables(conn, limit=1))
+    return bool(player_rows.stale_tables(conn, limit=1))
 
 
-def refresh(conn: store.Connection) -> int:
+def refresh(conn: Connection) -> int:
     """Replay every table whose stored result is missing or stale and store it; give each new
     name a player. Returns how many tables were replayed (0 on an unchanged laptop: one query)."""
     done = 0
     while True:
-        stale = rows.stale_tables(conn)
+        stale = player_rows.stale_tables(conn)
         if not stale:
             return done
         replayed = []
@@ -106,12 +105,12 @@ def refresh(conn: store.Connection) -> int:
                 keys = [name_key(n) for n in names]
                 for k, n in zip(keys, names):
                     keys_seen[k] = n  # the latest table's spelling (tables come oldest first)
-                rows.save_result(conn, table["id"], table["revision"], table["finished"], over, night,
+                player_rows.save_result(conn, table["id"], table["revision"], table["finished"], over, night,
                                  table["updated_at"], table["game"], table_label(table), names, keys, places,
                                  scores, entrants)
-            for k in sorted(rows.missing_keys(conn, keys_seen)):
+            for k in sorted(player_rows.missing_keys(conn, keys_seen)):
                 if k:
-                    rows.insert_player(conn, keys_seen[k], k, stamp)
+                    player_rows.insert_player(conn, keys_seen[k], k, stamp)
         done += len(stale)
 
 
@@ -139,10 +138,10 @@ class _Cache:
         self.lock = threading.Lock()
         self.by_path: dict[tuple, _Season] = {}
 
-    def get(self, conn: store.Connection) -> _Season:
+    def get(self, conn: Connection) -> _Season:
         import json
         path = (getattr(conn, "path", ""), getattr(conn, "identity", None))  # a restored file is another season
-        results_mark, who_mark = rows.results_signature(conn), rows.who_signature(conn)
+        results_mark, who_mark = player_rows.results_signature(conn), player_rows.who_signature(conn)
         with self.lock:
             season = self.by_path.get(path)
             if season is None:
@@ -151,13 +150,13 @@ class _Cache:
                 return season
             changed: set[int] = set()
             if season.results_mark != results_mark:
-                marks = rows.result_marks(conn)
+                marks = player_rows.result_marks(conn)
                 gone = set(season.rows) - set(marks)
                 for table_id in gone:
                     season.rows.pop(table_id, None)
                     season.built.pop(table_id, None)
                 stale = [t for t, mark in marks.items() if season.rows.get(t, (None, None))[:2] != mark]
-                for table_id, revision, finished, night, at, game, label, data in rows.results_of(conn, stale):
+                for table_id, revision, finished, night, at, game, label, data in player_rows.results_of(conn, stale):
                     names, keys, places, scores, entrants = json.loads(data)
                     season.rows[table_id] = (revision, finished, night, at, game, label, tuple(names), tuple(keys),
                                              tuple(places), tuple(scores), tuple(entrants))
@@ -170,7 +169,7 @@ class _Cache:
                 if table_id in season.built and table_id not in changed:
                     continue
                 if by_key is None:
-                    by_key, by_seat = rows.name_map(conn), rows.seat_map(conn)
+                    by_key, by_seat = player_rows.name_map(conn), player_rows.seat_map(conn)
                 _revision, _finished, night, at, game, label, names, keys, places, scores, entrants = row
                 ids = ids_of_keys.get(keys)
                 if ids is None:
@@ -195,7 +194,7 @@ class _Cache:
 RECORDS = _Cache()
 
 
-def _memo(conn: store.Connection, what: tuple, work):
+def _memo(conn: Connection, what: tuple, work):
     """``work(records)`` for the current records, remembered until anything changes."""
     season = RECORDS.get(conn)
     if what not in season.memo:
@@ -203,14 +202,14 @@ def _memo(conn: store.Connection, what: tuple, work):
     return season.memo[what]
 
 
-def records(conn: store.Connection, fresh: bool = True) -> list[MatchRecord]:
+def records(conn: Connection, fresh: bool = True) -> list[MatchRecord]:
     """Every ended match as a season record (players by id), after :func:`refresh`."""
     if fresh:
         refresh(conn)
     return RECORDS.get(conn).records
 
 
-def record_tables(conn: store.Connection) -> dict[int, int]:
+def record_tables(conn: Connection) -> dict[int, int]:
     """Record index -> table id (records' order), for links from a player's matches."""
     return RECORDS.get(conn).table_of
 
@@ -219,28 +218,28 @@ def record_tables(conn: store.Connection) -> dict[int, int]:
 # Who is who
 
 
-def everyone(conn: store.Connection) -> list[Player]:
+def everyone(conn: Connection) -> list[Player]:
     refresh(conn)  # a name seen at a table since is a player
-    return [Player(p["id"], p["name"], p["key"], tuple(p["keys"])) for p in rows.all_players(conn)]
+    return [Player(p["id"], p["name"], p["key"], tuple(p["keys"])) for p in player_rows.all_players(conn)]
 
 
-def get(conn: store.Connection, player_id: int) -> Player | None:
+def get(conn: Connection, player_id: int) -> Player | None:
     refresh(conn)
-    found = rows.player(conn, player_id)
+    found = player_rows.player(conn, player_id)
     if found is None:
         return None
-    keys = tuple(k for k, pid in rows.name_map(conn).items() if pid == player_id)
+    keys = tuple(k for k, pid in player_rows.name_map(conn).items() if pid == player_id)
     return Player(found["id"], found["name"], found["key"], keys)
 
 
-def player_of_name(conn: store.Connection, name: str) -> Player | None:
+def player_of_name(conn: Connection, name: str) -> Player | None:
     """The player a name at a table is (by its key), or None if the laptop never saw it."""
     refresh(conn)
-    player_id = rows.name_map(conn).get(name_key(name))
+    player_id = player_rows.name_map(conn).get(name_key(name))
     return None if player_id is None else get(conn, player_id)
 
 
-def ensure_player(conn: store.Connection, raw: str) -> Player | None:
+def ensure_player(conn: Connection, raw: str) -> Player | None:
     """The player of this name, made now if the laptop never saw it at a table (a roster
     name with no match yet); None for an empty name."""
     found = player_of_name(conn, raw)
@@ -248,20 +247,20 @@ def ensure_player(conn: store.Connection, raw: str) -> Player | None:
     if found is not None or not name:
         return found
     with write(conn):
-        if rows.name_map(conn).get(name_key(name)) is None:
+        if player_rows.name_map(conn).get(name_key(name)) is None:
             stamp = now()
-            player_id = rows.insert_player(conn, name, name_key(name), stamp)
-            rows.log(conn, "add", {"player": player_id, "name": name}, stamp)
+            player_id = player_rows.insert_player(conn, name, name_key(name), stamp)
+            player_rows.log(conn, "add", {"player": player_id, "name": name}, stamp)
     return player_of_name(conn, name)
 
 
-def seat_players(conn: store.Connection, table_id: int, names: Sequence[str]) -> list[int | None]:
+def seat_players(conn: Connection, table_id: int, names: Sequence[str]) -> list[int | None]:
     """Per seat of a table, its player's id (a seat given to someone else counts first)."""
-    by_key, by_seat = rows.name_map(conn), rows.seat_map(conn)
+    by_key, by_seat = player_rows.name_map(conn), player_rows.seat_map(conn)
     return [by_seat.get((table_id, seat), by_key.get(name_key(n))) for seat, n in enumerate(names)]
 
 
-def merge(conn: store.Connection, keep_id: int, gone_id: int) -> Player:
+def merge(conn: Connection, keep_id: int, gone_id: int) -> Player:
     """Every match and spelling of ``gone_id`` becomes ``keep_id``'s (logged with what it had)."""
     if keep_id == gone_id:
         raise Refused([FieldError("gone", T("Choose two different players to merge."))])
@@ -271,16 +270,16 @@ def merge(conn: store.Connection, keep_id: int, gone_id: int) -> Player:
         raise Refused([FieldError("gone", T("These two played at the same table on {night}: they are two people, "
                                             "not two spellings.", night=shared.night))])
     with write(conn):
-        keep, gone = rows.player(conn, keep_id), rows.player(conn, gone_id)
+        keep, gone = player_rows.player(conn, keep_id), player_rows.player(conn, gone_id)
         if keep is None or gone is None:
             raise Refused([FieldError("gone" if gone is None else "keep",
                                       T("That player is no longer on the list: reload the page."))])
-        before = rows.merge(conn, keep_id, gone_id)
-        rows.log(conn, "merge", {"keep": keep, **before}, now())
+        before = player_rows.merge(conn, keep_id, gone_id)
+        player_rows.log(conn, "merge", {"keep": keep, **before}, now())
     return get(conn, keep_id)
 
 
-def rename(conn: store.Connection, player_id: int, raw: str) -> Player:
+def rename(conn: Connection, player_id: int, raw: str) -> Player:
     """Show the player under a new name; the new name, typed at a table, is them too (unless it
     is already another player's: merge them instead)."""
     name = clean_name(raw)
@@ -290,22 +289,22 @@ def rename(conn: store.Connection, player_id: int, raw: str) -> Player:
         raise Refused([FieldError("name", T("A name can be at most {n} characters.", n=40))])
     key = name_key(name)
     with write(conn):
-        found = rows.player(conn, player_id)
+        found = player_rows.player(conn, player_id)
         if found is None:
             raise Refused([FieldError("name", T("That player is no longer on the list: reload the page."))])
-        owner = rows.name_map(conn).get(key)
+        owner = player_rows.name_map(conn).get(key)
         if owner is not None and owner != player_id:
-            other = rows.player(conn, owner)
+            other = player_rows.player(conn, owner)
             raise Refused([FieldError("name", T("{name} is already another player: merge the two instead.",
                                                 name=other["name"] if other else name))])
         # A namesake kept apart (their key belongs to someone else) keeps being reached by seat only.
-        rows.rename(conn, player_id, name, key, point_key=owner is None or owner == player_id)
-        rows.log(conn, "rename", {"player": player_id, "before": found["name"], "after": name}, now())
+        player_rows.rename(conn, player_id, name, key, point_key=owner is None or owner == player_id)
+        player_rows.log(conn, "rename", {"player": player_id, "before": found["name"], "after": name}, now())
     return get(conn, player_id)
 
 
-def _table_seat(conn: store.Connection, token: str, seat: int) -> dict[str, Any]:
-    table = rows.table_ref(conn, token)
+def _table_seat(conn: Connection, token: str, seat: int) -> dict[str, Any]:
+    table = player_rows.table_ref(conn, token)
     if table is None:
         raise Refused([FieldError("table", T("There is no such table."))])
     if not 0 <= seat < len(table["players"]):
@@ -313,7 +312,7 @@ def _table_seat(conn: store.Connection, token: str, seat: int) -> dict[str, Any]
     return table
 
 
-def keep_apart(conn: store.Connection, token: str, seat: int, raw: str, was: int | None = None) -> Player:
+def keep_apart(conn: Connection, token: str, seat: int, raw: str, was: int | None = None) -> Player:
     """The player in this seat is someone else who shares the name: a new player, called
     ``raw`` (e.g. "Sam K."), gets the seat; the name stays the first person's elsewhere.
     ``was``: the player the organiser saw in the seat (refused if it is someone else's by now)."""
@@ -327,23 +326,23 @@ def keep_apart(conn: store.Connection, token: str, seat: int, raw: str, was: int
         if was is not None and seat_players(conn, table["id"], table["players"])[seat] != was:
             raise Refused([FieldError("seat", T("That seat is not this player's any more: reload the page."))])
         key = name_key(name)
-        owner = rows.name_map(conn).get(key)
+        owner = player_rows.name_map(conn).get(key)
         stamp = now()
         # Their own name points to them when no one else has it (so "Sam K." at a later table is them).
-        player_id = rows.insert_player(conn, name, key, stamp, own_name=owner is None)
-        rows.assign_seat(conn, table["id"], seat, player_id)
-        rows.log(conn, "seat", {"table": table["id"], "seat": seat, "player": player_id, "new": True}, stamp)
+        player_id = player_rows.insert_player(conn, name, key, stamp, own_name=owner is None)
+        player_rows.assign_seat(conn, table["id"], seat, player_id)
+        player_rows.log(conn, "seat", {"table": table["id"], "seat": seat, "player": player_id, "new": True}, stamp)
     return get(conn, player_id)
 
 
-def give_seat(conn: store.Connection, token: str, seat: int, player_id: int | None) -> None:
+def give_seat(conn: Connection, token: str, seat: int, player_id: int | None) -> None:
     """Give a table's seat to an existing player (None: back to whoever its name is)."""
     with write(conn):
         table = _table_seat(conn, token, seat)
-        if player_id is not None and rows.player(conn, player_id) is None:
+        if player_id is not None and player_rows.player(conn, player_id) is None:
             raise Refused([FieldError("player", T("That player is no longer on the list: reload the page."))])
-        rows.assign_seat(conn, table["id"], seat, player_id)
-        rows.log(conn, "seat", {"table": table["id"], "seat": seat, "player": player_id}, now())
+        player_rows.assign_seat(conn, table["id"], seat, player_id)
+        player_rows.log(conn, "seat", {"table": table["id"], "seat": seat, "player": player_id}, now())
 
 
 # --------------------------------------------------------------------------
@@ -363,14 +362,14 @@ def span_bounds(span: str, today: date | None = None) -> tuple[str | None, str |
     return None, None
 
 
-def stats(conn: store.Connection, player: Player, *, since: str | None = None, until: str | None = None,
+def stats(conn: Connection, player: Player, *, since: str | None = None, until: str | None = None,
           game: str | None = None) -> PlayerStats | None:
     refresh(conn)
     return _memo(conn, ("stats", player.sid, since, until, game),
                  lambda records: player_stats(records, player.sid, since=since, until=until, game=game))
 
 
-def matches_of(conn: store.Connection, player: Player, *, since: str | None = None, until: str | None = None,
+def matches_of(conn: Connection, player: Player, *, since: str | None = None, until: str | None = None,
                game: str | None = None) -> list[dict[str, Any]]:
     """The player's matches in the span, latest first, each with its table id, seat, place,
     place points, score and the others at the table ((name, player id) pairs)."""
@@ -397,7 +396,7 @@ def matches_of(conn: store.Connection, player: Player, *, since: str | None = No
     return _memo(conn, ("matches", sid, since, until, game), work)
 
 
-def season(conn: store.Connection, *, since: str | None = None, until: str | None = None, game: str | None = None,
+def season(conn: Connection, *, since: str | None = None, until: str | None = None, game: str | None = None,
            min_matches: int | None = None) -> SeasonTable:
     kwargs: dict[str, Any] = {} if min_matches is None else {"min_matches": min_matches}
     refresh(conn)

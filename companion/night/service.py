@@ -18,55 +18,59 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from typing import Mapping, Sequence
 
-from .games import GAMES
-from .games import FieldError, Game, MatchSetup, Option
-from .games.text import T
-from . import tables as store
-from .store import Connection, write
-from .store import nights as nights_store
-from .store import tables as rows
-from .meetup import points as place_points
-from .meetup import seating
+from ..games import GAMES
+from ..games import FieldError, Game, MatchSetup, Option
+from ..games.text import T
+from ..meetup import points as place_points
+from ..meetup import seating
+from ..names import clean_name, name_key
+from ..store import Connection, Conflict, NotFound, write
+from ..store import nights as night_rows
+from ..store import tables as table_rows
+# The tables' service by its module, never its names copied: its clock (``now``) is one, and a
+# test that sets it sets the night's too.
+from ..tables import service as table_service
+from ..tables.service import NoSuchTable, Refused, Table
 
 MAX_PREPARED = 64  # one evening's tables at once; a typo like 600 must not fill the hall
 
 
 def night_started(conn: Connection) -> str:
     """When the current night began ("" = no night was ever started: every table is tonight's)."""
-    return nights_store.night_started(conn)
+    return night_rows.night_started(conn)
 
 
 def start_night(conn: Connection) -> str:
     """Begin a new night: the hall view forgets (but keeps) every table opened before."""
-    stamp = store.now()
+    stamp = table_service.now()
     with write(conn):
-        nights_store.insert_night(conn, stamp)
+        night_rows.insert_night(conn, stamp)
     return stamp
 
 
-def night_tables(conn: Connection) -> list[store.Table]:
+def night_tables(conn: Connection) -> list[Table]:
     """The current night's tables, in the order they were opened (one query for all): those the
     organiser prepared or drew, rematches, and any table once a deal is played at it (a table a
     phone opened and never played is not the night's: a device opening hundreds fills no hall)."""
-    found = (store.table_of(record)
-             for record in rows.tables_after(conn, nights_store.night_after_table(conn), organised_or_played=True))
+    found = (table_service.table_of(record)
+             for record in table_rows.tables_after(conn, night_rows.night_after_table(conn), organised_or_played=True))
     return [table for table in found if table is not None]
 
 
-def most_recent_first(conn: Connection, tables: Sequence[store.Table]) -> list[store.Table]:
+def most_recent_first(conn: Connection, tables: Sequence[Table]) -> list[Table]:
     """``tables`` (the night's), the most recently changed first, by the store's sequence of
     changes (a wall clock set back can't reorder them)."""
-    last = rows.last_changes(conn, nights_store.night_after_table(conn))
+    last = table_rows.last_changes(conn, night_rows.night_after_table(conn))
     return sorted(tables, key=lambda t: (last.get(t.id, 0), t.id), reverse=True)
 
 
 def night_signature(conn: Connection) -> str:
     """Changes whenever any table of the night changes: the hall view's cheap "anything new?"."""
-    return nights_store.night_signature(conn)
+    return night_rows.night_signature(conn)
 
 
 def next_table_number(conn: Connection) -> int:
-    return nights_store.next_table_number(conn)
+    return night_rows.next_table_number(conn)
 
 
 def check_plan(game_id: str, players: int, count: int) -> list[FieldError]:
@@ -90,18 +94,19 @@ def prepare(conn: Connection, game_id: str, players: int, count: int,
     Returns their tokens."""
     errors = check_plan(game_id, players, count)
     if errors:
-        raise store.Refused(errors)
+        raise Refused(errors)
     game = GAMES[game_id]
     options = {opt.key: opt.default for opt in game.options}
     placeholders = [str(seat + 1) for seat in range(players)]
     tokens = []
     with write(conn):
         first = next_table_number(conn)
-        stamp = store.now()
+        stamp = table_service.now()
         for offset in range(count):
-            token = store.new_token()
-            rows.insert_table(conn, token, game_id, placeholders, options, stamp, seated=False, seq=first + offset,
-                              label=label.replace("{n}", str(first + offset))[:store.MAX_NAME] or None)
+            token = table_service.new_token()
+            table_rows.insert_table(conn, token, game_id, placeholders, options, stamp, seated=False,
+                                    seq=first + offset,
+                                    label=label.replace("{n}", str(first + offset))[:table_service.MAX_NAME] or None)
             tokens.append(token)
     return tokens
 
@@ -111,27 +116,27 @@ class AlreadySeated(Exception):
 
 
 def seat(conn: Connection, token: str, names: Sequence[str], options: Mapping[str, int],
-         write_id: str | None = None) -> store.Table:
+         write_id: str | None = None) -> Table:
     """Give a prepared table its players (and the game's opening choices), exactly once.
-    With ``write_id``, the same seating sent again raises ``store.Repeated`` ({"action": "seat"})."""
+    With ``write_id``, the same seating sent again raises ``Repeated`` ({"action": "seat"})."""
     with write(conn):
-        table = store.load(conn, token)
+        table = table_service.load(conn, token)
         if table is None:
-            raise store.NoSuchTable(token)
-        store._once(conn, table, write_id)
+            raise NoSuchTable(token)
+        table_service.refuse_repeat(conn, table, write_id)
         if table.seated:
             raise AlreadySeated(token)
         # Team names too, where the game has teams; the game's own check of the options. The
         # number of players may differ from the prepared one (no deal yet): any the game allows.
         reason = table.game.check_players(len(names))
         if reason:
-            raise store.Refused([FieldError("players", reason)])
-        cleaned, errors = store._check_setup(table.game, list(names), options)
+            raise Refused([FieldError("players", reason)])
+        cleaned, errors = table_service.check_setup(table.game, list(names), options)
         if errors:
-            raise store.Refused(errors)
-        rows.seat_players(conn, table.id, cleaned, options, store.now())
-        store._done(conn, table, write_id, {"action": "seat"})
-    return store.load(conn, token)
+            raise Refused(errors)
+        table_rows.seat_players(conn, table.id, cleaned, options, table_service.now())
+        table_service.remember_outcome(conn, table, write_id, {"action": "seat"})
+    return table_service.load(conn, token)
 
 
 # ==========================================================================================
@@ -162,30 +167,30 @@ def _player(row: Mapping | None) -> Player | None:
 
 
 def current_night(conn: Connection) -> int:
-    return nights_store.current_night(conn)
+    return night_rows.current_night(conn)
 
 
 def roster(conn: Connection, with_left: bool = False) -> list[Player]:
     """Tonight's players, in the order they arrived."""
-    return [_player(row) for row in nights_store.roster(conn, current_night(conn), with_left)]  # type: ignore[misc]
+    return [_player(row) for row in night_rows.roster(conn, current_night(conn), with_left)]  # type: ignore[misc]
 
 
 def player(conn: Connection, player_id: int | None) -> Player | None:
     """Tonight's player with this id (None: unknown, or from another night)."""
     if not player_id:
         return None
-    row = nights_store.player(conn, player_id)
+    row = night_rows.player(conn, player_id)
     return _player(row) if row is not None and row["night"] == current_night(conn) else None
 
 
 def _check_name(raw: str | None, field_name: str = "name") -> str:
-    name = store.clean_name(raw)
+    name = clean_name(raw)
     if not name:
-        raise store.Refused([FieldError(field_name, T(
+        raise Refused([FieldError(field_name, T(
             "This name has only invisible characters; enter letters someone can read.") if (raw or "").strip()
             else T("Enter a name."))])
-    if len(name) > store.MAX_NAME:
-        raise store.Refused([FieldError(field_name, T("Names can be at most {max} characters.", max=store.MAX_NAME))])
+    if len(name) > table_service.MAX_NAME:
+        raise Refused([FieldError(field_name, T("Names can be at most {max} characters.", max=table_service.MAX_NAME))])
     return name
 
 
@@ -193,33 +198,33 @@ def join(conn: Connection, raw_name: str | None) -> Player:
     """Put a name on tonight's roster, or find it there: the same name typed twice (as a table
     compares names: "Ann", "ann" and "ＡＮＮ") is one player. A player who had left is back."""
     name = _check_name(raw_name)
-    key = store.name_key(name)
+    key = name_key(name)
     with write(conn):
         night = current_night(conn)
-        found = nights_store.player_by_key(conn, night, key)
+        found = night_rows.player_by_key(conn, night, key)
         if found is not None:
             if found["left"]:
-                nights_store.update_player(conn, found["id"], left=False)
+                night_rows.update_player(conn, found["id"], left=False)
             return _player(dict(found, left=False))  # type: ignore[return-value]
-        if len(nights_store.roster(conn, night)) >= MAX_ROSTER:
-            raise store.Refused([FieldError("name", T("Tonight's list is full ({max} players).", max=MAX_ROSTER))])
-        stamp = store.now()
-        return Player(nights_store.insert_player(conn, night, name, key, stamp), name, key, stamp)
+        if len(night_rows.roster(conn, night)) >= MAX_ROSTER:
+            raise Refused([FieldError("name", T("Tonight's list is full ({max} players).", max=MAX_ROSTER))])
+        stamp = table_service.now()
+        return Player(night_rows.insert_player(conn, night, name, key, stamp), name, key, stamp)
 
 
 def rename(conn: Connection, player_id: int, raw_name: str | None) -> Player:
     """The organiser corrects a name. Tables already drawn keep the name they were given;
     the leaderboard and the phones show the new one."""
     name = _check_name(raw_name)
-    key = store.name_key(name)
+    key = name_key(name)
     with write(conn):
         found = player(conn, player_id)
         if found is None:
-            raise store.NotFound(str(player_id))
-        other = nights_store.player_by_key(conn, current_night(conn), key)
+            raise NotFound(str(player_id))
+        other = night_rows.player_by_key(conn, current_night(conn), key)
         if other is not None and other["id"] != player_id:
-            raise store.Refused([FieldError("name", T("“{name}” is already on tonight's list.", name=other["name"]))])
-        nights_store.update_player(conn, player_id, name=name, key=key)
+            raise Refused([FieldError("name", T("“{name}” is already on tonight's list.", name=other["name"]))])
+        night_rows.update_player(conn, player_id, name=name, key=key)
     return replace(found, name=name, key=key)
 
 
@@ -228,8 +233,8 @@ def set_left(conn: Connection, player_id: int, left: bool = True) -> None:
     them), or put them back."""
     with write(conn):
         if player(conn, player_id) is None:
-            raise store.NotFound(str(player_id))
-        nights_store.update_player(conn, player_id, left=left)
+            raise NotFound(str(player_id))
+        night_rows.update_player(conn, player_id, left=left)
 
 
 # ---- rounds -------------------------------------------------------------------------------
@@ -237,7 +242,7 @@ def set_left(conn: Connection, player_id: int, left: bool = True) -> None:
 
 @dataclass(frozen=True)
 class RoundTable:
-    table: store.Table
+    table: Table
     number: int  # "Table 3" of the round
     player_ids: tuple[int, ...]  # the roster players in seat order
     extra_minutes: int = 0
@@ -281,11 +286,11 @@ class Round:
         return max(0, int((ends - (now or datetime.now(timezone.utc))).total_seconds()))
 
 
-def night_rounds(conn: Connection, tables: Sequence[store.Table] | None = None) -> list[Round]:
+def night_rounds(conn: Connection, tables: Sequence[Table] | None = None) -> list[Round]:
     """Tonight's rounds in order, with their tables (``tables``: the night's, if already read)."""
     by_id = {t.id: t for t in (night_tables(conn) if tables is None else tables)}
     found = []
-    for row in nights_store.rounds(conn, current_night(conn)):
+    for row in night_rows.rounds(conn, current_night(conn)):
         round_tables = tuple(RoundTable(by_id[t["table_id"]], t["number"], tuple(t["seats"]), t["extra_minutes"])
                              for t in row["tables"] if t["table_id"] in by_id)
         found.append(Round(row["id"], row["number"], row["drawn_at"], row["seed"], row["minutes"], row["clock_from"],
@@ -294,14 +299,14 @@ def night_rounds(conn: Connection, tables: Sequence[store.Table] | None = None) 
 
 
 def _names(conn: Connection) -> dict[int, str]:
-    return {row["id"]: row["name"] for row in nights_store.roster(conn, current_night(conn), with_left=True)}
+    return {row["id"]: row["name"] for row in night_rows.roster(conn, current_night(conn), with_left=True)}
 
 
 def _minutes(raw: int | None) -> int | None:
     if raw is None or raw == 0:
         return None
     if not 1 <= raw <= MAX_MINUTES:
-        raise store.Refused([FieldError("minutes", T("A round clock runs from 1 to {max} minutes (empty: no clock).",
+        raise Refused([FieldError("minutes", T("A round clock runs from 1 to {max} minutes (empty: no clock).",
                                                      max=MAX_MINUTES))])
     return raw
 
@@ -333,7 +338,7 @@ def _drawn_options(formats: Mapping[str, Mapping[str, int]] | None) -> dict[str,
         errors.extend(FieldError(format_field(game.id, e.field), e.message)
                       for e in game.check_options(MatchSetup(game.id, seats, options[game.id])) if e.field in chosen)
     if errors:
-        raise store.Refused(errors)
+        raise Refused(errors)
     return options
 
 
@@ -342,41 +347,42 @@ def draw_round(conn: Connection, chosen: Sequence[seating.Chosen] | None = None,
                seed: str | None = None, formats: Mapping[str, Mapping[str, int]] | None = None) -> Round:
     """Draw the next round for tonight's roster and create its tables with the players seated
     in the drawn order (one transaction). ``chosen``: the organiser's games for the tables;
-    else tables are filled from the ``offered`` games (all by default). Raises ``store.Refused``
-    (field "games") when the roster can't be seated so, ``store.Conflict`` when another draw
+    else tables are filled from the ``offered`` games (all by default). Raises ``Refused``
+    (field "games") when the roster can't be seated so, ``Conflict`` when another draw
     was made meanwhile. ``formats``: per game, its match-format options (:func:`match_format`)
     for the round's tables of that game."""
     minutes = _minutes(minutes)
     options_of = _drawn_options(formats)
     people = roster(conn)
     if len(people) < 2:
-        raise store.Refused([FieldError("games", T("Tonight's list needs at least two players for a draw."))])
+        raise Refused([FieldError("games", T("Tonight's list needs at least two players for a draw."))])
     earlier = night_rounds(conn)
     seed = seed or secrets.token_hex(4)
     try:
         drawn = seating.draw_round([p.id for p in people], [r.seating() for r in earlier],
                                    offered=offered or None, chosen=chosen or None, seed=seed)
     except seating.SeatingError as refused:
-        raise store.Refused([FieldError("games", refused.message)]) from None
+        raise Refused([FieldError("games", refused.message)]) from None
     names = {p.id: p.name for p in people}
     with write(conn):
         night = current_night(conn)
-        if len(nights_store.rounds(conn, night)) != len(earlier) or \
-                [p["id"] for p in nights_store.roster(conn, night)] != [p.id for p in people]:
-            raise store.Conflict("the roster or the rounds changed while drawing")
-        stamp = store.now()
-        round_id = nights_store.insert_round(conn, night, len(earlier) + 1, stamp, seed, minutes)
+        if len(night_rows.rounds(conn, night)) != len(earlier) or \
+                [p["id"] for p in night_rows.roster(conn, night)] != [p.id for p in people]:
+            raise Conflict("the roster or the rounds changed while drawing")
+        stamp = table_service.now()
+        round_id = night_rows.insert_round(conn, night, len(earlier) + 1, stamp, seed, minutes)
         # A drawn table continues the night's numbering ("Table 8" after seven prepared or phone
         # tables), so no two tables of the night share a label on the hall or in the seating list.
-        first = max(next_table_number(conn), 1 + nights_store.night_table_count(conn))
+        first = max(next_table_number(conn), 1 + night_rows.night_table_count(conn))
         for number, table in enumerate(drawn.tables, start=1):
             game = GAMES[table.game]
             options = options_of[game.id]
-            players, errors = store._check_setup(game, [names[p] for p in table.players], options)
+            players, errors = table_service.check_setup(game, [names[p] for p in table.players], options)
             if errors:
-                raise store.Refused([FieldError("games", error.message) for error in errors])
-            table_id = rows.insert_table(conn, store.new_token(), game.id, players, options, stamp, seq=first + number - 1)
-            nights_store.insert_round_table(conn, round_id, table_id, number, list(table.players))
+                raise Refused([FieldError("games", error.message) for error in errors])
+            table_id = table_rows.insert_table(conn, table_service.new_token(), game.id, players, options, stamp,
+                                               seq=first + number - 1)
+            night_rows.insert_round_table(conn, round_id, table_id, number, list(table.players))
     return night_rounds(conn)[-1]
 
 
@@ -392,25 +398,25 @@ def swap(conn: Connection, a: int, b: int) -> Round:
         latest = _latest(conn)
         where_a, where_b = latest.table_of(a), latest.table_of(b)
         if where_a is None or a == b or player(conn, b) is None:
-            raise store.Refused([FieldError("swap", T("Choose a seated player and another player."))])
+            raise Refused([FieldError("swap", T("Choose a seated player and another player."))])
         touched = [where_a[0]] + ([where_b[0]] if where_b else [])
         if any(rt.started for rt in touched):
             raise RoundStarted()
         names = _names(conn)
         draw = seating.Draw(latest.seating())
         swapped = seating.swap_players(draw, a, b)
-        stamp = store.now()
+        stamp = table_service.now()
         for rt, seats in zip(latest.tables, swapped.tables):
             if rt in touched and seats.players != rt.player_ids:
-                players, errors = store._check_setup(rt.table.game, [names[p] for p in seats.players],
+                players, errors = table_service.check_setup(rt.table.game, [names[p] for p in seats.players],
                                                      rt.table.setup.options)
                 if errors:
-                    raise store.Refused([FieldError("swap", error.message) for error in errors])
-                rows.seat_players(conn, rt.table.id, players, rt.table.setup.options, stamp)
+                    raise Refused([FieldError("swap", error.message) for error in errors])
+                table_rows.seat_players(conn, rt.table.id, players, rt.table.setup.options, stamp)
                 for seat, (old, new) in enumerate(zip(rt.player_ids, seats.players)):
                     if old != new:
-                        nights_store.set_seat(conn, rt.table.id, seat, new)
-        nights_store.bump_round(conn, latest.id)
+                        night_rows.set_seat(conn, rt.table.id, seat, new)
+        night_rows.bump_round(conn, latest.id)
     return _latest(conn)
 
 
@@ -419,18 +425,18 @@ def _reseat(conn: Connection, latest: Round, rt: RoundTable, player_ids: list[in
     if rt.started:
         raise RoundStarted()
     names = _names(conn)
-    players, errors = store._check_setup(rt.table.game, [names[p] for p in player_ids], rt.table.setup.options)
+    players, errors = table_service.check_setup(rt.table.game, [names[p] for p in player_ids], rt.table.setup.options)
     if errors:
-        raise store.Refused([FieldError(field_name, error.message) for error in errors])
-    rows.seat_players(conn, rt.table.id, players, rt.table.setup.options, store.now())
-    nights_store.set_seats(conn, rt.table.id, player_ids)
-    nights_store.bump_round(conn, latest.id)
+        raise Refused([FieldError(field_name, error.message) for error in errors])
+    table_rows.seat_players(conn, rt.table.id, players, rt.table.setup.options, table_service.now())
+    night_rows.set_seats(conn, rt.table.id, player_ids)
+    night_rows.bump_round(conn, latest.id)
 
 
 def _latest(conn: Connection) -> Round:
     rounds_ = night_rounds(conn)
     if not rounds_:
-        raise store.NotFound("round")
+        raise NotFound("round")
     return rounds_[-1]
 
 
@@ -442,7 +448,7 @@ def join_table(conn: Connection, player_id: int, table_number: int) -> Round:
         target = next((rt for rt in latest.tables if rt.number == table_number), None)
         who = player(conn, player_id)
         if target is None or who is None or who.left or latest.table_of(player_id) is not None:
-            raise store.Refused([FieldError("join", T("Choose a player without a seat this round and a table."))])
+            raise Refused([FieldError("join", T("Choose a player without a seat this round and a table."))])
         _reseat(conn, latest, target, [*target.player_ids, player_id], "join")
     return _latest(conn)
 
@@ -454,7 +460,7 @@ def leave_table(conn: Connection, player_id: int) -> Round:
         latest = _latest(conn)
         found = latest.table_of(player_id)
         if found is None:
-            raise store.Refused([FieldError("leave", T("Choose a player seated this round."))])
+            raise Refused([FieldError("leave", T("Choose a player seated this round."))])
         rt = found[0]
         _reseat(conn, latest, rt, [p for p in rt.player_ids if p != player_id], "leave")
     return _latest(conn)
@@ -464,24 +470,24 @@ def start_clock(conn: Connection, minutes: int | None) -> None:
     """Start (or restart, or with 0/None stop) the latest round's clock from now."""
     minutes = _minutes(minutes)
     with write(conn):
-        rounds_ = nights_store.rounds(conn, current_night(conn))
+        rounds_ = night_rows.rounds(conn, current_night(conn))
         if not rounds_:
-            raise store.NotFound("round")
-        nights_store.set_clock(conn, rounds_[-1]["id"], minutes, store.now() if minutes else None)
+            raise NotFound("round")
+        night_rows.set_clock(conn, rounds_[-1]["id"], minutes, table_service.now() if minutes else None)
 
 
 def extend_table(conn: Connection, table_id: int, minutes: int = EXTEND_MINUTES) -> None:
     """Give one table of a round more time on the clock."""
     with write(conn):
-        if nights_store.table_round(conn, table_id) is None:
-            raise store.NotFound(str(table_id))
-        nights_store.extend_table(conn, table_id, minutes)
+        if night_rows.table_round(conn, table_id) is None:
+            raise NotFound(str(table_id))
+        night_rows.extend_table(conn, table_id, minutes)
 
 
-def table_clock(conn: Connection, table: store.Table) -> dict | None:
+def table_clock(conn: Connection, table: Table) -> dict | None:
     """A round table's clock for its phones: {"round", "table", "seconds"} (seconds None: no clock
     running, or the match is over), or None for a table outside the night's rounds."""
-    found = nights_store.table_round(conn, table.id)
+    found = night_rows.table_round(conn, table.id)
     if found is None:
         return None
     # Named as the hall board names it (the night-wide number, or the organiser's label), not by
@@ -499,21 +505,21 @@ def table_clock(conn: Connection, table: store.Table) -> dict | None:
 
 @dataclass(frozen=True)
 class TableResult:
-    table: store.Table
+    table: Table
     round: Round | None
     number: int | None  # the table's number in its round
     player_ids: tuple[int | None, ...]  # per seat: the roster player, if known
     result: place_points.MatchResult  # placings named by tonight's names
 
 
-def night_results(conn: Connection, tables: Sequence[store.Table] | None = None,
+def night_results(conn: Connection, tables: Sequence[Table] | None = None,
                   rounds_: Sequence[Round] | None = None) -> list[TableResult]:
     """Every seated table of the night with its players' places and place points. A roster
     player is named by their current name (a rename shows everywhere); at a table opened
     outside the draws, a name on tonight's list is that player."""
     tables = night_tables(conn) if tables is None else tables
     rounds_ = night_rounds(conn, tables) if rounds_ is None else rounds_
-    people = nights_store.roster(conn, current_night(conn), with_left=True)
+    people = night_rows.roster(conn, current_night(conn), with_left=True)
     names = {row["id"]: row["name"] for row in people}
     by_key = {row["key"]: row["id"] for row in people}
     where = {rt.table.id: (r, rt) for r in rounds_ for rt in r.tables}
@@ -526,7 +532,7 @@ def night_results(conn: Connection, tables: Sequence[store.Table] | None = None,
         except Exception:  # a table whose facts no longer replay: left out, never a 500
             continue
         r, rt = where.get(table.id, (None, None))
-        ids = rt.player_ids if rt else tuple(by_key.get(store.name_key(n)) for n in table.setup.players)
+        ids = rt.player_ids if rt else tuple(by_key.get(name_key(n)) for n in table.setup.players)
         placings = tuple(replace(p, player=names.get(ids[p.seat], p.player) if ids[p.seat] else p.player)
                          for p in result.placings)
         found.append(TableResult(table, r, rt.number if rt else None, ids, replace(result, placings=placings)))
@@ -543,7 +549,7 @@ def player_summary(results: Sequence[TableResult], who: Player) -> list[dict]:
     for r in results:
         for placing in r.result.placings:
             pid = r.player_ids[placing.seat]
-            if pid == who.id or (pid is None and store.name_key(placing.player) == who.key):
+            if pid == who.id or (pid is None and name_key(placing.player) == who.key):
                 mine.append(dict(result=r, placing=placing))
                 break
     return mine
@@ -554,8 +560,8 @@ def unseat(conn: Connection, table_id: int) -> None:
     "change the players"); a table of a drawn round keeps its seating (swap instead)."""
     with write(conn):
         found = [t for t in night_tables(conn) if t.id == table_id]
-        if not found or not found[0].seated or nights_store.table_round(conn, table_id) is not None:
-            raise store.NotFound(str(table_id))
+        if not found or not found[0].seated or night_rows.table_round(conn, table_id) is not None:
+            raise NotFound(str(table_id))
         if found[0].deals:
-            raise store.Conflict("the table has a deal")
-        nights_store.unseat_table(conn, table_id, store.now())
+            raise Conflict("the table has a deal")
+        night_rows.unseat_table(conn, table_id, table_service.now())

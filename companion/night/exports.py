@@ -1,0 +1,117 @@
+"""The night for keeping and for reading: what its pages and files call a table, the night
+as JSON-able data (README "A meetup night") and one CSV row per player per deal."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from flask_babel import gettext
+
+from ..meetup import points as place_points
+from ..meetup.seating import entrant_seats
+from ..tables.exports import table_document
+from ..tables.service import Table
+from . import service
+
+
+def table_label(table: Table, position: int) -> str:
+    """What the hall calls a table: the organiser's label, else "Table <number>"."""
+    return table.label or gettext("Table %(n)s", n=table.seq or position)
+
+
+def round_label(rt: service.RoundTable) -> str:
+    # The table's night-wide number (as on the hall board), not its number within the round.
+    return rt.table.label or gettext("Table %(n)s", n=rt.table.seq or rt.number)
+
+
+def night_name(conn) -> str:
+    """The night's date, as its files are named."""
+    started = service.night_started(conn)
+    return (started[:10] if started else datetime.now().strftime("%Y-%m-%d"))
+
+
+def night_document(conn) -> dict:
+    """The night as JSON-able data: the roster, every round's seating, every table with its
+    deals and result (places and place points), and the leaderboard (README "A meetup night")."""
+    tables = service.night_tables(conn)
+    rounds = service.night_rounds(conn, tables)
+    results = {r.table.id: r for r in service.night_results(conn, tables, rounds)}
+    people = service.roster(conn, with_left=True)
+    names = {p.id: p.name for p in people}
+    where = {rt.table.id: (r, rt) for r in rounds for rt in r.tables}
+
+    def result(table: Table) -> dict | None:
+        found = results.get(table.id)
+        if found is None:
+            return None
+        return {"over": found.result.over,
+                "placings": [{"seat": p.seat + 1, "player": p.player, "player_id": found.player_ids[p.seat],
+                              "place": p.place, "place_points": round(p.points, 6), "score": p.score}
+                             for p in found.result.placings]}
+
+    def table_entry(position: int, t: Table) -> dict:
+        r, rt = where.get(t.id, (None, None))
+        label = round_label(rt) if rt else table_label(t, position)
+        return dict(table_document(t), label=label, token=t.token, seated=t.seated,
+                    round=r.number if r else None, result=result(t))
+
+    return {
+        "night_started_at": service.night_started(conn) or None,
+        "place_points_rule": str(place_points.PLACE_POINTS_RULE),
+        "roster": [{"id": p.id, "name": p.name, "added_at": p.added_at, "left": p.left} for p in people],
+        "rounds": [{"number": r.number, "drawn_at": r.drawn_at, "seed": r.seed, "clock_minutes": r.minutes,
+                    "clock_started_at": r.clock_from,
+                    "tables": [{"label": round_label(rt), "number": rt.number, "game": rt.table.game.id,
+                                "token": rt.table.token, "extra_minutes": rt.extra_minutes,
+                                "seats": [{"seat": seat + 1, "player_id": pid, "name": names.get(pid)}
+                                          for seat, pid in enumerate(rt.player_ids)]}
+                               for rt in r.tables]}
+                   for r in rounds],
+        "tables": [table_entry(position, t) for position, t in enumerate(tables, start=1)],
+        "leaderboard": [{"rank": s.rank, "name": s.name, "tables": s.tables, "places": list(s.places),
+                         "place_points": round(s.points, 6), "average": round(s.average, 6)}
+                        for s in service.leaderboard(list(results.values()))],
+    }
+
+
+CSV_COLUMNS = ("table", "game", "round", "deal", "player", "points", "total", "place", "place_points")
+
+
+def night_rows_of_deals(conn) -> list[dict]:
+    """One row per player per deal (table, game, round, deal, player, points, total), so a
+    spreadsheet can pivot it; in a team game a player's points are their team's. A finished
+    table's last deal also carries each player's place and place points, the night's own
+    result (service.night_results), so a column sum per player is their leaderboard total."""
+    tables = service.night_tables(conn)
+    rounds = service.night_rounds(conn, tables)
+    where = {rt.table.id: (r, rt) for r in rounds for rt in r.tables}
+    results = {found.table.id: found.result for found in service.night_results(conn, tables, rounds)}
+    rows: list[dict] = []
+    for position, table in enumerate(tables, start=1):
+        if not table.seated:
+            continue
+        r, rt = where.get(table.id, (None, None))
+        match = table.match()
+        seats = seating_entrants(table)
+        result = results.get(table.id)
+        ended = result.placings if result is not None and result.over else None
+        for record in match.deals:
+            last = ended is not None and record.number == len(match.deals)
+            for seat, player in enumerate(table.setup.players):
+                entrant = seats[seat]
+                rows.append({"table": round_label(rt) if rt else table_label(table, position),
+                             "game": table.game.name_en, "round": r.number if r else "",
+                             "deal": record.number, "player": player,
+                             "points": record.score.points[entrant], "total": record.totals[entrant],
+                             "place": ended[seat].place if last else "",
+                             "place_points": round(ended[seat].points, 6) if last else ""})
+    return rows
+
+
+def seating_entrants(table: Table) -> list[int]:
+    """Per seat, the entrant (player or team) whose points it shares."""
+    found = [0] * table.setup.n
+    for entrant, seats in enumerate(entrant_seats(table.game, table.setup.n)):
+        for seat in seats:
+            found[seat] = entrant
+    return found

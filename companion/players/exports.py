@@ -1,0 +1,85 @@
+"""A player's history and the season as files: JSON-able documents and CSV rows."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from ..games import GAMES
+from ..meetup.points import PLACE_POINTS_RULE
+from ..meetup.season import SEASON_ORDER
+
+
+def span_name(choice: dict[str, Any]) -> str:
+    return "-".join(x for x in (choice["span"] if choice["span"] != "all" else "all", choice["game"]) if x)
+
+
+def player_document(context: dict[str, Any]) -> dict[str, Any]:
+    player, s, choice, names = context["player"], context["stats"], context["choice"], context["names"]
+    doc: dict[str, Any] = {"player": {"id": player.id, "name": player.name},
+                           "span": {"span": choice["span"], "since": choice["since"], "until": choice["until"],
+                                    "game": choice["game"]},
+                           "place_points_rule": str(PLACE_POINTS_RULE)}
+    if s is None:
+        return {**doc, "summary": None, "games": [], "head_to_head": [], "nights": [], "matches": []}
+    doc["summary"] = {"nights": s.nights, "matches": s.matches, "wins": s.wins, "places": list(s.places),
+                      "place_points": round(s.points, 6), "average": round(s.average, 6),
+                      "best": asdict(s.best), "worst": asdict(s.worst), "form": [asdict(m) for m in s.form]}
+    doc["games"] = [dict(asdict(g), places=list(g.places)) for g in s.games]
+    doc["head_to_head"] = [{"player_id": h.key, "name": names.get(h.key, h.name), "matches": h.matches,
+                            "above": h.above, "below": h.below, "tied": h.tied, "partners": h.partners}
+                           for h in s.head_to_head]
+    doc["nights"] = [asdict(n) for n in s.timeline]
+    doc["matches"] = [{"night": m["night"], "at": m["at"], "game": m["game"], "table": m["table"],
+                       "name_at_table": m["name"], "place": m["place"], "of": m["of"],
+                       "place_points": round(m["points"], 6), "score": m["score"],
+                       "with": [names.get(k, n) for n, k in m["with"]]} for m in reversed(context["matches"])]
+    return doc
+
+
+PLAYER_CSV = ("night", "time", "game", "table", "name_at_table", "place", "of", "place_points", "score", "with")
+
+
+def history_rows(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """The player's CSV: one row per match of :func:`player_document`, oldest first."""
+    return [{"night": m["night"], "time": m["at"],
+             "game": GAMES[m["game"]].name_en if m["game"] in GAMES else m["game"],
+             "table": m["table"], "name_at_table": m["name_at_table"], "place": m["place"], "of": m["of"],
+             "place_points": m["place_points"], "score": m["score"], "with": " / ".join(m["with"])}
+            for m in doc["matches"]]
+
+
+def season_document(context: dict[str, Any]) -> dict[str, Any]:
+    table, choice, names = context["table"], context["choice"], context["names"]
+
+    def row(r) -> dict[str, Any]:
+        return {"rank": r.rank, "player_id": r.key, "name": names.get(r.key, r.name), "nights": r.nights,
+                "matches": r.matches, "wins": r.wins, "places": list(r.places), "place_points": round(r.points, 6),
+                "per_match": round(r.per_match, 6)}
+
+    def who(pairs) -> list[dict[str, str]]:
+        return [{"player_id": k, "name": names.get(k, n)} for k, n in pairs]
+
+    return {"span": {"span": choice["span"], "since": choice["since"], "until": choice["until"],
+                     "game": choice["game"]},
+            "min_matches": table.min_matches, "order": str(SEASON_ORDER), "place_points_rule": str(PLACE_POINTS_RULE),
+            "ranked": [row(r) for r in table.rows], "unranked": [row(r) for r in table.unranked],
+            "games": [{"game": g.game, "matches": g.matches, "most_played": who(g.most_played), "played": g.played,
+                       "most_won": who(g.most_won), "won": g.won} for g in table.games]}
+
+
+SEASON_CSV = ("rank", "player", "nights", "matches", "wins", "place_points", "per_match")
+
+
+def season_rows(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """The season's CSV: one row per player of :func:`season_document`, ranked first, then those
+    below the minimum (rank empty), with a column per place."""
+    width = max((len(r["places"]) for r in doc["ranked"] + doc["unranked"]), default=0)
+    rows = []
+    for r in doc["ranked"] + doc["unranked"]:
+        line = {"rank": r["rank"] or "", "player": r["name"], "nights": r["nights"], "matches": r["matches"],
+                "wins": r["wins"], "place_points": r["place_points"], "per_match": r["per_match"]}
+        for place in range(width):
+            line[f"place_{place + 1}"] = r["places"][place] if place < len(r["places"]) else 0
+        rows.append(line)
+    return rows

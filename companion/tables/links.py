@@ -1,0 +1,31 @@
+"""A table as its link names it: the token's shape, the table or a 404, its address and the
+join link phones open (the table's pages and the night's cards and seating use them)."""
+
+from __future__ import annotations
+
+import re
+
+from flask import abort, url_for
+
+from ..store import get_db
+from ..web.host import join_url
+from . import service
+from .service import Table
+
+TOKEN_SHAPE = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
+
+
+def table_or_404(token: str) -> Table:
+    table = service.load(get_db(), token) if TOKEN_SHAPE.match(token) else None
+    if table is None:
+        abort(404)
+    return table
+
+
+def table_url(table: Table, **kw) -> str:
+    return url_for("tables.show", token=table.token, **kw)
+
+
+def join_link(table: Table) -> str:
+    base, _warning = join_url()
+    return base.rstrip("/") + table_url(table)

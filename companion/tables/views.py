@@ -1,0 +1,548 @@
+"""Tables: create, join, enter deals, correct them, watch live, export.
+
+Every page works as a plain HTML form. With htmx, the same routes answer with
+just the part that changed (``HX-Request``), as in Hypermedia Systems' Contact.app.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from functools import partial
+
+from flask import (Blueprint, Response, abort, current_app, flash, get_flashed_messages, make_response, redirect,
+                   render_template, request, url_for)
+from flask_babel import get_locale, gettext, ngettext
+from markupsafe import Markup
+from flask_wtf.csrf import generate_csrf
+
+from ..store import StorageError, get_db
+from ..games import GAMES
+from ..games.text import Text
+from ..lru import BytesLRU
+from ..qr import qr_svg
+from ..web import render_text
+from ..web.downloads import csv_download, json_download
+from ..web.forms import form_values, group_errors
+from ..web.host import is_the_laptop
+from ..web.refusals import storage_message
+from ..web.times import local_time
+from ..serving.creation import creation_limit
+from . import service
+from .chart import progression_chart
+from .exports import download_name, export_rows, fact_groups, table_document
+from .forms import option_values, write_id
+from .links import TOKEN_SHAPE, join_link, table_or_404, table_url
+
+bp = Blueprint("tables", __name__)
+
+
+def is_htmx() -> bool:
+    return request.headers.get("HX-Request") == "true"
+
+
+@bp.app_template_test("table_token")
+def is_table_token(value: str) -> bool:
+    """A string shaped like a table's link token (the rules page's way back to a table)."""
+    return bool(TOKEN_SHAPE.match(value or ""))
+
+
+# Pieces of a sentence's HTML that must never be cut: an isolated name, a character reference, a tag.
+_WHOLE = re.compile(r"(<bdi>.*?</bdi>|&#?\w+;|<[^>]*>)", re.S)
+HEADLINE_MAX = 40
+
+
+@bp.app_template_filter("error_headline")
+def error_headline(message: str) -> str:
+    """The short form of an error for the summary at the top of a form: what comes before its
+    colon ("Start player: choose who starts." → "Start player"), else its first sentence in
+    Japanese, else its first words.
+
+    ``|t`` gives a table page's sentence as HTML with each name isolated (<bdi>): it is cut
+    between whole names and character references, never inside one, and stays HTML."""
+    if not isinstance(message, Markup):
+        message = Markup.escape(str(message))
+    pieces = _WHOLE.split(str(message))  # text, whole, text, whole, ...: whole ones at odd places
+    # Letters a reader sees: a whole piece's text; the words between hold no "&" or "<" any more.
+    shown = [len(Markup(piece).striptags()) if at % 2 else len(piece) for at, piece in enumerate(pieces)]
+    for at in range(0, len(pieces), 2):  # the colon, in the sentence's own words only
+        for colon in (": ", "："):
+            head, found, _rest = pieces[at].partition(colon)
+            if found and 0 < sum(shown[:at]) + len(head) <= HEADLINE_MAX:
+                return Markup("".join(pieces[:at]) + head)
+    if sum(shown) <= HEADLINE_MAX:
+        return message
+    for at in range(0, len(pieces), 2):  # Japanese has no spaces to cut at: its first sentence
+        head, found, _rest = pieces[at].partition("。")
+        if found and sum(shown[:at]) + len(head) < HEADLINE_MAX:
+            return Markup("".join(pieces[:at]) + head + found)
+    kept, room = [], HEADLINE_MAX - 2
+    for at, piece in enumerate(pieces):
+        if shown[at] <= room:
+            kept.append(piece)
+            room -= shown[at]
+            continue
+        if at % 2 == 0:  # the sentence's own words: up to the last space that fits
+            kept.append(piece[:room].rsplit(" ", 1)[0])
+        break
+    return Markup("".join(kept).rstrip() + "…")
+
+
+# --------------------------------------------------------------------------
+# Creating a table
+
+
+@bp.get("/tables/new")
+def new():
+    game = GAMES.get(request.args.get("game", ""))
+    if game is None:
+        return render_template("tables/choose_game.html")
+    counts = sorted(set(game.players) | set(game.variant_players))
+    usual = min(game.players)  # the game's own count, never a variant count
+    try:
+        n = int(request.args.get("players", usual))
+    except ValueError:
+        n = usual
+    errors: dict = {}
+    if n not in counts:
+        errors["players"] = [game.check_players(n)]
+        n = usual
+    values = {opt.key: str(opt.default) for opt in game.options}
+    return render_template("tables/new.html", game=game, n=n, counts=counts, values=values, errors=errors)
+
+
+@bp.post("/tables")
+def create():
+    game = GAMES.get(request.form.get("game", ""))
+    if game is None:
+        return render_template("tables/choose_game.html", errors={"game": [gettext(
+            "There is no such game here: choose one of these.")]}), 422
+    counts = sorted(set(game.players) | set(game.variant_players))
+    raw_n = request.form.get("players", "").strip()
+    asked = int(raw_n) if raw_n.isascii() and raw_n.isdigit() and len(raw_n) < 4 else None
+    if asked not in counts:
+        # Never start a table for a different number of players than was asked for.
+        n = counts[0] if asked is None else min(counts, key=lambda c: abs(c - asked))
+        reason = game.check_players(asked) if asked is not None else None
+        return render_template("tables/new.html", game=game, n=n, counts=counts, values=form_values(),
+                               errors={"players": [reason or gettext("Choose the number of players.")]}), 422
+    n = asked
+    names = [request.form.get(f"name-{seat}", "") for seat in range(n)]
+    options = option_values(game, request.form)
+    # A few tables at once per device, then one every few seconds (issue 23: one device opened
+    # 15,946 in 20 s). Refused with what was typed kept; Retry-After says when to press again.
+    # The laptop itself (the organiser, who may prepare 64 at a time anyway) is not limited.
+    wait = 0 if is_the_laptop() else creation_limit(current_app).take(request.remote_addr or "")
+    if wait:
+        page = render_template("tables/new.html", game=game, n=n, counts=counts, values=form_values(),
+                               errors={"table": [ngettext(
+                                   "This device opened many tables in a short time. Wait %(num)s second, "
+                                   "then press “Open the table” again.",
+                                   "This device opened many tables in a short time. Wait %(num)s seconds, "
+                                   "then press “Open the table” again.", wait)]})
+        return page, 429, {"Retry-After": str(wait)}
+    try:
+        token = service.create(get_db(), game.id, names, options, numbered=is_the_laptop())
+    except service.Refused as refused:
+        if not is_the_laptop():
+            creation_limit(current_app).give_back(request.remote_addr or "")  # a refused form opened nothing
+        return render_template("tables/new.html", game=game, n=n, counts=counts, values=form_values(),
+                               errors=group_errors(refused.errors)), 422
+    except StorageError as error:
+        return render_template("tables/new.html", game=game, n=n, counts=counts, values=form_values(),
+                               errors={"table": [storage_message(error)]}), 503
+    return redirect(url_for("tables.show", token=token), code=303)
+
+
+# --------------------------------------------------------------------------
+# The table page and its live parts
+
+HISTORY_RECENT = 10  # deals shown on the table page; older ones behind "show all" (?all=1)
+BANNER = "table"  # flash category of the table page's one-sentence banners
+
+
+def tell(table: service.Table, kind: str, number: int | None = None, message: str | None = None,
+         values: dict | None = None) -> None:
+    """A banner for this phone's next view of the table ("Deal 3 saved."), kept in its session,
+    so reload, back and an edited URL can never show it again or show a false one. ``values``:
+    an undone deal's fields, given back to this phone's form (issue 27)."""
+    flash({"token": table.token, "kind": kind, "number": number, "message": message,
+           **({"values": values} if values else {})}, BANNER)
+
+
+def banner_for(table: service.Table) -> dict | None:
+    """The banner this phone was told for this table, if any (consumed by reading)."""
+    found = None
+    for item in get_flashed_messages(category_filter=[BANNER]):
+        if isinstance(item, dict) and item.get("token") == table.token:
+            found = item
+    return found
+
+
+def sheet_context(table: service.Table, form_number: int | None = None) -> dict:
+    match = table.match()
+    show_all = request.args.get("all") == "1"
+    deals = match.deals if show_all else match.deals[-HISTORY_RECENT:]
+    return dict(table=table, game=table.game, match=match, chart=progression_chart(match),
+                form_number=form_number, show_all=show_all, history=deals[::-1],
+                max_deals=service.MAX_DEALS, full=len(table.deals) >= service.MAX_DEALS,
+                # "Finish match" while it runs; a tie at the end has its own "accept the tie".
+                can_finish=table.can_finish() and not match.over)
+
+
+def upcoming_deal(table: service.Table, match):
+    """The next deal a phone may enter: none once the match is over or the table is full."""
+    return None if len(table.deals) >= service.MAX_DEALS else match.next
+
+
+def entry_context(table: service.Table, values: dict | None = None, errors: dict | None = None,
+                  notice: Text | None = None, preview=None, banner: dict | None = None,
+                  conflict: dict | None = None, given_back: bool = False) -> dict:
+    progress = table.progress()
+    match = table.match()
+    full = len(table.deals) >= service.MAX_DEALS
+    upcoming = upcoming_deal(table, match)
+    number = len(table.deals) + 1
+    return dict(table=table, game=table.game, match=match, progress=progress, upcoming=upcoming,
+                columns=table.game.column_map(table.setup),  # the deal form's numbers, as the game declares
+                values=values or {}, errors=errors or {}, notice=notice, preview=preview,
+                number=number, mode="add", banner=banner, conflict=conflict,
+                # A whole deal put back in the form (undone, or this phone's side of a conflict).
+                given_back=given_back or bool(banner and banner.get("kind") == "undone" and values),
+                full=full, max_deals=service.MAX_DEALS,
+                # The form a phone shows, as its live requests report it: 0 for none (the match
+                # is over), so Finish, Accept the tie and Reopen reach other phones too.
+                form_number=number if upcoming else 0)
+
+
+def page_context(table: service.Table, **kw) -> dict:
+    """Everything the whole table page shows."""
+    context = entry_context(table, **kw)
+    context.update(sheet_context(table, form_number=context["form_number"]))
+    context["join_link"] = join_link(table)
+    context["join_qr"] = qr_svg(context["join_link"])
+    return context
+
+
+def render_page(table: service.Table, status: int = 200, **kw):
+    """The whole table page; never cached, so the back button shows the table as it is now."""
+    response = make_response(render_template("tables/show.html", **page_context(table, **kw)), status)
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def stale(table: service.Table, message, values: dict | None = None) -> Response:
+    """A stale button or form (Undo, Finish, a correction of a deal undone meanwhile): the
+    table as it is now, with one plain sentence; a correction's typed values wait, unsaved,
+    in the next deal's form, so nothing typed is lost."""
+    return render_page(table, 409, banner={"kind": "conflict", "message": render_text(message)},
+                       values=values)
+
+
+def table_problem(table: service.Table, message: str, status: int):
+    """An error page about a table, with the way back to it."""
+    return render_template("error.html", message=message, back_url=table_url(table),
+                           back_label=gettext("Back to the table")), status
+
+
+@bp.get("/t/<token>")
+def show(token: str):
+    table = table_or_404(token)
+    if not table.seated:  # prepared for a meetup night: the first phone gives the players
+        return redirect(url_for("hall.seat", token=token), code=303)
+    banner = banner_for(table)
+    if banner is not None:
+        # An undone deal's values wait in the form for its number, to fix one and save again.
+        given = banner.get("values") if banner.get("number") == len(table.deals) + 1 else None
+        return render_page(table, banner=banner, values=given if isinstance(given, dict) else None)
+    # The same page for every phone that asks at this revision (a 100-deal table's ?all=1 is
+    # heavy: one device asking again and again must not replay it each time; issue 23):
+    # rendered once per (revision, language, address), each phone given its own CSRF token.
+    key = ("page", token, table.revision, str(get_locale()), request.host, request.full_path, service.MAX_DEALS)
+    page = LIVE_PAGES.get(key)
+    if page is None:
+        page = render_template("tables/show.html", csrf_token=lambda: CSRF_SLOT, **page_context(table)).encode()
+        LIVE_PAGES.put(key, page)
+    response = make_response(page.replace(CSRF_SLOT.encode(), generate_csrf().encode()))
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+# Rendered live answers, shared by the phones of a table (see live()); bounded in bytes.
+LIVE_PAGES = BytesLRU(16 * 1024 * 1024)
+CSRF_SLOT = "\x00csrf-token\x00"  # stands for this phone's token in a shared rendering
+
+
+@bp.get("/t/<token>/live")
+def live(token: str):
+    """A phone's live region fetches this when its table changed (its event stream said so).
+    ``?rev=R`` when unchanged is answered 204 before Flask (companion/serving/live.py).
+
+    Otherwise the scoresheet, plus out-of-band parts (history, actions) and, when the phone's
+    form is for another deal than the next one, the next deal's form in a <template>: app.js
+    swaps it in if nothing is typed, else keeps what is typed and says which deal it will be.
+    """
+    if not TOKEN_SHAPE.match(token):
+        abort(404)
+    current = service.revision(get_db(), token)
+    if current is None:
+        abort(404)
+    form_number = request.args.get("form", type=int)
+    view = "host" if request.args.get("view") == "host" else "sheet"
+    # Every phone at a table asks for the same revision at once after a change: render it
+    # once per (revision, language, view, form) and give each phone its own CSRF token.
+    key = (token, current, str(get_locale()), view, form_number)
+    page = LIVE_PAGES.get(key)
+    if page is None:
+        table = table_or_404(token)
+        if view == "host":
+            context = sheet_context(table, form_number)
+            template = "tables/_host_board.html"
+        else:
+            context = entry_context(table)
+            context.update(sheet_context(table, form_number=context["form_number"]))
+            context["asked_number"] = form_number
+            template = "tables/_live_response.html"
+        page = render_template(template, csrf_token=lambda: CSRF_SLOT, **context).encode()
+        if table.revision == current:  # never file a newer table under an older revision
+            LIVE_PAGES.put(key, page)
+    response = make_response(page.replace(CSRF_SLOT.encode(), generate_csrf().encode()))
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@bp.get("/t/<token>/host")
+def host(token: str):
+    table = table_or_404(token)
+    link = join_link(table)
+    return render_template("tables/host.html", join_link=link, join_qr=qr_svg(link), **sheet_context(table))
+
+
+def render_entry(table: service.Table, status: int = 200, **kw):
+    if is_htmx():
+        # The form plus every part of the page that changed, so the phone that entered is as
+        # current as every other phone (scoresheet, history, actions).
+        context = entry_context(table, **kw)
+        context.update(sheet_context(table, form_number=context["form_number"]))
+        return render_template("tables/_entry_response.html", **context), status
+    return render_page(table, status, **kw)
+
+
+@bp.post("/t/<token>/deals")
+def add_deal(token: str):
+    if not TOKEN_SHAPE.match(token):
+        abort(404)
+    values = form_values()
+    number = request.form.get("number", type=int)
+    if number is None:
+        return render_entry(table_or_404(token), 422, values=values,
+                            errors={"deal": [gettext("This form is missing its deal number. Reload the page.")]})
+    try:
+        # The service reads the form against the match as stored, in one read and one replay.
+        entry = service.enter_deal(get_db(), token, number, form=values, write_id=write_id())
+    except StorageError as error:
+        return render_entry(table_or_404(token), 503, values=values, errors={"deal": [storage_message(error)]})
+    table = entry.table
+    if table is None:
+        abort(404)
+    if entry.saved:  # now, or sent again (answered as the first time), or the same deal again
+        return saved(table, entry.number)
+    if entry.outcome is service.Outcome.REFUSED:
+        return render_entry(table, 422, values=values, errors=group_errors(entry.errors))
+    if len(table.deals) >= service.MAX_DEALS:
+        return render_entry(table, 409)  # the page says the table is full
+    if entry.collides:
+        # Another phone was first: show the recorded deal beside this one; the next form starts empty.
+        return render_entry(table, 409, notice=entry.message,
+                            conflict={"number": number, "mine": entry.mine, "typed": values})
+    return render_entry(table, 409, values=values, notice=entry.message)
+
+
+def saved(table: service.Table, number: int):
+    """The answer to a saved deal: "Deal N saved" with its points and an Undo right there."""
+    if is_htmx():
+        return render_entry(table, 200, banner={"kind": "saved", "number": number})
+    tell(table, "saved", number)
+    return redirect(table_url(table) + "#entry-wrap", code=303)
+
+
+def check_deal(table: service.Table, values: dict, correcting: int | None = None):
+    """The as-you-type check (the service's), rendered: the deal's messages and its score."""
+    return render_template("tables/_preview.html", table=table, game=table.game, match=table.match(), values=values,
+                           **service.check_entry(table, values, correcting))
+
+
+def once_per_revision(table: service.Table, number: int, values: dict, render) -> Response:
+    """A preview rendered once per (revision, deal, typed values, language): the same preview
+    asked again and again (a correction of a 100-deal match replays it all) is not redone
+    each time (issue 23). Previews carry no CSRF token."""
+    typed = hashlib.sha256(json.dumps(sorted(values.items())).encode()).hexdigest()
+    key = ("preview", table.token, table.revision, number, str(get_locale()), typed)
+    page = LIVE_PAGES.get(key)
+    if page is None:
+        page = render().encode()
+        LIVE_PAGES.put(key, page)
+    return make_response(page)
+
+
+@bp.post("/t/<token>/preview")
+def preview(token: str):
+    """Checks the next deal as the player types."""
+    table = table_or_404(token)
+    values = form_values()
+    return once_per_revision(table, 0, values, lambda: check_deal(table, values))
+
+
+@bp.post("/t/<token>/deals/<int:number>/preview")
+def preview_edit(token: str, number: int):
+    """Checks a correction of deal ``number`` as the player types."""
+    table = table_or_404(token)
+    if not 1 <= number <= len(table.deals):
+        return "", 204  # undone meanwhile: saving will say so
+    values = form_values()
+    return once_per_revision(table, number, values, lambda: check_deal(table, values, correcting=number))
+
+
+@bp.get("/t/<token>/deals/<int:number>/edit")
+def edit(token: str, number: int):
+    table = table_or_404(token)
+    if not 1 <= number <= len(table.deals):
+        return table_problem(table, gettext("This table has no deal %(number)s (any more).", number=number), 404)
+    facts = table.deals[number - 1]
+    return render_edit(table, number, table.game.form_values(facts), {}, None, service.fingerprint(facts))
+
+
+@bp.post("/t/<token>/mine")
+def use_mine(token: str):
+    """A conflict's "use mine": this phone's values, sent back from the conflict box, put into a
+    form (nothing is saved): the next deal's, or the correction of the deal recorded meanwhile."""
+    table = table_or_404(token)
+    values = {name[len("mine-"):]: value for name, value in request.form.items() if name.startswith("mine-")}
+    number = request.form.get("number", type=int)
+    recorded = bool(number) and 1 <= number <= len(table.deals)
+    # The match may have ended since the box was drawn: then no next form exists to fill.
+    has_next = upcoming_deal(table, table.match()) is not None
+    if recorded and (request.form.get("use") == "correct" or not has_next):
+        notice = (gettext("Your values for deal %(number)s are in the form: check them, then save the correction.",
+                          number=number) if has_next else
+                  gettext("The match is over, so there is no next deal for your values. They are in the "
+                          "correction of deal %(number)s: save it to replace the recorded deal, or leave "
+                          "this page to keep it.", number=number))
+        return render_edit(table, number, values, {}, notice, service.fingerprint(table.deals[number - 1]))
+    if not has_next:
+        return render_page(table, 200, notice=gettext(
+            "The match is over, so there is no next deal for your values. Nothing was saved."))
+    return render_page(table, 200, values=values, given_back=True, notice=gettext(
+        "Your values are in the form for deal %(number)s: check them, then save.", number=len(table.deals) + 1))
+
+
+def render_edit(table: service.Table, number: int, values: dict, errors: dict, notice, was: str, status: int = 200,
+                later_choices=(), removal: dict | None = None):
+    progress = table.progress(upto=number - 1)
+    upcoming = table.game.next_deal(progress)
+    return render_template("tables/edit.html", table=table, game=table.game, progress=progress,
+                           upcoming=upcoming, columns=table.game.column_map(table.setup),
+                           values=values, errors=errors, notice=notice, number=number,
+                           was=was, mode="edit", match=table.match(), later_choices=later_choices,
+                           removal=removal), status
+
+
+@bp.post("/t/<token>/deals/<int:number>")
+def update(token: str, number: int):
+    if not TOKEN_SHAPE.match(token):
+        abort(404)
+    values = form_values()
+    was = request.form.get("was", "")
+    try:
+        # The service reads the correction against the match as stored, as for a new deal.
+        correction = service.correct_deal(get_db(), token, number, form=values, was=was, write_id=write_id(),
+                                          remove_after_end=request.form.get("remove_after_end", type=int))
+    except StorageError as error:
+        return render_edit(table_or_404(token), number, values, {"deal": [storage_message(error)]}, None, was, 503)
+    table = correction.table
+    if table is None:
+        abort(404)
+    if correction.saved:  # now, or sent again (maybe after the deal was undone): as the first time
+        tell(table, "edited", number)
+        return redirect(table_url(table) + f"#deal-{number}", code=303)
+    if correction.outcome is service.Outcome.CONFLICT:
+        if not correction.collides:  # undone from another phone meanwhile
+            return stale(table, gettext("Deal %(number)s no longer exists (it was undone from another phone); "
+                                        "nothing was changed. What you typed is in the form below, not saved.",
+                                        number=number), values)
+        recorded = table.deals[number - 1]
+        return render_edit(table, number, values, {}, correction.message, service.fingerprint(recorded), 409)
+    # Refused: the reasons by field, the later deals' choices it asks again, or the deals it
+    # would leave after the match's new end (removing them is offered beside Save).
+    removal = {"first": correction.removal[0], "last": correction.removal[1]} if correction.removal else None
+    return render_edit(table, number, values, group_errors(list(correction.errors)), None, was, 422,
+                       correction.later_choices, removal)
+
+
+@bp.post("/t/<token>/undo")
+def undo(token: str):
+    if not TOKEN_SHAPE.match(token):
+        abort(404)
+    number = request.form.get("number", type=int) or 0
+    undone = service.undo_deal(get_db(), token, number, write_id=write_id())
+    table = undone.table
+    if table is None:
+        abort(404)
+    if undone.outcome is service.Outcome.CONFLICT:
+        return stale(table, undone.message)
+    # Undo gives the deal back: its values return to the form, ready to fix one and save.
+    values = table.game.form_values(undone.undone) if undone.undone is not None else None
+    tell(table, "undone", undone.number, values=values)  # a resend: the first time's number
+    return redirect(table_url(table) + "#entry-wrap", code=303)
+
+
+@bp.post("/t/<token>/finish")
+def finish(token: str):
+    if not TOKEN_SHAPE.match(token):
+        abort(404)
+    finished = service.finish_match(get_db(), token, request.form.get("finished", "1") == "1", write_id=write_id())
+    table = finished.table
+    if table is None:
+        abort(404)
+    if finished.outcome is service.Outcome.REFUSED:
+        return stale(table, finished.errors[0].message)
+    return redirect(table_url(table) + "#sheet", code=303)
+
+
+@bp.post("/t/<token>/rematch")
+def rematch(token: str):
+    if not TOKEN_SHAPE.match(token):
+        abort(404)
+    # Exactly once: a phone pressing after another (or sending again) lands on the same new table.
+    started = service.start_rematch(get_db(), token, write_id=write_id())
+    if started.table is None:
+        abort(404)
+    if started.outcome is service.Outcome.REFUSED:
+        return stale(started.table, started.errors[0].message)
+    return redirect(url_for("tables.show", token=started.rematch_token), code=303)
+
+
+@bp.get("/t/<token>/log")
+def log(token: str):
+    table = table_or_404(token)
+    return render_template("tables/log.html", table=table, game=table.game,
+                           changes=service.changes(get_db(), table.id), match=table.match(),
+                           fact_groups=partial(fact_groups, game=table.game), local_time=local_time)
+
+
+# --------------------------------------------------------------------------
+# Export
+
+
+@bp.get("/t/<token>/export.csv")
+def export_csv(token: str):
+    table = table_or_404(token)
+    _match, rows = export_rows(table)
+    return csv_download(rows, [] if rows else [gettext("Deal")], download_name(table, "csv"))
+
+
+@bp.get("/t/<token>/export.json")
+def export_json(token: str):
+    table = table_or_404(token)
+    return json_download(table_document(table), download_name(table, "json"))

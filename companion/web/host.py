@@ -1,0 +1,49 @@
+"""Who is asking, and the address phones are given: the laptop itself (the organiser) or a
+phone, and the join URL every page with a QR code shows."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from flask import current_app, request
+from flask_babel import gettext
+
+from .. import lan
+
+
+def join_url() -> tuple[str, str | None]:
+    """The URL phones should open, and a warning when it only works on this laptop."""
+    configured = current_app.config.get("JOIN_URL")
+    if configured:
+        url = configured
+    else:
+        # Development server: phones use the LAN address on the port this page came in on.
+        url = request.host_url
+        here = urlsplit(url)
+        if lan.is_loopback(here.hostname or ""):
+            address = lan.lan_address()
+            if address:
+                url = f"http://{address}{':' + str(here.port) if here.port else ''}/"
+    host = urlsplit(url).hostname or ""
+    warning = None
+    if lan.is_loopback(host):
+        warning = gettext("This address works only on the laptop itself. Start Table Companion again without "
+                          "“--host 127.0.0.1” (it listens on the network by default) so phones can join.")
+    return url, warning
+
+
+def own_join_host(config) -> str | None:
+    """The laptop's own address as phones were given it (never taken from the request)."""
+    configured = config.get("JOIN_URL")
+    return urlsplit(configured).hostname if configured else lan.lan_address()
+
+
+def is_host_request() -> bool:
+    """Requests from the laptop itself (loopback, naming itself in Host) may see every table."""
+    return lan.is_own_request(request.remote_addr or "", request.host, lambda: own_join_host(current_app.config))
+
+
+def is_the_laptop() -> bool:
+    """The laptop's own browser: its own loopback address (127.0.0.1, ::1), naming itself in
+    Host. Other loopback addresses (127.0.0.2…) are other devices, as in the tests and benches."""
+    return request.remote_addr in ("127.0.0.1", "::1", "::ffff:127.0.0.1") and is_host_request()

@@ -1,0 +1,70 @@
+"""What a page says when the store could not save (a full or read-only disk, a damaged or
+replaced database file), said in the terminal too: the host must act on it."""
+
+from __future__ import annotations
+
+import logging
+import sys
+import time
+
+from flask import current_app, request
+from flask_babel import gettext
+
+from ..store import NotSaved, StorageError, StorageReplaced
+
+
+def not_saved_message() -> str:
+    """Said when SQLite can't write (disk full, read-only file, locked too long): nothing was saved."""
+    return gettext("The host laptop could not save this: its disk may be full or its database read-only. "
+                   "Nothing was changed; try again.")
+
+
+def damaged_message() -> str:
+    """Said when the database file was damaged while the app ran (store.StorageDamaged)."""
+    return gettext("The host laptop's database file is damaged, so this was not saved. What you entered "
+                   "is kept here; the host should restart Table Companion (it checks the file at start).")
+
+
+def replaced_message() -> str:
+    """Said when the database file was deleted or replaced under the running server
+    (store.StorageReplaced): nothing more can be saved until the host restarts it."""
+    return gettext("The host laptop could not save this: its database file was deleted or replaced while "
+                   "Table Companion was running. Nothing was changed and what you entered is kept here; "
+                   "the host should restart Table Companion.")
+
+
+def storage_message(error: StorageError) -> str:
+    """Why the store refused: a full or read-only disk, a replaced file, or a damaged one.
+    Every refusal shown is also said in the terminal (the host must act on it)."""
+    say_in_terminal(error)
+    if isinstance(error, StorageReplaced):
+        return replaced_message()
+    return not_saved_message() if isinstance(error, NotSaved) else damaged_message()
+
+
+# The terminal the host watches: `companion serve` gives Flask's own log no stream (gevent's
+# wsgi.errors is silenced), so storage refusals have their own logger writing to stderr, each
+# kind at most once every LOG_EVERY seconds (a room of phones retrying must not flood it).
+STORAGE_LOG = logging.getLogger("companion.storage")
+if not STORAGE_LOG.handlers:
+    _handler = logging.StreamHandler(sys.stderr)
+    _handler.setFormatter(logging.Formatter("companion: %(message)s"))
+    STORAGE_LOG.addHandler(_handler)
+    STORAGE_LOG.setLevel(logging.WARNING)
+LOG_EVERY = 10.0
+_last_said: dict[str, float] = {}  # "<kind> <database>" -> when it was last said
+
+
+def say_in_terminal(error: StorageError) -> None:
+    kind = type(error).__name__
+    key, now = f"{kind} {current_app.config.get('DATABASE')}", time.monotonic()
+    if now - _last_said.get(key, -LOG_EVERY) < LOG_EVERY:
+        return
+    _last_said[key] = now
+    if isinstance(error, StorageReplaced):
+        STORAGE_LOG.error(
+            "NOT SAVED: the database file %s was deleted or replaced while serving (%s). Every change is "
+            "refused until Table Companion is restarted; to restore a backup: stop it, run `companion "
+            "restore FILE`, start it again.", current_app.config.get("DATABASE"), error)
+    else:
+        STORAGE_LOG.error("NOT SAVED (%s) on %s %s: %s", kind, request.method, request.path, error)
