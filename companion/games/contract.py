@@ -22,15 +22,13 @@ What a replay derives (:class:`~companion.games.model.Match` and its parts) is i
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from .forms import Form, choice_answer
 from .model import (Choice, DealRecord, DealScore, Facts, FieldError, InvalidDeal, InvalidOptions, Match,
                     MatchSetup, NextDeal, Outcome, Progress, Stakes)
 from .text import NameList, T, Text, Tn, join_names
 
-if TYPE_CHECKING:  # a game declares its calculators; their module builds on this one
-    from .calculators import Calculator
 
 
 class Spaced(NameList):
@@ -172,7 +170,9 @@ class Game:
     components: tuple[Text, ...] = ()
     rulings: tuple[Ruling, ...] = ()
     options: tuple[Option, ...] = ()
-    calculators: tuple["Calculator", ...] = ()  # the game page's calculators and helpers
+    # The game page's calculators and helpers (calculators.Calculator; that module builds on this
+    # one, so it is not imported here, not even for type checkers: no import cycle).
+    calculators: tuple[Any, ...] = ()
     choice_keys: tuple[str, ...] = ()  # facts keys that hold answers to a Choice (NextDeal.choice)
     # How the deal log and the exports name each key of the facts ("called" → "Called" if
     # absent; also the keys inside a fact that counts by kind, e.g. "other" → "Other"), and
