@@ -20,8 +20,8 @@ from importlib.metadata import entry_points
 from pathlib import Path
 
 from .calculators import CalcResult, Calculator
-from .contract import Column, FactItem, Figure, Game, Option, Ruling, Team
-from .forms import check_columns, read_columns
+from .contract import FactItem, Figure, Game, Option, Ruling, Team
+from .forms import Column, check_columns, read_columns
 from .model import (Choice, DealRecord, DealScore, FieldError, InvalidDeal, InvalidOptions, Line, Match,
                     MatchSetup, NextDeal, Outcome, Progress, Stakes, Tally)
 from .text import T, Text

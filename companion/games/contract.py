@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
-from .forms import Form, choice_answer
+from .forms import Column, Form, choice_answer
 from .model import (Choice, DealRecord, DealScore, Facts, FieldError, InvalidDeal, InvalidOptions, Match,
                     MatchSetup, NextDeal, Outcome, Progress, Stakes)
 from .text import NameList, T, Text, Tn, join_names
@@ -91,55 +91,6 @@ class Team:
 
     seats: tuple[int, ...]
     roles: tuple[Text, ...] = ()
-
-
-@dataclass(frozen=True)
-class Column:
-    """One number per player that a deal records (RWD's chips, Miraiscope's Queens).
-
-    The form's fields are ``<key>-<seat>``; a message about the whole column names the field
-    ``<key>``. :func:`read_columns` reads them, :func:`check_columns` checks them, and the deal
-    form gets them from :meth:`Game.columns` (range, total, which value is worked out) instead
-    of recomputing the rules.
-    """
-
-    key: str  # facts key and field prefix: "chips" -> chips-0, chips-1, …
-    label: Text  # the whole column, in its messages: "Chips"
-    players: tuple[Text, ...]  # one label per seat, in that value's messages: "Chips of Ann"
-    hi: int  # largest value one player can have
-    lo: int = 0
-    total: int | None = None  # the column adds up to exactly this (None: no fixed sum)
-    at_most: int | None = None  # else the column adds up to at most this (None: no bound)
-    why: Text | None = None  # why it adds up so, said with the sum: "one per trick"
-    derive_last: bool = False  # a blank last value is worked out from the others
-    # What the worked-out last value completes, when that is not ``total``: a sum over this
-    # column and the columns ``worked_over`` (Pair & Quad: every card dealt is captured).
-    worked_out: int | None = None
-    worked_over: tuple[str, ...] = ()
-    blank: int | None = None  # what a blank value means when it is not worked out (None: required)
-
-    @property
-    def n(self) -> int:
-        return len(self.players)
-
-    def field(self, seat: int) -> str:
-        return f"{self.key}-{seat}"
-
-    @property
-    def values(self) -> range:
-        """The values one player can have, for a row of taps."""
-        return range(self.lo, self.hi + 1)
-
-    @property
-    def worked_to(self) -> int | None:
-        """The sum the worked-out last value completes (None when nothing is worked out)."""
-        if not self.derive_last:
-            return None
-        return self.worked_out if self.worked_out is not None else self.total
-
-    def derive(self, seat: int) -> int | None:
-        """For the form: the sum the value at ``seat`` is worked out to (its "auto" choice), or None."""
-        return self.worked_to if seat == self.n - 1 else None
 
 
 @dataclass(frozen=True)

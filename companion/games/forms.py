@@ -3,7 +3,7 @@
 The helpers a game's :meth:`~companion.games.contract.Game.parse_deal` reads its fields
 with (a number in range, a tapped seat, the answer to an open choice), the reading and
 checking of the number columns a game declares (:func:`read_columns`,
-:func:`check_columns` over :class:`~companion.games.contract.Column`), and what the
+:func:`check_columns` over :class:`Column`), and what the
 calculators read their fields with. Every refusal is a :class:`FieldError` naming the field
 it belongs next to, in words a player understands.
 """
@@ -11,13 +11,12 @@ it belongs next to, in words a player understands.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
 
 from .model import Choice, FieldError
 from .text import T, Text
 
-if TYPE_CHECKING:  # the declaration reads nothing itself; the contract imports this module
-    from .contract import Column
 
 Form = Mapping[str, Any]
 
@@ -73,6 +72,55 @@ def work_out_last(known: Sequence[int | None], total: int, hi: int, name: str, l
             "numbers or enter this one.", field=label, sum=sum(known), total=total)))  # type: ignore[arg-type]
         return None
     return value
+
+
+@dataclass(frozen=True)
+class Column:
+    """One number per player that a deal records (RWD's chips, Miraiscope's Queens).
+
+    The form's fields are ``<key>-<seat>``; a message about the whole column names the field
+    ``<key>``. :func:`read_columns` reads them, :func:`check_columns` checks them, and the deal
+    form gets them from :meth:`Game.columns` (range, total, which value is worked out) instead
+    of recomputing the rules.
+    """
+
+    key: str  # facts key and field prefix: "chips" -> chips-0, chips-1, …
+    label: Text  # the whole column, in its messages: "Chips"
+    players: tuple[Text, ...]  # one label per seat, in that value's messages: "Chips of Ann"
+    hi: int  # largest value one player can have
+    lo: int = 0
+    total: int | None = None  # the column adds up to exactly this (None: no fixed sum)
+    at_most: int | None = None  # else the column adds up to at most this (None: no bound)
+    why: Text | None = None  # why it adds up so, said with the sum: "one per trick"
+    derive_last: bool = False  # a blank last value is worked out from the others
+    # What the worked-out last value completes, when that is not ``total``: a sum over this
+    # column and the columns ``worked_over`` (Pair & Quad: every card dealt is captured).
+    worked_out: int | None = None
+    worked_over: tuple[str, ...] = ()
+    blank: int | None = None  # what a blank value means when it is not worked out (None: required)
+
+    @property
+    def n(self) -> int:
+        return len(self.players)
+
+    def field(self, seat: int) -> str:
+        return f"{self.key}-{seat}"
+
+    @property
+    def values(self) -> range:
+        """The values one player can have, for a row of taps."""
+        return range(self.lo, self.hi + 1)
+
+    @property
+    def worked_to(self) -> int | None:
+        """The sum the worked-out last value completes (None when nothing is worked out)."""
+        if not self.derive_last:
+            return None
+        return self.worked_out if self.worked_out is not None else self.total
+
+    def derive(self, seat: int) -> int | None:
+        """For the form: the sum the value at ``seat`` is worked out to (its "auto" choice), or None."""
+        return self.worked_to if seat == self.n - 1 else None
 
 
 def read_columns(form: Form, columns: Sequence[Column], errors: list[FieldError]

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from .contract import Column, Figure, Game, Option, Ruling, after_end, race_stakes
-from .forms import Form, check_columns, read_columns, read_seat
+from .contract import Figure, Game, Option, Ruling, after_end, race_stakes
+from .forms import Column, Form, check_columns, read_columns, read_seat
 from .model import DealScore, Facts, FieldError, Line, Match, MatchSetup, NextDeal, Outcome, Progress, Stakes
 from .cards import Card, CardError
 from .text import T, Text, Tn

@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Mapping
 
-from .contract import (Column, Figure, Game, Option, Ruling, best, first_among, names,
+from .contract import (Figure, Game, Option, Ruling, best, first_among, names,
                        options_after_last_winner)
-from .forms import Form, check_columns, read_columns, read_int
+from .forms import Column, Form, check_columns, read_columns, read_int
 from .model import (Choice, DealScore, Facts, FieldError, Line, Match, MatchSetup, NextDeal, Outcome,
                     Progress, Stakes)
 from .text import T, Text, Tn

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Sequence
 
-from .contract import Column, Figure, Game, Option, Ruling, first_among, names, options_after_last_winner
-from .forms import Form, check_columns, read_columns
+from .contract import Figure, Game, Option, Ruling, first_among, names, options_after_last_winner
+from .forms import Column, Form, check_columns, read_columns
 from .model import (Choice, DealScore, Facts, FieldError, Line, Match, MatchSetup, NextDeal, Outcome,
                     Progress, Stakes, Tally)
 from .cards import Card, CardError, parse_card

@@ -18,8 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
-from .contract import Column, Figure, Game, Option, Ruling, Team, after_end, best, race_stakes
-from .forms import Form, check_columns, read_columns, read_int
+from .contract import Figure, Game, Option, Ruling, Team, after_end, best, race_stakes
+from .forms import Column, Form, check_columns, read_columns, read_int
 from .model import (Choice, DealScore, Facts, FieldError, Line, Match, MatchSetup, NextDeal, Outcome,
                     Progress, Stakes)
 from .cards import SUIT_CODES, Card, CardError, parse_card
