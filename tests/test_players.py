@@ -447,10 +447,10 @@ def test_an_upgrade_reads_in_the_names_on_night_rosters_too(tmp_path):
 def test_the_players_list_on_the_laptop(season):
     client, conn, _tokens, _clock = season
     text = text_of(client.get("/players").get_data(as_text=True))
-    # name, #id, matches, nights, the names at tables that mean them
-    assert f"Bo #{pid(conn, 'Bo')} 5 3 bo" in text and f"Cy #{pid(conn, 'Cy')} 3 3 cy" in text
+    # name, #id, matches, nights, the names at tables that mean them, as typed there (issue 34)
+    assert f"Bo #{pid(conn, 'Bo')} 5 3 Bo, Ｂｏ" in text and f"Cy #{pid(conn, 'Cy')} 3 3 Cy" in text
     client.post(f"/players/{pid(conn, 'Bo')}/rename", data={"name": "Bob"})
-    assert f"Bob #{pid(conn, 'Bo')} 5 3 bo, bob" in text_of(client.get("/players").get_data(as_text=True))
+    assert f"Bob #{pid(conn, 'Bo')} 5 3 Bo, Ｂｏ" in text_of(client.get("/players").get_data(as_text=True))
 
 
 def test_the_season_tables_place_column_is_juni_not_the_cards_rank(season):

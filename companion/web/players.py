@@ -184,7 +184,8 @@ def index():
     everyone = domain.everyone(conn)
     season = domain.season(conn, min_matches=1)
     lines = {r.key: r for r in season.rows + season.unranked}
-    return render_template("players/index.html", everyone=everyone, lines=lines, errors={}, values={})
+    return render_template("players/index.html", everyone=everyone, lines=lines, errors={}, values={},
+                           spellings=domain.spellings(conn))
 
 
 def refused(player: domain.Player | None, exc: domain.Refused, values: dict[str, str]):
@@ -198,7 +199,7 @@ def refused(player: domain.Player | None, exc: domain.Refused, values: dict[str,
         season = domain.season(conn, min_matches=1)
         lines = {r.key: r for r in season.rows + season.unranked}
         return render_template("players/index.html", everyone=everyone, lines=lines, errors=errors,
-                               values=values), 422
+                               values=values, spellings=domain.spellings(conn)), 422
     context = player_context(player.id)
     matches = context["matches"]
     from ..store import players as rows
