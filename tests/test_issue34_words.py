@@ -216,3 +216,25 @@ def test_names_at_tables_are_the_spellings_people_typed(client):
     names = {text_of(cell) for cell in cells}
     assert {"Jun", "Aiko", "Ken"} <= names, cells
     assert "jun" not in names and "aiko" not in names
+
+
+# --- The season table of a new club --------------------------------------------------------
+
+def test_a_new_clubs_season_table_ranks_everyone_and_marks_who_is_below_the_minimum(client):
+    """Nobody has 5 matches yet: everyone with a match is listed, ranked, each marked with the
+    minimum's note, instead of an empty table. The minimum filter still decides who is marked."""
+    data = {"game": "rwd", "players": "3", **{f"name-{i}": n for i, n in enumerate(("Jun", "Aiko", "Ken"))}}
+    token = client.post("/tables", data=data).headers["Location"].rstrip("/").rsplit("/", 1)[-1]
+    deal = {"chips-0": "2", "chips-1": "7", "chips-2": "8", "tricks-0": "5", "tricks-1": "6", "tricks-2": "6"}
+    for number in (1, 2, 3):
+        assert client.post(f"/t/{token}/deals", data={"number": str(number), **deal}).status_code == 303
+    html = client.get("/season").get_data(as_text=True)
+    rows = re.findall(r"<tr( class=\"below-minimum\")?><td class=\"num rank\">(\d+)</td>\s*<th scope=\"row\">(.*?)</th>",
+                      html, re.S)
+    assert [(rank, text_of(name)) for _marked, rank, name in rows] == [("1", "Jun *"), ("2", "Aiko *"), ("2", "Ken *")]
+    assert all(marked for marked, _rank, _name in rows)
+    assert "Fewer than 5 matches played" in text_of(html)
+    one = client.get("/season?min=1").get_data(as_text=True)
+    assert "below-minimum" not in one and "Fewer than" not in text_of(one)
+    ja = visible_page(client, "/season", "ja")
+    assert "対戦数が5未満のプレイヤーです" in ja

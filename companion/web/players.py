@@ -183,7 +183,7 @@ def index():
     domain.refresh(conn)
     everyone = domain.everyone(conn)
     season = domain.season(conn, min_matches=1)
-    lines = {r.key: r for r in season.rows + season.unranked}
+    lines = {r.key: r for r in season.rows}
     return render_template("players/index.html", everyone=everyone, lines=lines, errors={}, values={},
                            spellings=domain.spellings(conn))
 
@@ -197,7 +197,7 @@ def refused(player: domain.Player | None, exc: domain.Refused, values: dict[str,
         conn = get_db()
         everyone = domain.everyone(conn)
         season = domain.season(conn, min_matches=1)
-        lines = {r.key: r for r in season.rows + season.unranked}
+        lines = {r.key: r for r in season.rows}
         return render_template("players/index.html", everyone=everyone, lines=lines, errors=errors,
                                values=values, spellings=domain.spellings(conn)), 422
     context = player_context(player.id)
@@ -337,7 +337,7 @@ def season_document(context: dict[str, Any]) -> dict[str, Any]:
     def row(r) -> dict[str, Any]:
         return {"rank": r.rank, "player_id": r.key, "name": names.get(r.key, r.name), "nights": r.nights,
                 "matches": r.matches, "wins": r.wins, "places": list(r.places), "place_points": round(r.points, 6),
-                "per_match": round(r.per_match, 6)}
+                "per_match": round(r.per_match, 6), "below_minimum": r.below_minimum}
 
     def who(pairs) -> list[dict[str, str]]:
         return [{"player_id": k, "name": names.get(k, n)} for k, n in pairs]
@@ -345,7 +345,7 @@ def season_document(context: dict[str, Any]) -> dict[str, Any]:
     return {"span": {"span": choice["span"], "since": choice["since"], "until": choice["until"],
                      "game": choice["game"]},
             "min_matches": table.min_matches, "order": str(SEASON_ORDER), "place_points_rule": str(PLACE_POINTS_RULE),
-            "ranked": [row(r) for r in table.rows], "unranked": [row(r) for r in table.unranked],
+            "ranked": [row(r) for r in table.rows],
             "games": [{"game": g.game, "matches": g.matches, "most_played": who(g.most_played), "played": g.played,
                        "most_won": who(g.most_won), "won": g.won} for g in table.games]}
 
@@ -356,19 +356,20 @@ def season_json():
     return _json_response(season_document(context), f"season-{_span_name(context['choice'])}.json")
 
 
-SEASON_CSV = ("rank", "player", "nights", "matches", "wins", "place_points", "per_match")
+SEASON_CSV = ("rank", "player", "nights", "matches", "wins", "place_points", "per_match", "below_minimum")
 
 
 @bp.get("/season.csv")
 def season_csv():
-    """One row per player, ranked first, then those below the minimum (rank empty)."""
+    """One row per player, best first: those who reached the minimum, then the others (marked)."""
     context = season_context()
     doc = season_document(context)
-    width = max((len(r["places"]) for r in doc["ranked"] + doc["unranked"]), default=0)
+    width = max((len(r["places"]) for r in doc["ranked"]), default=0)
     rows = []
-    for r in doc["ranked"] + doc["unranked"]:
-        line = {"rank": r["rank"] or "", "player": r["name"], "nights": r["nights"], "matches": r["matches"],
-                "wins": r["wins"], "place_points": r["place_points"], "per_match": r["per_match"]}
+    for r in doc["ranked"]:
+        line = {"rank": r["rank"], "player": r["name"], "nights": r["nights"], "matches": r["matches"],
+                "wins": r["wins"], "place_points": r["place_points"], "per_match": r["per_match"],
+                "below_minimum": 1 if r["below_minimum"] else ""}
         for place in range(width):
             line[f"place_{place + 1}"] = r["places"][place] if place < len(r["places"]) else 0
         rows.append(line)
