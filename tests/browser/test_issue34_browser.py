@@ -69,3 +69,63 @@ def test_clear_clears_a_second_time(live_server, phone):
         phone.locator("#calc-pq").get_by_role("button", name="Clear").tap()
     phone.wait_for_load_state("load")
     assert phone.locator('#calc-pq [name="pq-7"]').input_value() in ("", "0")
+
+
+# Where a line breaks inside one word of a table cell: between two letters of one script
+# (Latin, digits, katakana). Japanese may break between phrases.
+BROKEN_WORDS = """() => {
+  const script = (c) => /[A-Za-z0-9]/.test(c) ? 'latin' : /[\\u30A1-\\u30FA\\u30FC-\\u30FF]/.test(c) ? 'katakana' : null;
+  const found = [];
+  const walker = document.createTreeWalker(document.querySelector('main'), NodeFilter.SHOW_TEXT);
+  const range = document.createRange();
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (!node.parentElement.closest('table.stats') || !node.parentElement.getClientRects().length) continue;
+    let lastTop = null;
+    for (let i = 0; i < node.length; i++) {
+      range.setStart(node, i); range.setEnd(node, i + 1);
+      const rect = [...range.getClientRects()].find(r => r.width > 0);
+      if (!rect) continue;
+      const top = Math.round(rect.top);
+      if (lastTop !== null && top > lastTop + 2 && script(node.data[i - 1]) && script(node.data[i - 1]) === script(node.data[i]))
+        found.push(node.data.slice(0, i) + '|' + node.data.slice(i));
+      lastTop = top;
+    }
+  }
+  return found;
+}"""
+
+
+def test_phone_tables_never_break_a_name_or_heading_mid_word(live_server_factory, browser):
+    """The season table and a player's page at 360 and 390 px, in English and Japanese: no name
+    ("Ichi|ro") or heading ("Pla|ce", 「リワ|インド」) broken inside a word, and the season table's
+    columns all in view even beside a long name."""
+    server = live_server_factory({"WTF_CSRF_ENABLED": False})
+    client = server.app.test_client()
+    deal = {"chips-0": "2", "chips-1": "7", "chips-2": "8", "tricks-0": "5", "tricks-1": "6", "tricks-2": "6"}
+    for names in (("Ichiro", "Chiyo", "jun"), ("Aiko", "Ichiro", "Bartholomew"), ("jun", "Aiko", "Chiyo")):
+        data = {"game": "rwd", "players": "3", **{f"name-{i}": n for i, n in enumerate(names)}}
+        token = client.post("/tables", data=data).headers["Location"].rstrip("/").rsplit("/", 1)[-1]
+        for number in (1, 2, 3):
+            assert client.post(f"/t/{token}/deals", data={"number": str(number), **deal}).status_code == 303
+    problems = []
+    for lang in ("en", "ja"):
+        context = browser.new_context(viewport={"width": 360, "height": 800}, is_mobile=True, has_touch=True,
+                                      locale="ja-JP" if lang == "ja" else "en-US")
+        page = context.new_page()
+        try:
+            for width in (360, 390):
+                page.set_viewport_size({"width": width, "height": 800})
+                for path in ("/season", "/players/1", "/players/2"):
+                    page.goto(server(f"{path}?lang={lang}"))
+                    page.wait_for_load_state("load")
+                    problems += [f"{lang} {width} {path}: {p}" for p in page.evaluate(BROKEN_WORDS)]
+                page.goto(server(f"/season?lang={lang}"))
+                widths = page.evaluate("() => { const t = document.querySelector('table.season');"
+                                       " return t && [t.getBoundingClientRect().width, t.parentElement.clientWidth]; }")
+                if widths is None:
+                    problems.append(f"{lang} {width}: no season table")
+                elif widths[0] > widths[1] + 1:
+                    problems.append(f"{lang} {width}: the season table is wider than its box: {widths}")
+        finally:
+            context.close()
+    assert not problems, "\n".join(problems)
