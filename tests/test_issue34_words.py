@@ -239,3 +239,20 @@ def test_a_new_clubs_season_table_ranks_everyone_and_marks_who_is_below_the_mini
     assert "below-minimum" not in one and "Fewer than" not in text_of(one)
     ja = visible_page(client, "/season", "ja")
     assert "対戦数が5未満のプレイヤーです" in ja
+
+
+def test_japanese_runs_on_after_a_full_width_colon_and_lists_with_the_ideographic_comma(client):
+    """The table's actions and a player's page in Japanese: no space after 「：」, names listed
+    with 「、」, 「1位／3」 without a space, a player's matches headed 「対戦履歴」."""
+    data = {"game": "rwd", "players": "3", **{f"name-{i}": n for i, n in enumerate(("Jun", "Aiko", "Ken"))}}
+    token = client.post("/tables", data=data).headers["Location"].rstrip("/").rsplit("/", 1)[-1]
+    deal = {"chips-0": "2", "chips-1": "7", "chips-2": "8", "tricks-0": "5", "tricks-1": "6", "tricks-2": "6"}
+    for number in (1, 2, 3):
+        assert client.post(f"/t/{token}/deals", data={"number": str(number), **deal}).status_code == 303
+    table = client.get(f"/t/{token}", headers={"Accept-Language": "ja"}).get_data(as_text=True)
+    assert "プレイヤーの記録：<a " in table
+    page = client.get("/players/1", headers={"Accept-Language": "ja"}).get_data(as_text=True)
+    text = re.sub(r"<[^>]+>", "", page)
+    assert "同卓：Jun、Ken" in text  # player 1 is Aiko (ids in name order)
+    assert "最高の結果：2位／3" in text
+    assert "対戦履歴" in text and ", " not in re.sub(r"<(script|style)\b.*?</\1>", "", text, flags=re.S)
