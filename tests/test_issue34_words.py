@@ -90,7 +90,7 @@ def test_who_may_open_bid_is_the_designers_rule_in_the_bidding_section(client):
     rulings = en[en.index("Table rulings"):]
     assert "Who may open-bid" not in rulings
     ja = visible_page(client, "/games/twin_shoot", "ja")
-    assert "現時点の得点比較で単独最下位のチームだけ" in section(ja, "ビッド", "トリック（")
+    assert "現時点の得点比較で単独最下位のチームだけに許されます" in section(ja, "ビッド", "トリック（")
     html = client.get("/games/twin_shoot", headers={"Accept-Language": "ja"}).get_data(as_text=True)
     rulings = html[html.index('class="ref-section ref-rulings"'):]
     assert "オープンビッド" not in text_of(rulings[:rulings.index("</section>")])
@@ -128,7 +128,7 @@ def test_four_player_form_names_only_two_teams(client):
 
 def test_team_calculator_says_a_failed_open_bid_gives_every_other_team_30(client):
     for lang, said in (("en", "The team scores 16; every other team scores +30."),
-                       ("ja", "チームの得点は16点です。オープンビッドに失敗したので、他の各チームが+30点を獲得します。")):
+                       ("ja", "チームの得点は16点です。オープンビッドに失敗したので、他のチームがそれぞれ+30点のボーナス点を獲得します。")):
         html = client.get("/games/twin_shoot", headers={"Accept-Language": lang}, query_string={
             "players": "4", "ts-bid1": "4", "ts-bid2": "3", "ts-tricks1": "4", "ts-tricks2": "2", "ts-open": "1"})
         headline = re.search(r'<p class="calc-headline">([^<]*)</p>', html.get_data(as_text=True)).group(1)
