@@ -69,7 +69,14 @@
     input.dispatchEvent(new Event("change", { bubbles: true }));
   });
 
-  document.addEventListener("DOMContentLoaded", function () { restoreTicks(document); showKeypads(document); });
+  // A calculator's Clear loads the page again with ?clear=<its name>: back to that calculator.
+  function showCleared() {
+    var name = new URLSearchParams(location.search).get("clear");
+    var calc = name && document.getElementById("calc-" + name);
+    if (calc) calc.scrollIntoView({ block: "start" });
+  }
+
+  document.addEventListener("DOMContentLoaded", function () { restoreTicks(document); showKeypads(document); showCleared(); });
   document.addEventListener("htmx:after:swap", function (event) { restoreTicks(document); showKeypads(document); });
 })();
 

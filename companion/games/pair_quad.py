@@ -138,7 +138,7 @@ class PairQuad(Game):
     players = (4,)
     variant_players = (3, 5, 6)
     credit = T("Designed by {designer} (blog post of {date}).", designer="ていこく",
-               date="2012-10-19")
+               date=T("19 October 2012"))
     source = "003_0ed02501cd0f9582.txt"
     summary = T("Must-follow tricks with no trumps where 7s, aces and court cards cost points, "
                 "yet exactly two of a rank cancel out and all four become a bonus. The source "
@@ -171,9 +171,12 @@ class PairQuad(Game):
     def setup_steps(self, n: int) -> tuple[Text, ...]:
         figures = {f.key: f.value for f in self.setup_figures(n)}
         if figures["aside"]:
-            deal_step = T("The dealer deals {dealt} cards to each player, one at a time, "
-                          "clockwise and face down, and puts the last {aside} aside face down, "
-                          "unseen (variant).", dealt=figures["dealt"], aside=figures["aside"])
+            deal_step = Tn("The dealer deals {dealt} cards to each player, one at a time, "
+                           "clockwise and face down, and puts the last card aside face down, "
+                           "unseen (variant).",
+                           "The dealer deals {dealt} cards to each player, one at a time, "
+                           "clockwise and face down, and puts the last {n} cards aside face down, "
+                           "unseen (variant).", figures["aside"], dealt=figures["dealt"])
         else:
             deal_step = T("The dealer deals out the whole deck one at a time, clockwise and "
                           "face down: {dealt} cards each.", dealt=figures["dealt"])

@@ -259,12 +259,9 @@ RULINGS = (
            T("The app asks the table which team leads first when the table is created."),
            table_decides=True),
     Ruling("dealer", T("Who deals"),
-           T("The source names the dealer only for the first deal: someone outside the opening leader's "
-             "team. The app applies that to every deal and names no one."),
+           T("The source has a player outside the opening leader's team deal, but does not say which "
+             "one. The app names no one: any of them may deal."),
            table_decides=True),
-    Ruling("open_bid", T("Who may open-bid"),
-           T("“Alone in last place” is read on the totals before the deal. When teams share last place, "
-             "nobody may open-bid, so there is never an open bid on the first deal.")),
     Ruling("match_end", T("End of the match"),
            T("The deal in which a team reaches 100 points is scored in full for every team before the "
              "match ends.")),
@@ -352,6 +349,9 @@ class TwinShoot(Game):
                      for team in range(n // 2))
 
     def seating_help(self, n: int) -> Text:
+        if n == 4:
+            return T("Teammates sit next to each other: seats 1–2 and 3–4 are teams. In each team "
+                     "the first is the right-side player, the second the left-side player.")
         return T("Teammates sit next to each other: seats 1–2, 3–4 and 5–6 are teams. In each team "
                  "the first is the right-side player, the second the left-side player.")
 
@@ -369,7 +369,7 @@ class TwinShoot(Game):
     def reask(self, progress: Progress, facts: Facts) -> "Choice | None":
         """A correction of an earlier deal can leave this deal's recorded open bid with a team
         that is no longer alone in last place: ask again who open-bid (the team that now is,
-        or nobody), with the ruling on who may open-bid. Options are team indexes; the number
+        or nobody); the question says why. Options are team indexes; the number
         of teams stands for nobody (``labels`` name them)."""
         bidder = facts.get("open_bid") if isinstance(facts, dict) else None
         teams = progress.setup.n // 2
@@ -390,8 +390,7 @@ class TwinShoot(Game):
                          "last place before this deal. Who open-bid?", number=number,
                          team=names[bidder], eligible=names[eligible])
             options = (eligible, teams)
-        return Choice("open_bid", question, options, "open_bid",
-                      labels=tuple(names) + (T("Nobody"),))
+        return Choice("open_bid", question, options, labels=tuple(names) + (T("Nobody"),))
 
     def apply_answer(self, facts: Facts, choice: "Choice", answer: int) -> Facts:
         if choice.key == "open_bid":  # the last label is "nobody"
@@ -505,7 +504,6 @@ class TwinShoot(Game):
         points = [0] * k
         lines: list[list[Line]] = [[] for _ in range(k)]
         notes: list[Text] = []
-        rulings: list[str] = []
         open_failed = False
         for team in range(k):
             right, left = 2 * team, 2 * team + 1
@@ -527,7 +525,6 @@ class TwinShoot(Game):
                 points[team] += TWIN_SHOOT
                 lines[team].append(Line(T("Twin Shoot bonus: both partners hit their bids"), TWIN_SHOOT))
             if team == open_bid:
-                rulings.append("open_bid")
                 if hits == 2:
                     points[team] += OVERHEAD
                     lines[team].append(Line(T("Overhead Twin Shoot bonus: the open bid succeeded"), OVERHEAD))
@@ -547,7 +544,7 @@ class TwinShoot(Game):
                     lines[team].append(Line(T("+{bonus} from {team}'s failed open bid",
                                               bonus=OVERHEAD, team=names[open_bid]), OVERHEAD))
         return DealScore(tuple(points), tuple(tuple(team_lines) for team_lines in lines),
-                         notes=tuple(notes), rulings=tuple(rulings))
+                         notes=tuple(notes))
 
     # ---- match flow
     def next_deal(self, progress: Progress) -> NextDeal:
@@ -681,13 +678,13 @@ def calc_team_score(form: Mapping[str, str], n: int) -> CalcResult:
              "open_bid": 0 if open_bid else None}
     score = GAME.score_deal(progress, facts)
     result.empty = False
-    result.headline = T("The team scores {points}.", points=score.points[0])
+    if open_bid and bids != tricks:
+        # The failed open bid's +30 goes to every other team: say so beside the team's own score.
+        result.headline = T("The team scores {points}; every other team scores +{bonus}.",
+                            points=score.points[0], bonus=OVERHEAD)
+    else:
+        result.headline = T("The team scores {points}.", points=score.points[0])
     result.groups.append((T("Breakdown"), score.breakdown[0]))
-    if open_bid:
-        result.rulings.append("open_bid")
-        if bids != tricks:
-            result.notes.append(T("The open bid failed: every other team scores +{bonus}.",
-                                  bonus=OVERHEAD))
     return result
 
 

@@ -34,8 +34,8 @@ SEASON_ORDER = T(
 
 def min_matches_text(n: int) -> Text:
     """The season table's line about the minimum, for its page."""
-    return Tn("Players are ranked from {n} match played; the others are listed below the table.",
-              "Players are ranked from {n} matches played; the others are listed below the table.", n)
+    return Tn("* Fewer than {n} match played: ranked after the players who have played {n}.",
+              "* Fewer than {n} matches played: ranked after the players who have played {n} or more.", n)
 
 
 @dataclass(frozen=True)
@@ -265,7 +265,7 @@ def player_stats(records: Iterable[MatchRecord], key: str, *, since: str | None 
 
 @dataclass(frozen=True)
 class SeasonRow:
-    rank: int | None  # None: fewer matches than the minimum, listed unranked
+    rank: int  # players below the minimum are ranked after everyone who reached it
     key: str
     name: str  # the latest spelling
     nights: int
@@ -274,6 +274,7 @@ class SeasonRow:
     places: tuple[int, ...]  # how often 1st, 2nd, … (index 0 = first places)
     points: float  # total place points
     per_match: float  # place points per match: what the table ranks by
+    below_minimum: bool = False  # fewer matches than the minimum: shown marked, after the others
 
 
 @dataclass(frozen=True)
@@ -290,8 +291,9 @@ class GameLeaders:
 
 @dataclass(frozen=True)
 class SeasonTable:
-    rows: tuple[SeasonRow, ...]  # ranked players, best first
-    unranked: tuple[SeasonRow, ...]  # below the minimum, most matches first
+    # Everyone with a match in the span, best first: those who reached the minimum, then those
+    # below it (marked), so a new club's table is never empty.
+    rows: tuple[SeasonRow, ...]
     min_matches: int
     games: tuple[GameLeaders, ...]  # per game, most matches first
     since: str | None = None
@@ -315,7 +317,8 @@ def season_table(records: Iterable[MatchRecord], *, since: str | None = None, un
                  game: str | None = None, min_matches: int = MIN_MATCHES) -> SeasonTable:
     """Every player over the nights ``since``..``until`` (inclusive; None: open), in one game
     or all, ranked as :data:`SEASON_ORDER` says; players with fewer than ``min_matches``
-    matches are listed apart, unranked. Also each game's most played and most won."""
+    matches are ranked after the others, marked ``below_minimum``. Also each game's most played
+    and most won."""
     kept = [r for r in records if _in_span(r, since, until, game)]
     tallies: dict[str, _Tally] = {}
     for record in kept:
@@ -341,21 +344,21 @@ def season_table(records: Iterable[MatchRecord], *, since: str | None = None, un
     # Exact per-match points order the table (floats could split two equal averages).
     rows.sort(key=lambda row: (-row[0], -row[2].matches, -(row[2].places[0] if row[2].places else 0),
                                player_key(row[2].name), row[1]))
-    ranked, unranked, rank, previous = [], [], 0, None
-    for per_match, k, tally, points in rows:
-        wins = tally.places[0] if tally.places else 0
-        line = (k, tally.name, len(tally.nights), tally.matches, wins, tuple(tally.places), float(points),
-                float(per_match))
-        if tally.matches < min_matches:
-            unranked.append(SeasonRow(None, *line))
-            continue
-        order = (per_match, tally.matches, wins)
-        if order != previous:
-            rank = len(ranked) + 1
-            previous = order
-        ranked.append(SeasonRow(rank, *line))
-    unranked.sort(key=lambda row: (-row.matches, -row.per_match, player_key(row.name), row.key))
-    return SeasonTable(tuple(ranked), tuple(unranked), min_matches, game_leaders(kept), since, until, game)
+    ranked: list[SeasonRow] = []
+    for below in (False, True):  # those who reached the minimum first, then the others
+        previous = None
+        rank = 0
+        for per_match, k, tally, points in rows:
+            if (tally.matches < min_matches) != below:
+                continue
+            wins = tally.places[0] if tally.places else 0
+            order = (per_match, tally.matches, wins)
+            if order != previous:
+                rank = len(ranked) + 1
+                previous = order
+            ranked.append(SeasonRow(rank, k, tally.name, len(tally.nights), tally.matches, wins,
+                                    tuple(tally.places), float(points), float(per_match), below))
+    return SeasonTable(tuple(ranked), min_matches, game_leaders(kept), since, until, game)
 
 
 def game_leaders(records: Iterable[MatchRecord], *, since: str | None = None,

@@ -55,7 +55,7 @@ def season_document(context: dict[str, Any]) -> dict[str, Any]:
     def row(r) -> dict[str, Any]:
         return {"rank": r.rank, "player_id": r.key, "name": names.get(r.key, r.name), "nights": r.nights,
                 "matches": r.matches, "wins": r.wins, "places": list(r.places), "place_points": round(r.points, 6),
-                "per_match": round(r.per_match, 6)}
+                "per_match": round(r.per_match, 6), "below_minimum": r.below_minimum}
 
     def who(pairs) -> list[dict[str, str]]:
         return [{"player_id": k, "name": names.get(k, n)} for k, n in pairs]
@@ -63,22 +63,23 @@ def season_document(context: dict[str, Any]) -> dict[str, Any]:
     return {"span": {"span": choice["span"], "since": choice["since"], "until": choice["until"],
                      "game": choice["game"]},
             "min_matches": table.min_matches, "order": str(SEASON_ORDER), "place_points_rule": str(PLACE_POINTS_RULE),
-            "ranked": [row(r) for r in table.rows], "unranked": [row(r) for r in table.unranked],
+            "ranked": [row(r) for r in table.rows],
             "games": [{"game": g.game, "matches": g.matches, "most_played": who(g.most_played), "played": g.played,
                        "most_won": who(g.most_won), "won": g.won} for g in table.games]}
 
 
-SEASON_CSV = ("rank", "player", "nights", "matches", "wins", "place_points", "per_match")
+SEASON_CSV = ("rank", "player", "nights", "matches", "wins", "place_points", "per_match", "below_minimum")
 
 
 def season_rows(doc: dict[str, Any]) -> list[dict[str, Any]]:
-    """The season's CSV: one row per player of :func:`season_document`, ranked first, then those
-    below the minimum (rank empty), with a column per place."""
-    width = max((len(r["places"]) for r in doc["ranked"] + doc["unranked"]), default=0)
+    """The season's CSV: one row per player of :func:`season_document`, best first: those who
+    reached the minimum, then the others (marked in below_minimum), with a column per place."""
+    width = max((len(r["places"]) for r in doc["ranked"]), default=0)
     rows = []
-    for r in doc["ranked"] + doc["unranked"]:
-        line = {"rank": r["rank"] or "", "player": r["name"], "nights": r["nights"], "matches": r["matches"],
-                "wins": r["wins"], "place_points": r["place_points"], "per_match": r["per_match"]}
+    for r in doc["ranked"]:
+        line = {"rank": r["rank"], "player": r["name"], "nights": r["nights"], "matches": r["matches"],
+                "wins": r["wins"], "place_points": r["place_points"], "per_match": r["per_match"],
+                "below_minimum": 1 if r["below_minimum"] else ""}
         for place in range(width):
             line[f"place_{place + 1}"] = r["places"][place] if place < len(r["places"]) else 0
         rows.append(line)

@@ -396,6 +396,21 @@ def matches_of(conn: Connection, player: Player, *, since: str | None = None, un
     return _memo(conn, ("matches", sid, since, until, game), work)
 
 
+def spellings(conn: Connection) -> dict[str, tuple[str, ...]]:
+    """Player id -> the names they were written as at tables, as typed (first seen first):
+    what "Names at tables" lists, never the folded keys tables compare."""
+    refresh(conn)
+
+    def work(records: list[MatchRecord]) -> dict[str, tuple[str, ...]]:
+        found: dict[str, dict[str, None]] = {}
+        for r in records:
+            for name, k in zip(r.players, r.keys):
+                found.setdefault(k, {})[name] = None
+        return {k: tuple(names) for k, names in found.items()}
+
+    return _memo(conn, ("spellings",), work)
+
+
 def season(conn: Connection, *, since: str | None = None, until: str | None = None, game: str | None = None,
            min_matches: int | None = None) -> SeasonTable:
     kwargs: dict[str, Any] = {} if min_matches is None else {"min_matches": min_matches}

@@ -183,8 +183,9 @@ def index():
     service.refresh(conn)
     everyone = service.everyone(conn)
     season = service.season(conn, min_matches=1)
-    lines = {r.key: r for r in season.rows + season.unranked}
-    return render_template("players/index.html", everyone=everyone, lines=lines, errors={}, values={})
+    lines = {r.key: r for r in season.rows}
+    return render_template("players/index.html", everyone=everyone, lines=lines, errors={}, values={},
+                           spellings=service.spellings(conn))
 
 
 def refused(player: service.Player | None, exc: service.Refused, values: dict[str, str]):
@@ -196,9 +197,9 @@ def refused(player: service.Player | None, exc: service.Refused, values: dict[st
         conn = get_db()
         everyone = service.everyone(conn)
         season = service.season(conn, min_matches=1)
-        lines = {r.key: r for r in season.rows + season.unranked}
+        lines = {r.key: r for r in season.rows}
         return render_template("players/index.html", everyone=everyone, lines=lines, errors=errors,
-                               values=values), 422
+                               values=values, spellings=service.spellings(conn)), 422
     context = player_context(player.id)
     matches = context["matches"]
     tokens = player_rows.tokens(get_db(), {m["table_id"] for m in matches[:RECENT_MATCHES]}) if matches else {}
@@ -299,7 +300,7 @@ def season_json():
 
 @bp.get("/season.csv")
 def season_csv():
-    """One row per player, ranked first, then those below the minimum (rank empty)."""
+    """One row per player, best first: those who reached the minimum, then the others (marked)."""
     context = season_context()
     return csv_download(season_rows(season_document(context)), SEASON_CSV,
                         f"season-{span_name(context['choice'])}.csv", **{"Cache-Control": "no-store"})

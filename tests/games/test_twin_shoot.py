@@ -47,7 +47,9 @@ def test_declaration():
     assert GAME.players == (4, 6) and GAME.teams
     assert "安藤慎吾" in str(GAME.credit)
     assert [o.key for o in GAME.options] == ["first_team"]
-    assert {r.id for r in GAME.rulings} >= {"sides", "first_team", "dealer", "open_bid", "match_end"}
+    assert {r.id for r in GAME.rulings} >= {"sides", "first_team", "dealer", "match_end"}
+    # Who may open-bid is the designer's rule (the team alone in last place), not a ruling (issue 34).
+    assert "open_bid" not in {r.id for r in GAME.rulings}
     assert GAME.entrants(SIX.players) == ("Ann & Bob", "Cy & Dee", "Eve & Fay")
 
 
@@ -98,7 +100,7 @@ def test_example_open_bid_67():
     assert GAME.validate(progress, f) == []
     score = GAME.score_deal(progress, f)
     assert score.points == (67, 3)
-    assert "open_bid" in score.rulings
+    assert "open_bid" not in score.rulings  # the designer's rule, not a ruling
     assert any("Overhead Twin Shoot" in str(line.label) and line.points == 30 for line in score.breakdown[0])
 
 
@@ -110,7 +112,7 @@ def test_example_failed_open_bid_16_and_others_30():
     # Team 0: 6 + 10 = 16. Team 1: 2 tricks + 2 shoots + twin = 32, + 30. Team 2: 2 + 30.
     assert score.points == (16, 62, 32)
     assert any("failed open bid" in str(line.label) and line.points == 30 for line in score.breakdown[2])
-    assert "open_bid" in score.rulings
+    assert "open_bid" not in score.rulings  # the designer's rule, not a ruling
 
 
 def test_single_shoot_has_no_twin_bonus():

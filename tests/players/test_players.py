@@ -111,26 +111,27 @@ def test_the_season_table_over_the_three_nights(season):
     client, conn, _tokens, _clock = season
     page = client.get("/season?min=4")
     text = text_of(page.get_data(as_text=True))
-    assert "Players are ranked from 4 matches played" in text
-    # Di 5/8, Bo 17/30, Ann 37/72, Ed 19/48; Cy (3 matches) below, unranked
+    # Di 5/8, Bo 17/30, Ann 37/72, Ed 19/48; Cy (3 matches) after them, marked (issue 34)
     assert "1 Di 0.625 4 2" in text and "2 Bo 0.567 5 2" in text and "3 Ann 0.514 6 3" in text
-    assert "4 Ed 0.396 4 1" in text
-    assert text.index("Not ranked yet") < text.index("Cy 3 matches · 0.333")
+    assert "4 Ed 0.396 4 1" in text and "5 * Cy 0.333 3" in text
+    assert "* Fewer than 4 matches played: ranked after the players who have played 4 or more." in text
     doc = json.loads(client.get("/season.json?min=4").get_data(as_text=True))
-    assert [(r["rank"], r["name"], r["matches"], r["per_match"]) for r in doc["ranked"]] == [
+    assert [(r["rank"], r["name"], r["matches"], r["per_match"]) for r in doc["ranked"]][:4] == [
         (1, "Di", 4, 0.625), (2, "Bo", 5, round(17 / 30, 6)), (3, "Ann", 6, round(37 / 72, 6)),
         (4, "Ed", 4, round(19 / 48, 6))]
-    assert [(r["name"], r["rank"]) for r in doc["unranked"]] == [("Cy", None)]
+    assert [(r["name"], r["rank"], r["below_minimum"]) for r in doc["ranked"]][-1] == ("Cy", 5, True)
+    assert "unranked" not in doc
     games = {g["game"]: g for g in doc["games"]}
     assert [w["name"] for w in games["rwd"]["most_won"]] == ["Ann", "Bo", "Cy"]
     assert [w["name"] for w in games["twin_shoot"]["most_won"]] == ["Bo", "Di"]
     # One game; one span (night 3 only is not a span the page offers: month/year/all)
     rwd = json.loads(client.get("/season.json?min=2&game=rwd").get_data(as_text=True))
     assert [(r["name"], r["per_match"]) for r in rwd["ranked"]] == [("Bo", 0.75), ("Cy", 0.5),
-                                                                    ("Ann", round(5 / 12, 6)), ("Ed", round(7 / 24, 6))]
+                                                                    ("Ann", round(5 / 12, 6)), ("Ed", round(7 / 24, 6)),
+                                                                    ("Di", round(2 / 3, 6))]  # below 2: last
     rows = list(csv.DictReader(io.StringIO(client.get("/season.csv?min=4").get_data(as_text=True).lstrip("\ufeff"))))
-    assert [(r["rank"], r["player"], r["place_1"]) for r in rows] == [
-        ("1", "Di", "2"), ("2", "Bo", "2"), ("3", "Ann", "3"), ("4", "Ed", "1"), ("", "Cy", "1")]
+    assert [(r["rank"], r["player"], r["place_1"], r["below_minimum"]) for r in rows] == [
+        ("1", "Di", "2", ""), ("2", "Bo", "2", ""), ("3", "Ann", "3", ""), ("4", "Ed", "1", ""), ("5", "Cy", "1", "1")]
     # A phone may read the season and a player's page, not the players list or the organiser's changes.
     assert client.get("/season", environ_base=PHONE_ON_WIFI).status_code == 200
     assert client.get(f"/players/{pid(conn, 'Ann')}", environ_base=PHONE_ON_WIFI).status_code == 200
@@ -182,7 +183,7 @@ def test_merging_two_spellings_moves_every_match(season):
     season_doc = json.loads(client.get("/season.json?min=1").get_data(as_text=True))
     row = next(r for r in season_doc["ranked"] if r["player_id"] == str(ann))
     assert (row["name"], row["matches"], row["nights"]) == ("Ann", 8, 4)
-    assert all(r["name"] != "Annie" for r in season_doc["ranked"] + season_doc["unranked"])
+    assert all(r["name"] != "Annie" for r in season_doc["ranked"])
     # "Annie" at a later table is Ann now.
     assert players.player_of_name(conn, "annie").id == ann
     history = client.get(f"/players/{ann}/history.csv").get_data(as_text=True)
@@ -368,10 +369,10 @@ def test_an_upgrade_reads_in_the_names_on_night_rosters_too(tmp_path):
 def test_the_players_list_on_the_laptop(season):
     client, conn, _tokens, _clock = season
     text = text_of(client.get("/players").get_data(as_text=True))
-    # name, #id, matches, nights, the names at tables that mean them
-    assert f"Bo #{pid(conn, 'Bo')} 5 3 bo" in text and f"Cy #{pid(conn, 'Cy')} 3 3 cy" in text
+    # name, #id, matches, nights, the names at tables that mean them, as typed there (issue 34)
+    assert f"Bo #{pid(conn, 'Bo')} 5 3 Bo, Ｂｏ" in text and f"Cy #{pid(conn, 'Cy')} 3 3 Cy" in text
     client.post(f"/players/{pid(conn, 'Bo')}/rename", data={"name": "Bob"})
-    assert f"Bob #{pid(conn, 'Bo')} 5 3 bo, bob" in text_of(client.get("/players").get_data(as_text=True))
+    assert f"Bob #{pid(conn, 'Bo')} 5 3 Bo, Ｂｏ" in text_of(client.get("/players").get_data(as_text=True))
 
 
 def test_the_season_tables_place_column_is_juni_not_the_cards_rank(season):

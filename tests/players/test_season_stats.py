@@ -124,7 +124,8 @@ def test_the_form_is_at_most_five_and_latest_first():
 
 
 def rows(table):
-    return [(r.rank, r.name, r.nights, r.matches, r.wins, r.places, r.points, r.per_match) for r in table.rows]
+    return [(r.rank, r.name, r.nights, r.matches, r.wins, r.places, r.points, r.per_match)
+            for r in table.rows if not r.below_minimum]
 
 
 def test_season_table_over_all_three_nights():
@@ -139,23 +140,25 @@ def test_season_table_over_all_three_nights():
         # Ed: 1 + 0 + ¼ + ⅓ = 19/12 in 4
         (4, "Ed", 3, 4, 1, (1, 1, 1, 1), approx(Fraction(19, 12)), approx(Fraction(19, 48))),
     ]
-    # Cy played 3 matches, one fewer than the minimum: listed, unranked.
-    [cy] = table.unranked
-    assert (cy.rank, cy.name, cy.matches, cy.points, cy.per_match) == (None, "Cy", 3, 1.0, approx(Fraction(1, 3)))
+    # Cy played 3 matches, one fewer than the minimum: ranked after the others, marked (issue 34).
+    cy = table.rows[-1]
+    assert (cy.rank, cy.name, cy.matches, cy.points, cy.per_match, cy.below_minimum) == (
+        5, "Cy", 3, 1.0, approx(Fraction(1, 3)), True)
+    assert [r.below_minimum for r in table.rows] == [False] * 4 + [True]
     # Every table hands out half a point per entrant seat-wise: 11 in all, nothing lost.
-    assert sum(r.points for r in table.rows + table.unranked) == pytest.approx(11.0)
+    assert sum(r.points for r in table.rows) == pytest.approx(11.0)
     assert table.min_matches == 4
 
 
 def test_season_table_of_one_game():
     table = season_table(NIGHTS, game="rwd", min_matches=2)
-    assert [(r.rank, r.name, r.matches, r.per_match) for r in table.rows] == [
-        (1, "Ｂｏ", 2, 0.75),                       # ½, 1 (his latest name at this game)
-        (2, "Cy", 2, 0.5),                          # 0, 1
-        (3, "ann", 3, approx(Fraction(5, 12))),     # 1, ¼, 0 (lower case at her latest)
-        (4, "Ed", 2, approx(Fraction(7, 24))),      # ¼, ⅓
+    assert [(r.rank, r.name, r.matches, r.per_match, r.below_minimum) for r in table.rows] == [
+        (1, "Ｂｏ", 2, 0.75, False),                       # ½, 1 (his latest name at this game)
+        (2, "Cy", 2, 0.5, False),                          # 0, 1
+        (3, "ann", 3, approx(Fraction(5, 12)), False),     # 1, ¼, 0 (lower case at her latest)
+        (4, "Ed", 2, approx(Fraction(7, 24)), False),      # ¼, ⅓
+        (5, "Di", 1, approx(Fraction(2, 3)), True),        # one match: after the others, marked
     ]
-    assert [(r.name, r.matches) for r in table.unranked] == [("Di", 1)]
     assert [g.game for g in table.games] == ["rwd"]
 
 
@@ -192,8 +195,8 @@ def test_equal_lines_share_a_rank():
 
 def test_the_order_and_the_minimum_are_said_in_translatable_words():
     assert isinstance(SEASON_ORDER, Text) and "place points per match" in str(SEASON_ORDER)
-    assert str(min_matches_text(5)) == "Players are ranked from 5 matches played; the others are listed below the table."
-    assert str(min_matches_text(1)).startswith("Players are ranked from 1 match played")
+    assert str(min_matches_text(5)) == ("* Fewer than 5 matches played: ranked after the players who have "
+                                        "played 5 or more.")
 
 
 # ------------------------------------------------------------------------------ who is who

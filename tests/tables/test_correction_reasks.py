@@ -41,7 +41,9 @@ def test_open_bid_made_illegal_is_asked_again_with_the_team_now_last_or_nobody(c
     with pytest.raises(store.NeedsChoices) as asked:
         store.edit_deal(conn, token, 1, TEAM1_AHEAD, was(conn, token, 1))
     [(number, choice)] = asked.value.choices
-    assert number == 2 and choice.key == "open_bid" and choice.ruling == "open_bid"
+    # Who may open-bid is the designer's rule, which the question states: no ruling beside it.
+    assert number == 2 and choice.key == "open_bid" and choice.ruling is None
+    assert "alone in last place" in str(choice.question)
     assert choice.options == (0, 2)  # Ann & Bob, or nobody
     assert [str(label) for label in choice.labels] == ["Ann & Bob", "Cy & Dee", "Nobody"]
     assert "Cy & Dee may no longer open-bid" in str(choice.question)
@@ -141,7 +143,7 @@ def form_of(facts):
     return GAMES["twin_shoot"].form_values(facts)
 
 
-def test_the_correction_page_asks_the_open_bid_again_with_team_names_and_its_ruling(client):
+def test_the_correction_page_asks_the_open_bid_again_with_team_names_and_the_rule(client):
     token = create(client, "twin_shoot", TWIN, first_team=0)
     for number, facts in enumerate([TEAM0_AHEAD, OPEN_BY_1], start=1):
         response = client.post(f"/t/{token}/deals", data={"number": str(number), **form_of(facts)})
@@ -156,7 +158,8 @@ def test_the_correction_page_asks_the_open_bid_again_with_team_names_and_its_rul
     assert 'name="later-2" value="0"' in html and 'name="later-2" value="2"' in html
     asked = html[html.index('class="later-choices"'):]
     assert "<bdi>Ann &amp; Bob</bdi>" in asked and "<bdi>Nobody</bdi>" in asked
-    assert 'data-ruling="open_bid"' in asked  # the ruling on who may open-bid, beside it
+    assert "alone in last place" in text_of(asked)  # the designer's rule on who may open-bid
+    assert 'data-ruling="open_bid"' not in asked  # …which is no table ruling
     response = client.post(f"/t/{token}/deals/1", data={**form_of(TEAM1_AHEAD), "was": was,
                                                         "later-2": "2"})
     assert response.status_code == 303

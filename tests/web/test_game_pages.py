@@ -221,7 +221,7 @@ def test_twin_shoot_team_score(client):
         assert "Overhead Twin Shoot" in text
     failed = dict(base, **{"ts-tricks2": 2, "ts-open": "1"})
     for text in both(client, "twin_shoot", "ts", **failed):
-        assert "The team scores 16." in text
+        assert "The team scores 16; every other team scores +30." in text  # in the answer itself
         assert "every other team scores +30" in text
     one_hit = dict(base, **{"ts-tricks2": 2})
     assert "The team scores 16." in partial(client, "twin_shoot", "ts", **one_hit)

@@ -107,7 +107,7 @@ def test_pair_quad_names_the_game_as_the_apps_and_credits_the_post(client):
     article = card(client, "pair_quad")
     assert "this app&#39;s name" in article
     assert "no title" in article
-    assert "ていこく" in article and "2012-10-19" in article
+    assert "ていこく" in article and "19 October 2012" in article
     # The variant player counts are marked, and their ruling is on the card.
     assert 'class="variant-mark"' in article
     assert 'data-ruling="variant_counts"' in article
