@@ -44,6 +44,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
+from ..numbers import ascii_number
 from . import FLOOD_KEY
 
 MAX_BODY = 64 * 1024  # as Flask's MAX_CONTENT_LENGTH: a deal form is a few hundred bytes
@@ -156,6 +157,7 @@ def address_in_use(exc: OSError) -> bool:
 import gevent  # noqa: E402
 from gevent.pool import Pool  # noqa: E402
 from gevent.pywsgi import Input, WSGIHandler, WSGIServer  # noqa: E402
+from gevent.pywsgi import _BAD_REQUEST_RESPONSE as BAD_REQUEST  # noqa: E402  (gevent's own 400 answer)
 
 
 def plain_address(address: str) -> str:
@@ -173,7 +175,7 @@ def device_of(address) -> str:
 
 
 class KeptBody(Input):
-    """Patch 1 of 4 (``Input._discard``): gevent reads and throws away whatever body the app
+    """Patch 1 of 5 (``Input._discard``): gevent reads and throws away whatever body the app
     left unread, so the connection can carry the next request. A refused or half-read body
     could be up to ``max_body`` bytes a slow phone is still sending: never read it, close the
     connection instead (Handler.handle_one_response sets close_connection)."""
@@ -218,6 +220,9 @@ class Handler(WSGIHandler):
         environ = super().get_environ()
         environ["REMOTE_ADDR"] = plain_address(environ.get("REMOTE_ADDR", ""))
         environ[FLOOD_KEY] = self.server.flood  # the layers in front of the app log through it
+        # gevent's error log is off (error_log=None), and Flask writes an exception's traceback to
+        # wsgi.errors: an error of ours must reach the terminal.
+        environ["wsgi.errors"] = sys.stderr
         return environ
 
     def handle(self):
@@ -252,16 +257,16 @@ class Handler(WSGIHandler):
             self.head_deadline.cancel()
 
     def handle_one_response(self):
-        length = self.headers.get("Content-Length", "")
+        length = ascii_number(self.headers.get("Content-Length", ""), 18)
         chunked = "chunked" in self.headers.get("Transfer-Encoding", "").lower()
-        if length.strip().isdigit() and int(length) > self.limits.max_body:
-            self.refuse_too_large(int(length))
+        if length is not None and length > self.limits.max_body:
+            self.refuse_too_large(length)
             return
-        if chunked or (length.strip().isdigit() and int(length) > 0):
-            # Patch 2 of 4 (``wsgi_input.__class__``): gevent builds the body's Input itself,
+        if chunked or (length is not None and length > 0):
+            # Patch 2 of 5 (``wsgi_input.__class__``): gevent builds the body's Input itself,
             # with no hook for its class; KeptBody only drops the draining (see there).
             self.wsgi_input.__class__ = KeptBody
-            body = self.read_body(None if chunked else int(length))
+            body = self.read_body(None if chunked else length)
             if body is None:
                 return  # refused (too slow, too large) or the phone went away: closed
             self.environ["wsgi.input"] = io.BytesIO(body)
@@ -321,19 +326,39 @@ class Handler(WSGIHandler):
         self.refuse("413 Content Too Large", "too_large")
 
     def log_request(self):
-        pass  # no access log: a busy night would write thousands of lines a minute
+        # No access log (a busy night would write thousands of lines a minute), except for an
+        # error of ours: every 5xx but the deliberate 503 (busy, or not saved: said where it is
+        # decided), with its request line, so it can be found and fixed.
+        code = getattr(self, "code", None)
+        if isinstance(code, int) and 500 <= code < 600 and code != 503:
+            status = self.status.decode("latin-1") if isinstance(self.status, bytes) else str(self.status)
+            line = (self.requestline or "")[:400].encode("unicode_escape").decode("ascii")
+            try:
+                sys.stderr.write(f"companion: {self.device()}: answered {status} to {line}\n")
+                sys.stderr.flush()
+            except (OSError, ValueError):
+                pass
 
     def log_error(self, msg, *args):
         self.flood("client", (msg % args) if args else msg)
 
     def _log_error(self, t, v, tb):
-        # Patch 3 of 4 (``WSGIHandler._log_error``): gevent prints a traceback for any error
+        # Patch 3 of 5 (``WSGIHandler._log_error``): gevent prints a traceback for any error
         # while handling a connection. A phone that went away or stopped reading (OSError) is
         # client trouble, said once a minute per device; anything else is ours and is printed.
         if isinstance(v, OSError):
             self.flood("socket", f"connection dropped: {v}")
             return
         super()._log_error(t, v, tb)
+
+    def _handle_client_error(self, ex):
+        # Patch 5 of 5 (``WSGIHandler._handle_client_error``): a request gevent can't parse (101
+        # headers, a bad request line) is the client's mistake, answered 400. gevent prints a
+        # traceback for some of them (``traceback.print_exc()``, 1.5 KB each: one device wrote
+        # 10 MB of log in 10 s); say it once a minute per device instead, as our own refusals.
+        self.flood("invalid", f"invalid request ({type(ex).__name__}: {str(ex)[:200]}): answered 400")
+        self.close_connection = True
+        return ("400", BAD_REQUEST)
 
 
 class Server(WSGIServer):
@@ -387,7 +412,7 @@ class Server(WSGIServer):
 
 
 def quiet_accept_errors(flood: FloodLog) -> None:
-    """Patch 4 of 4 (``hub.print_exception``): accept() failing (EMFILE and the like) is retried
+    """Patch 4 of 5 (``hub.print_exception``): accept() failing (EMFILE and the like) is retried
     by gevent with a back-off, and printed by the hub with a traceback each time: say it once
     a minute instead. Any other error is printed as gevent would."""
     hub = gevent.get_hub()

@@ -29,6 +29,7 @@ from ..store import NotSaved, Repeated, StorageError, StorageReplaced, get_db
 from ..games import GAMES, Game
 from ..games.base import FieldError
 from ..games.text import Text
+from ..numbers import ascii_number, number_or_error
 from ..qr import qr_svg
 from . import BytesLRU, render_text
 from .chart import progression_chart
@@ -200,7 +201,7 @@ def option_values(game: Game, source) -> dict[str, int]:
         if raw == "":
             values[opt.key] = opt.default
         else:  # anything unreadable becomes -1, which the game's option check refuses with a message
-            values[opt.key] = int(raw) if raw.isascii() and raw.isdigit() and len(raw) < 4 else -1
+            values[opt.key] = number if (number := ascii_number(raw, 3)) is not None else -1
     return values
 
 
@@ -211,9 +212,8 @@ def new():
         return render_template("tables/choose_game.html")
     counts = sorted(set(game.players) | set(game.variant_players))
     usual = min(game.players)  # the game's own count, never a variant count
-    try:
-        n = int(request.args.get("players", usual))
-    except ValueError:
+    n = ascii_number(request.args.get("players", str(usual)), 3)
+    if n is None:
         n = usual
     errors: dict = {}
     if n not in counts:
@@ -231,7 +231,7 @@ def create():
             "There is no such game here: choose one of these.")]}), 422
     counts = sorted(set(game.players) | set(game.variant_players))
     raw_n = request.form.get("players", "").strip()
-    asked = int(raw_n) if raw_n.isascii() and raw_n.isdigit() and len(raw_n) < 4 else None
+    asked = ascii_number(raw_n, 3)
     if asked not in counts:
         # Never start a table for a different number of players than was asked for.
         n = counts[0] if asked is None else min(counts, key=lambda c: abs(c - asked))
@@ -399,7 +399,7 @@ def live(token: str):
     current = store.revision(get_db(), token)
     if current is None:
         abort(404)
-    form_number = request.args.get("form", type=int)
+    form_number = request.args.get("form", type=number_or_error)
     view = "host" if request.args.get("view") == "host" else "sheet"
     # Every phone at a table asks for the same revision at once after a change: render it
     # once per (revision, language, view, form) and give each phone its own CSRF token.
@@ -457,7 +457,7 @@ def add_deal(token: str):
     if not TOKEN_SHAPE.match(token):
         abort(404)
     values = form_values()
-    number = request.form.get("number", type=int)
+    number = request.form.get("number", type=number_or_error)
     if number is None:
         return render_entry(table_or_404(token), 422, values=values,
                             errors={"deal": [gettext("This form is missing its deal number. Reload the page.")]})
@@ -566,7 +566,7 @@ def use_mine(token: str):
     form (nothing is saved): the next deal's, or the correction of the deal recorded meanwhile."""
     table = table_or_404(token)
     values = {name[len("mine-"):]: value for name, value in request.form.items() if name.startswith("mine-")}
-    number = request.form.get("number", type=int)
+    number = request.form.get("number", type=number_or_error)
     recorded = bool(number) and 1 <= number <= len(table.deals)
     # The match may have ended since the box was drawn: then no next form exists to fill.
     has_next = upcoming_deal(table, table.match()) is not None
@@ -615,7 +615,7 @@ def update(token: str, number: int):
     if not errors:
         try:
             store.edit_deal(get_db(), token, number, facts, was, write_id=write_id(), **later_answers(values),
-                            remove_after_end=request.form.get("remove_after_end", type=int))
+                            remove_after_end=request.form.get("remove_after_end", type=number_or_error))
         except Repeated:
             errors = []  # sent again: answered as the first time
         except store.Conflict as conflict:
@@ -642,8 +642,8 @@ def update(token: str, number: int):
 def later_answers(values: dict) -> dict:
     """Answers to later deals' choices that a correction asked for again (fields named
     ``later-<deal>``, see store.later_field), by deal number as ``store.edit_deal`` takes them."""
-    answers = {int(name[6:]): value for name, value in values.items()
-               if name.startswith("later-") and name[6:].isdigit() and len(name) < 12}
+    answers = {ascii_number(name[6:]): value for name, value in values.items()
+               if name.startswith("later-") and ascii_number(name[6:], 5) is not None}
     if not answers:
         return {}
     return {"choices": answers}
@@ -652,7 +652,7 @@ def later_answers(values: dict) -> dict:
 @bp.post("/t/<token>/undo")
 def undo(token: str):
     table = table_or_404(token)
-    number = request.form.get("number", type=int) or 0
+    number = request.form.get("number", type=number_or_error) or 0
     # Undo gives the deal back: its values return to the form, ready to fix one and save.
     values = (table.game.form_values(table.deals[number - 1])
               if 1 <= number == len(table.deals) else None)
