@@ -89,6 +89,20 @@ def test_a_file_moved_over_the_database_while_serving_refuses_writes(tmp_path):
     assert stored_deals(db, token) < 3  # the refused deal is nowhere
 
 
+def test_the_servers_own_checkpoints_are_not_taken_for_a_replacement(tmp_path):
+    """SQLite writes the database file itself only when the server checkpoints (every
+    CHECKPOINT_EVERY commits, between the checks): those writes are the server's own."""
+    db = tmp_path / "live.sqlite"
+    app = create_app({"TESTING": True, "DATABASE": str(db), "SECRET_KEY": "t", "WTF_CSRF_ENABLED": False})
+    client = app.test_client()
+    before = db.stat().st_mtime_ns
+    tokens = [create(client) for _ in range(store.connection.CHECKPOINT_EVERY + 5)]
+    assert db.stat().st_mtime_ns != before  # checkpointed into the file
+    assert store.connection.watches[str(db)].replaced is None
+    assert client.post(f"/t/{tokens[-1]}/deals", data=rwd_deal(1)).status_code == 303
+    assert stored_deals(db, tokens[-1]) == 1
+
+
 @posix_only
 def test_rm_while_serving_nothing_acknowledged_then_lost(server_process):
     """The real `companion serve`: after the file is removed, no write is acknowledged (303)."""

@@ -67,6 +67,7 @@ class FileWatch:
         self.replaced: str | None = None
         self.anchor: Connection | None = None
         self.in_wal = False  # in WAL mode a commit writes only the log; else the file itself
+        self.commits = 0
         try:
             self.anchor = raw_connect(path, create=False)
             self.anchor.execute("SELECT count(*) FROM sqlite_master").fetchall()  # holds SQLite's shared lock
@@ -104,12 +105,6 @@ class FileWatch:
         if self.changed():
             raise StorageReplaced(self.replaced)
 
-    def log_size(self) -> int:
-        try:
-            return os.stat(self.path + "-wal").st_size
-        except OSError:
-            return 0
-
     def settled(self) -> None:
         """This process wrote the file (a commit, maybe with its checkpoint): as it is now is ours."""
         self.state = file_state(self.path)
@@ -120,8 +115,8 @@ class FileWatch:
         self.anchor = None
 
 
-# SQLite's own autocheckpoint runs at 1,000 pages of log (4 MB with 4 KB pages).
-CHECKPOINT_BYTES = 4 * 1024 * 1024
+# SQLite's own autocheckpoint runs at 1,000 pages of log; a change writes a few pages.
+CHECKPOINT_EVERY = 100  # commits
 
 # The watched database files (one for `companion serve`; tests make many apps, so only the
 # most recent few are kept, each holding its anchor connection).
@@ -268,9 +263,10 @@ def write(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
                     conn.execute("ROLLBACK")
                     raise
                 conn.execute("COMMIT")
+                watched.commits += 1
                 if not watched.in_wal:
                     watched.settled()
-                elif watched.log_size() >= CHECKPOINT_BYTES:  # as SQLite's autocheckpoint would
+                elif watched.commits % CHECKPOINT_EVERY == 0:  # as SQLite's autocheckpoint would
                     conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
                     watched.settled()
     except sqlite3.Error as exc:
