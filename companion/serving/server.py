@@ -15,8 +15,10 @@ What no single device may do here (all configurable, see :class:`Limits`):
 - hold more than ``per_device`` connections (a phone's browser opens at most 6 per host);
   the rest are closed at accept, before a greenlet is spawned;
 - push the server past ``max_connections`` (always below the open-file limit, which is raised
-  to its hard maximum at start where the OS allows): further connections wait in the kernel's
-  backlog instead of failing with "too many open files";
+  to its hard maximum at start where the OS allows): the phones together hold at most that many,
+  further ones are closed at accept; the laptop itself has ``LAPTOP_RESERVE`` more of its own,
+  and past those its connections wait in the kernel's backlog instead of failing with "too many
+  open files";
 - take longer than ``header_timeout`` seconds to send a request's line and headers (slowloris),
   or stall a send for ``io_timeout`` seconds (a reader that stopped reading);
 - send a body larger than ``max_body`` bytes: refused from its Content-Length header, before a
@@ -361,17 +363,26 @@ class Handler(WSGIHandler):
         return ("400", BAD_REQUEST)
 
 
+# The laptop itself (its browser on loopback: the hall board, the host's pages). Phones all
+# together may hold ``cap`` connections; these few more are the laptop's alone, so a room (or an
+# attacker with many addresses) holding every connection never locks the laptop out.
+LAPTOP = ("127.0.0.1", "::1")
+LAPTOP_RESERVE = 32
+
+
 class Server(WSGIServer):
-    """gevent's WSGIServer, counting each device's connections (``Limits.per_device``)."""
+    """gevent's WSGIServer, counting each device's connections (``Limits.per_device``) and all
+    the phones' together (``cap``; the laptop has :data:`LAPTOP_RESERVE` more of its own)."""
 
     handler_class = Handler
 
     def __init__(self, listener, application, limits: Limits, flood: FloodLog, cap: int):
-        super().__init__(listener, application, spawn=Pool(cap), log=None, error_log=None)
+        super().__init__(listener, application, spawn=Pool(cap + LAPTOP_RESERVE), log=None, error_log=None)
         self.limits = limits
         self.flood = flood
         self.connection_cap = cap
         self.per_device: dict[str, int] = {}
+        self.phones = 0  # connections held by devices other than the laptop
 
     def page(self, name: str, cookie: str, accept_language: str) -> bytes:
         """A page of companion/serving/pages.py in the phone's language (the app's, if it has them)."""
@@ -390,6 +401,14 @@ class Server(WSGIServer):
                                               "further ones closed at once")
             sock.close()
             return
+        laptop = device in LAPTOP
+        if not laptop and self.phones >= self.connection_cap:
+            self.flood("full", device, f"the server holds {self.connection_cap} connections from phones: "
+                                       "further ones closed at once (the laptop's own still get in)")
+            sock.close()
+            return
+        if not laptop:
+            self.phones += 1
         self.per_device[device] = count + 1
         try:
             super().do_handle(sock, address)
@@ -404,6 +423,8 @@ class Server(WSGIServer):
             self.release(device_of(address))
 
     def release(self, device: str) -> None:
+        if device not in LAPTOP:
+            self.phones -= 1
         left = self.per_device.get(device, 1) - 1
         if left > 0:
             self.per_device[device] = left
