@@ -146,8 +146,9 @@ def serve(args: argparse.Namespace) -> int:
     patch_for_gevent()  # before the server and the app are imported: their locks must be gevent's
     from .serving import server as http
     from . import create_app
-    from .store import DatabaseError
+    from .store import DatabaseError, StoreError
     from .store.backup import ServerLock
+    from .store.connection import replaced_at_stop
 
     url, warning = join_url(args.host, args.port)
     config = {"JOIN_URL": url}
@@ -165,7 +166,12 @@ def serve(args: argparse.Namespace) -> int:
         print(f"companion: {app.config['DATABASE']} is in use by another Table Companion (serving it, or "
               "restoring a backup into it). Stop that one first, or use another --db file.", file=sys.stderr)
         return 1
-    bring_results_up_to_date(app.config["DATABASE"])  # before the port opens: no phone waits for it
+    try:
+        bring_results_up_to_date(app.config["DATABASE"])  # before the port opens: no phone waits for it
+    except StoreError as exc:
+        print(f"companion: {unusable_at_start(app.config['DATABASE'], exc)}", file=sys.stderr)
+        lock.release()
+        return 2
     try:
         # gevent, for thousands of cheap held connections (companion/serving/server.py says why).
         listener = http.make_listener(args.host, args.port)
@@ -191,6 +197,14 @@ def serve(args: argparse.Namespace) -> int:
         open_in_browser(laptop + ("hall" if args.open == "hall" else ""))
 
     http.run(server)  # until Ctrl+C or SIGTERM
+    replaced = replaced_at_stop()
+    if replaced:
+        # Closing SQLite's connections would checkpoint into the file that took the database's
+        # place: end without closing them (the OS releases them, and the lock, as on kill -9).
+        print(f"Stopped. Nothing was written into the file now at {app.config['DATABASE']}: {replaced}.",
+              flush=True)
+        sys.stderr.flush()
+        os._exit(0)
     print("Stopped.", flush=True)
     return 0
 
@@ -209,6 +223,19 @@ def bring_results_up_to_date(database: str) -> int:
         return service.refresh(conn)
     finally:
         conn.close()
+
+
+def unusable_at_start(database: str, error: Exception) -> str:
+    """What the terminal says when the database fails after it was opened, before serving (the
+    results brought up to date): the disk is full, or the file is damaged; never a traceback."""
+    from .store import StorageFull
+
+    if isinstance(error, StorageFull):
+        return (f"The disk holding {database} is full: Table Companion could not start on its database. "
+                "Free some space on it (or use --db on another disk) and start again.")
+    return (f"{database} can't be used ({error}): it may be damaged, or another file was put in its place "
+            f"while its old log was beside it. Move it aside or use another --db file; to put a backup "
+            f"back, stop the server and run: {command()} restore BACKUP")
 
 
 def _database(args: argparse.Namespace) -> Path:

@@ -16,6 +16,7 @@ from ..meetup import points as place_points
 from ..names import name_key
 from ..store import Conflict, NotFound, Repeated, StorageError, get_db
 from ..qr import qr_svg
+from ..numbers import ascii_number, number_or_error
 from ..tables.forms import option_values, write_id
 from ..tables.links import join_link, table_or_404
 from ..tables.service import Refused, Table
@@ -73,7 +74,7 @@ def board_window(conn, tables: list[Table]) -> tuple[set[int] | None, dict | Non
     if len(tables) <= BOARD_MAX:
         return None, None
     pages = -(-len(tables) // BOARD_MAX)
-    page = min(max(request.args.get("page", 1, type=int) or 1, 1), pages)
+    page = min(max(request.args.get("page", 1, type=number_or_error) or 1, 1), pages)
     recent = service.most_recent_first(conn, tables)[(page - 1) * BOARD_MAX:page * BOARD_MAX]
     return {t.id for t in recent}, dict(page=page, pages=pages, total=len(tables), shown=len(recent))
 
@@ -193,7 +194,7 @@ def board():
 def cycle():
     """The next table's standings, for the mode that shows one table at a time."""
     rows = playing_rows(board_rows(service.night_tables(get_db())))
-    after = request.args.get("after", type=int)
+    after = request.args.get("after", type=number_or_error)
     later = [row for row in rows if after is not None and row["table"].id > after]
     current = (later or rows or [None])[0]
     response = Response(render_template("night/_cycle.html", current=current, cycle_ms=CYCLE_MS))
@@ -205,7 +206,7 @@ def cycle():
 def prepare():
     values = form_values()
     raw = {key: values.get(key, "").strip() for key in ("players", "count")}
-    numbers = {key: int(v) if v.isascii() and v.isdigit() and len(v) < 4 else 0 for key, v in raw.items()}
+    numbers = {key: ascii_number(v, 3) or 0 for key, v in raw.items()}
     label = " ".join(values.get("label", "").split())
     if label and "{n}" not in label:
         label += " {n}"
@@ -293,7 +294,7 @@ def asked_count(table: Table, raw: str | None) -> int:
     """The number of players asked for (the prepared count if none, or one the game doesn't allow)."""
     counts = set(table.game.players) | set(table.game.variant_players)
     raw = (raw or "").strip()
-    asked = int(raw) if raw.isascii() and raw.isdigit() and len(raw) < 3 else None
+    asked = ascii_number(raw, 2)
     return asked if asked in counts else table.setup.n
 
 
@@ -354,7 +355,7 @@ def small_number(raw: str | None) -> int | None:
     raw = (raw or "").strip()
     if not raw:
         return None
-    return int(raw) if raw.isascii() and raw.isdigit() and len(raw) < 5 else -1
+    return number if (number := ascii_number(raw, 4)) is not None else -1
 
 
 def refused_page(values: dict, refused: Refused, field: str | None = None):

@@ -15,6 +15,7 @@ from ..games import FieldError
 from ..games.text import T
 from ..meetup.points import PLACE_POINTS_RULE
 from ..meetup.season import FORM_LENGTH, MIN_MATCHES, SEASON_ORDER, PlayerStats, min_matches_text
+from ..numbers import ascii_number
 from ..store import get_db
 from ..store import players as player_rows
 from ..web.downloads import csv_download, json_download
@@ -59,7 +60,7 @@ def chosen() -> dict[str, Any]:
     if game not in GAMES:
         game = None
     raw = request.args.get("min", "")
-    minimum = int(raw) if raw.isdigit() and 1 <= int(raw) <= MAX_MIN_MATCHES else MIN_MATCHES
+    minimum = number if (number := ascii_number(raw)) is not None and 1 <= number <= MAX_MIN_MATCHES else MIN_MATCHES
     since, until = service.span_bounds(span, today())
     return {"span": span, "game": game, "min": minimum, "since": since, "until": until}
 
@@ -210,8 +211,7 @@ def refused(player: service.Player | None, exc: service.Refused, values: dict[st
 
 
 def form_int(name: str) -> int | None:
-    raw = (request.form.get(name) or "").strip()
-    return int(raw) if raw.isdigit() and len(raw) <= 9 else None
+    return ascii_number(request.form.get(name))
 
 
 @bp.post("/players/<int:pid>/rename")

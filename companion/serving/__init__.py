@@ -24,6 +24,8 @@ from __future__ import annotations
 import re
 from typing import Callable
 
+from ..numbers import ascii_number
+
 # /t/<token> and /t/<token>/<anything>: a table's link (secrets.token_urlsafe(16) is 22 chars)
 TABLE_PATH = re.compile(r"/t/([A-Za-z0-9_-]{16,64})(?:/|$)")
 _KEY = "companion.table_token"
@@ -65,7 +67,7 @@ def query_revision(environ: dict) -> int | None:
     for part in environ.get("QUERY_STRING", "").split("&"):
         if part.startswith("rev="):
             value = part[4:]
-            return int(value) if value.isascii() and value.isdigit() and len(value) <= 12 else None
+            return ascii_number(value, 12)
     return None
 
 

@@ -15,8 +15,10 @@ What no single device may do here (all configurable, see :class:`Limits`):
 - hold more than ``per_device`` connections (a phone's browser opens at most 6 per host);
   the rest are closed at accept, before a greenlet is spawned;
 - push the server past ``max_connections`` (always below the open-file limit, which is raised
-  to its hard maximum at start where the OS allows): further connections wait in the kernel's
-  backlog instead of failing with "too many open files";
+  to its hard maximum at start where the OS allows): the phones together hold at most that many,
+  further ones are closed at accept; the laptop itself has ``LAPTOP_RESERVE`` more of its own,
+  and past those its connections wait in the kernel's backlog instead of failing with "too many
+  open files";
 - take longer than ``header_timeout`` seconds to send a request's line and headers (slowloris),
   or stall a send for ``io_timeout`` seconds (a reader that stopped reading);
 - send a body larger than ``max_body`` bytes: refused from its Content-Length header, before a
@@ -44,6 +46,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
+from ..numbers import ascii_number
 from . import FLOOD_KEY
 
 MAX_BODY = 64 * 1024  # as Flask's MAX_CONTENT_LENGTH: a deal form is a few hundred bytes
@@ -156,6 +159,7 @@ def address_in_use(exc: OSError) -> bool:
 import gevent  # noqa: E402
 from gevent.pool import Pool  # noqa: E402
 from gevent.pywsgi import Input, WSGIHandler, WSGIServer  # noqa: E402
+from gevent.pywsgi import _BAD_REQUEST_RESPONSE as BAD_REQUEST  # noqa: E402  (gevent's own 400 answer)
 
 
 def plain_address(address: str) -> str:
@@ -173,7 +177,7 @@ def device_of(address) -> str:
 
 
 class KeptBody(Input):
-    """Patch 1 of 4 (``Input._discard``): gevent reads and throws away whatever body the app
+    """Patch 1 of 5 (``Input._discard``): gevent reads and throws away whatever body the app
     left unread, so the connection can carry the next request. A refused or half-read body
     could be up to ``max_body`` bytes a slow phone is still sending: never read it, close the
     connection instead (Handler.handle_one_response sets close_connection)."""
@@ -218,6 +222,9 @@ class Handler(WSGIHandler):
         environ = super().get_environ()
         environ["REMOTE_ADDR"] = plain_address(environ.get("REMOTE_ADDR", ""))
         environ[FLOOD_KEY] = self.server.flood  # the layers in front of the app log through it
+        # gevent's error log is off (error_log=None), and Flask writes an exception's traceback to
+        # wsgi.errors: an error of ours must reach the terminal.
+        environ["wsgi.errors"] = sys.stderr
         return environ
 
     def handle(self):
@@ -252,16 +259,16 @@ class Handler(WSGIHandler):
             self.head_deadline.cancel()
 
     def handle_one_response(self):
-        length = self.headers.get("Content-Length", "")
+        length = ascii_number(self.headers.get("Content-Length", ""), 18)
         chunked = "chunked" in self.headers.get("Transfer-Encoding", "").lower()
-        if length.strip().isdigit() and int(length) > self.limits.max_body:
-            self.refuse_too_large(int(length))
+        if length is not None and length > self.limits.max_body:
+            self.refuse_too_large(length)
             return
-        if chunked or (length.strip().isdigit() and int(length) > 0):
-            # Patch 2 of 4 (``wsgi_input.__class__``): gevent builds the body's Input itself,
+        if chunked or (length is not None and length > 0):
+            # Patch 2 of 5 (``wsgi_input.__class__``): gevent builds the body's Input itself,
             # with no hook for its class; KeptBody only drops the draining (see there).
             self.wsgi_input.__class__ = KeptBody
-            body = self.read_body(None if chunked else int(length))
+            body = self.read_body(None if chunked else length)
             if body is None:
                 return  # refused (too slow, too large) or the phone went away: closed
             self.environ["wsgi.input"] = io.BytesIO(body)
@@ -321,13 +328,24 @@ class Handler(WSGIHandler):
         self.refuse("413 Content Too Large", "too_large")
 
     def log_request(self):
-        pass  # no access log: a busy night would write thousands of lines a minute
+        # No access log (a busy night would write thousands of lines a minute), except for an
+        # error of ours: every 5xx but the deliberate 503 (busy, or not saved: said where it is
+        # decided), with its request line, so it can be found and fixed.
+        code = getattr(self, "code", None)
+        if isinstance(code, int) and 500 <= code < 600 and code != 503:
+            status = self.status.decode("latin-1") if isinstance(self.status, bytes) else str(self.status)
+            line = (self.requestline or "")[:400].encode("unicode_escape").decode("ascii")
+            try:
+                sys.stderr.write(f"companion: {self.device()}: answered {status} to {line}\n")
+                sys.stderr.flush()
+            except (OSError, ValueError):
+                pass
 
     def log_error(self, msg, *args):
         self.flood("client", (msg % args) if args else msg)
 
     def _log_error(self, t, v, tb):
-        # Patch 3 of 4 (``WSGIHandler._log_error``): gevent prints a traceback for any error
+        # Patch 3 of 5 (``WSGIHandler._log_error``): gevent prints a traceback for any error
         # while handling a connection. A phone that went away or stopped reading (OSError) is
         # client trouble, said once a minute per device; anything else is ours and is printed.
         if isinstance(v, OSError):
@@ -335,18 +353,36 @@ class Handler(WSGIHandler):
             return
         super()._log_error(t, v, tb)
 
+    def _handle_client_error(self, ex):
+        # Patch 5 of 5 (``WSGIHandler._handle_client_error``): a request gevent can't parse (101
+        # headers, a bad request line) is the client's mistake, answered 400. gevent prints a
+        # traceback for some of them (``traceback.print_exc()``, 1.5 KB each: one device wrote
+        # 10 MB of log in 10 s); say it once a minute per device instead, as our own refusals.
+        self.flood("invalid", f"invalid request ({type(ex).__name__}: {str(ex)[:200]}): answered 400")
+        self.close_connection = True
+        return ("400", BAD_REQUEST)
+
+
+# The laptop itself (its browser on loopback: the hall board, the host's pages). Phones all
+# together may hold ``cap`` connections; these few more are the laptop's alone, so a room (or an
+# attacker with many addresses) holding every connection never locks the laptop out.
+LAPTOP = ("127.0.0.1", "::1")
+LAPTOP_RESERVE = 32
+
 
 class Server(WSGIServer):
-    """gevent's WSGIServer, counting each device's connections (``Limits.per_device``)."""
+    """gevent's WSGIServer, counting each device's connections (``Limits.per_device``) and all
+    the phones' together (``cap``; the laptop has :data:`LAPTOP_RESERVE` more of its own)."""
 
     handler_class = Handler
 
     def __init__(self, listener, application, limits: Limits, flood: FloodLog, cap: int):
-        super().__init__(listener, application, spawn=Pool(cap), log=None, error_log=None)
+        super().__init__(listener, application, spawn=Pool(cap + LAPTOP_RESERVE), log=None, error_log=None)
         self.limits = limits
         self.flood = flood
         self.connection_cap = cap
         self.per_device: dict[str, int] = {}
+        self.phones = 0  # connections held by devices other than the laptop
 
     def page(self, name: str, cookie: str, accept_language: str) -> bytes:
         """A page of companion/serving/pages.py in the phone's language (the app's, if it has them)."""
@@ -365,6 +401,14 @@ class Server(WSGIServer):
                                               "further ones closed at once")
             sock.close()
             return
+        laptop = device in LAPTOP
+        if not laptop and self.phones >= self.connection_cap:
+            self.flood("full", device, f"the server holds {self.connection_cap} connections from phones: "
+                                       "further ones closed at once (the laptop's own still get in)")
+            sock.close()
+            return
+        if not laptop:
+            self.phones += 1
         self.per_device[device] = count + 1
         try:
             super().do_handle(sock, address)
@@ -379,6 +423,8 @@ class Server(WSGIServer):
             self.release(device_of(address))
 
     def release(self, device: str) -> None:
+        if device not in LAPTOP:
+            self.phones -= 1
         left = self.per_device.get(device, 1) - 1
         if left > 0:
             self.per_device[device] = left
@@ -387,7 +433,7 @@ class Server(WSGIServer):
 
 
 def quiet_accept_errors(flood: FloodLog) -> None:
-    """Patch 4 of 4 (``hub.print_exception``): accept() failing (EMFILE and the like) is retried
+    """Patch 4 of 5 (``hub.print_exception``): accept() failing (EMFILE and the like) is retried
     by gevent with a back-off, and printed by the hub with a traceback each time: say it once
     a minute instead. Any other error is printed as gevent would."""
     hub = gevent.get_hub()

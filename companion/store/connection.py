@@ -36,6 +36,121 @@ def file_identity(path: str) -> tuple[int, int] | None:
     return (info.st_dev, info.st_ino)
 
 
+def file_state(path: str) -> tuple[int, ...] | None:
+    """The file at ``path`` as the OS last saw it written: (device, inode, size, mtime, ctime in
+    nanoseconds); None if there is none. A file copied over it (``cp``: the same inode) changes
+    its size, mtime or ctime; SQLite writes the database file itself only when it checkpoints."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+
+
+class FileWatch:
+    """What this process knows of its database file, to notice another file put in its place
+    however it was done: moved over it (another inode), or copied over it (the same inode, new
+    bytes; the old WAL read against them damages it). A write transaction commits only if the
+    file is as this process last left it (:attr:`state`, taken after each of its own commits,
+    under :attr:`lock`); once it is not, :attr:`replaced` says why, for good: no connection is
+    lent, none is closed (SQLite's checkpoint on close would write the old WAL into the newcomer)
+    and nothing is written until the server restarts.
+
+    :attr:`anchor`, one connection held open and idle for as long as the watch lives, keeps
+    another process's SQLite (a `companion backup`, the sqlite3 shell) from being the database's
+    last connection: the last one to close checkpoints into the file, which would look like a
+    replacement."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.lock = threading.RLock()
+        self.replaced: str | None = None
+        self.anchor: Connection | None = None
+        self.in_wal = False  # in WAL mode a commit writes only the log; else the file itself
+        self.commits = 0
+        try:
+            self.anchor = raw_connect(path, create=False)
+            self.anchor.execute("SELECT count(*) FROM sqlite_master").fetchall()  # holds SQLite's shared lock
+            self.in_wal = self.anchor.execute("PRAGMA journal_mode").fetchall()[0][0] == "wal"
+        except sqlite3.Error:
+            if self.anchor is not None:
+                self.anchor.close()
+            self.anchor = None
+        self.state = file_state(path)
+
+    def changed(self) -> bool:
+        """Whether the file is no longer as this process left it (remembered for good)."""
+        if self.replaced is None:
+            now = file_state(self.path)
+            if now != self.state:
+                what = ("deleted" if now is None else "replaced by another file" if now[:2] != self.state[:2]
+                        else "overwritten by another program (a copy put over it?)") if self.state else "changed"
+                self.replaced = f"the database file {self.path} was {what} while the server was running"
+                self.set_log_aside()
+        return self.replaced is not None
+
+    def set_log_aside(self) -> None:
+        """Move this process's write-ahead log away from the file that took the database's place:
+        read against it (by the next start, or a checkpoint) it would write our pages into a
+        file that is not ours. It is kept, renamed, with whatever it held."""
+        log = self.path + "-wal"
+        try:
+            if os.path.exists(log):
+                os.replace(log, f"{log}.of-replaced-file-{os.getpid()}")
+        except OSError:  # Windows can't rename an open file: SQLite's own checks remain
+            pass
+
+    def check(self) -> None:
+        """Raise :class:`StorageReplaced` if the file is not as this process left it."""
+        if self.changed():
+            raise StorageReplaced(self.replaced)
+
+    def settled(self) -> None:
+        """This process wrote the file (a commit, maybe with its checkpoint): as it is now is ours."""
+        self.state = file_state(self.path)
+
+    def close(self) -> None:
+        if self.anchor is not None and self.replaced is None:
+            self.anchor.close()
+        self.anchor = None
+
+
+# SQLite's own autocheckpoint runs at 1,000 pages of log; a change writes a few pages.
+CHECKPOINT_EVERY = 100  # commits
+
+# The watched database files (one for `companion serve`; tests make many apps, so only the
+# most recent few are kept, each holding its anchor connection).
+WATCHED = 8
+watches: dict[str, FileWatch] = {}
+_watch_lock = threading.Lock()
+
+
+def watch(path: str) -> FileWatch:
+    """Start watching the database file at ``path`` as it is now (after its migration)."""
+    new = FileWatch(path)
+    with _watch_lock:
+        old = watches.pop(path, None)
+        watches[path] = new
+        while len(watches) > WATCHED:
+            watches.pop(next(iter(watches))).close()
+    if old is not None:
+        old.close()
+    return new
+
+
+def replaced_at_stop() -> str | None:
+    """At the end of serving: why a watched database is not the file this process wrote (then
+    its connections must not be closed: the process ends without closing them), or None."""
+    for watched in list(watches.values()):
+        if watched.changed():
+            return watched.replaced
+    return None
+
+
+# Connections never closed: they belong to a file found replaced (see FileWatch).
+_kept_open: list[sqlite3.Connection] = []
+
+
 def _open(path: str, create: bool) -> Connection:
     if create or path == ":memory:":
         conn = sqlite3.connect(path, timeout=10, isolation_level=None, check_same_thread=False, factory=Connection)
@@ -58,6 +173,10 @@ def raw_connect(path: str, *, create: bool = True) -> Connection:
     # server; only an OS crash or power cut could lose the last commit. FULL would
     # fsync on every deal and triple an entry's latency on a laptop disk.
     conn.execute("PRAGMA synchronous = NORMAL")
+    if path in watches:
+        # A watched file is checkpointed by write() only, between its checks (FileWatch): a
+        # commit then never writes the database file itself.
+        conn.execute("PRAGMA wal_autocheckpoint = 0")
     conn.path = path
     conn.identity = None if path == ":memory:" else file_identity(path)
     return conn
@@ -121,17 +240,35 @@ def write(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     """One write transaction; the immediate lock serialises concurrent writers. Before it
     commits, the file is checked to still be the one at the database path: a change is never
     answered as saved into a deleted or replaced file."""
+    watched = watches.get(getattr(conn, "path", ""))
     try:
         conn.execute("BEGIN IMMEDIATE")
         try:
             yield conn
-            check_same_file(conn)
+            if watched is None:
+                check_same_file(conn)
         except BaseException:
             if conn.in_transaction:  # SQLite may have rolled back already (disk full)
                 conn.execute("ROLLBACK")
             raise
-        else:
+        if watched is None:
             conn.execute("COMMIT")
+        else:
+            # The check and the commit (with the checkpoint that may follow it) as one step: the
+            # file is as this process left it, and what the commit writes into it is ours again.
+            with watched.lock:
+                try:
+                    watched.check()
+                except StorageReplaced:
+                    conn.execute("ROLLBACK")
+                    raise
+                conn.execute("COMMIT")
+                watched.commits += 1
+                if not watched.in_wal:
+                    watched.settled()
+                elif watched.commits % CHECKPOINT_EVERY == 0:  # as SQLite's autocheckpoint would
+                    conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                    watched.settled()
     except sqlite3.Error as exc:
         raise translate(exc) from exc
 
@@ -155,17 +292,23 @@ class ConnectionPool:
         self.lock = threading.Lock()
 
     def expect(self, path: str, identity: tuple[int, int] | None = None) -> None:
-        """The file at ``path`` now is the database (its identity, or the current file's)."""
+        """The file at ``path`` now is the database (its identity, or the current file's): it is
+        watched from now on (:class:`FileWatch`)."""
         with self.lock:
             self.expected[path] = identity or file_identity(path)
+        if path != ":memory:" and identity is None:
+            watch(path)
 
     def borrow(self, path: str) -> sqlite3.Connection:
+        watched = watches.get(path)
+        if watched is not None:
+            watched.check()  # before any connection reads (or, closing, writes) a file not ours
         with self.lock:
             while self.idle:
                 held_path, conn = self.idle.pop()
                 if held_path == path:
                     return conn
-                conn.close()
+                self.close(held_path, conn)
         conn = connect(path, create=False)
         with self.lock:
             expected = self.expected.setdefault(path, conn.identity)
@@ -176,19 +319,36 @@ class ConnectionPool:
         return conn
 
     def give_back(self, path: str, conn: sqlite3.Connection) -> None:
+        watched = watches.get(path)
         try:
             if conn.in_transaction:
                 conn.rollback()  # never carry a half-done transaction into the next request
         except sqlite3.Error:
-            conn.close()
+            self.close(path, conn)
             return
         stale = getattr(conn, "identity", None) is not None and file_identity(path) != conn.identity
-        if not stale:
+        if not stale and not (watched is not None and watched.changed()):
             with self.lock:
                 if len(self.idle) < self.keep:
                     self.idle.append((path, conn))
                     return
-        conn.close()
+        self.close(path, conn)
+
+    @staticmethod
+    def close(path: str, conn: sqlite3.Connection) -> None:
+        """Close ``conn``, unless its file was found replaced: then it is kept open (and never
+        used), as closing could checkpoint the old WAL into the file that took its place."""
+        watched = watches.get(path)
+        if watched is None:
+            conn.close()
+            return
+        with watched.lock:
+            if watched.changed():
+                _kept_open.append(conn)
+                return
+            conn.close()
+            if watched.anchor is None:  # then this may have been the last connection, which checkpoints
+                watched.settled()
 
     @contextmanager
     def lend(self, path: str) -> Iterator[sqlite3.Connection]:

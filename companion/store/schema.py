@@ -5,6 +5,7 @@ Only raw facts are stored; standings are derived by the rules engine.
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
 from pathlib import Path
@@ -184,9 +185,40 @@ OUR_TABLES = {"tables": {"id", "token", "game", "players", "options", "revision"
               "changes": {"table_id", "at", "action", "before", "after"}}
 
 
+# Free space a start needs before SQLite touches the file. SQLite maps its shared-memory file
+# (<db>-shm, 32 KB per 4,096 WAL frames) and writes into the mapping: on a full disk whose blocks
+# are smaller than a memory page (ext4 on a small partition: 1 KB), the file it grew has holes, and
+# writing into one kills the process with SIGBUS ("Fatal Python error: Bus error"). With this much
+# room every block it may need is there; with less, the disk is full and the start says so.
+START_ROOM = 1024 * 1024
+
+
+def room_needed(path: str) -> int:
+    """START_ROOM, plus the shared memory a write-ahead log left beside ``path`` needs."""
+    try:
+        wal = os.stat(path + "-wal").st_size
+    except OSError:
+        wal = 0
+    return START_ROOM + 32 * 1024 * (wal // (4096 * 512) + 1)  # frames of 512-byte pages or more
+
+
+def check_room(path: str) -> None:
+    """Raise :class:`DiskFull` if the disk holding ``path`` has less room than a start needs."""
+    try:
+        free = shutil.disk_usage(Path(path).resolve().parent).free
+    except OSError:
+        return  # unknown: SQLite's own errors will tell
+    if free < room_needed(path):
+        raise DiskFull(f"The disk holding {path} is full ({free // 1024:,} KB free): Table Companion could not "
+                       "open its database. Free some space on it (or use --db on another disk) and start "
+                       "again; the file was left as it was.")
+
+
 def migrate(path: str) -> int:
     """Create or upgrade the database at ``path``; returns the schema version."""
     Path(path).parent.mkdir(parents=True, exist_ok=True)
+    if path != ":memory:":
+        check_room(path)
     try:
         conn = connection.raw_connect(path)
         conn.create_function("name_key", 1, name_key, deterministic=True)  # migration 6 reads names

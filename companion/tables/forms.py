@@ -6,6 +6,7 @@ from __future__ import annotations
 from flask import request
 
 from ..games import Game
+from ..numbers import ascii_number
 from . import service
 
 
@@ -23,5 +24,5 @@ def option_values(game: Game, source) -> dict[str, int]:
         if raw == "":
             values[opt.key] = opt.default
         else:  # anything unreadable becomes -1, which the game's option check refuses with a message
-            values[opt.key] = int(raw) if raw.isascii() and raw.isdigit() and len(raw) < 4 else -1
+            values[opt.key] = number if (number := ascii_number(raw, 3)) is not None else -1
     return values

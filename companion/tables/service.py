@@ -32,6 +32,7 @@ from ..games.text import T, Text, Tn, join_sentences
 # Names are cleaned and compared in companion/names.py (pure: the meetup roster and the season's
 # statistics compare names by this same rule without importing storage).
 from ..names import clean_name, name_key  # noqa: F401
+from ..numbers import ascii_number
 from ..store import Connection, write  # noqa: F401  (write: night.service and callers use it from here)
 from ..store import tables as table_rows
 from ..store import nights as night_rows
@@ -585,8 +586,8 @@ def corrected_deals(table: Table, number: int, facts: dict[str, Any],
 def later_answers(form: Mapping[str, str]) -> dict[int, str]:
     """A correction form's answers to later deals' choices it asked again (fields named
     ``later-<deal>``, see :func:`later_field`), by deal number."""
-    return {int(name[6:]): value for name, value in form.items()
-            if name.startswith("later-") and name[6:].isdigit() and len(name) < 12}
+    return {number: value for name, value in form.items()
+            if name.startswith("later-") and (number := ascii_number(name[6:], 5)) is not None}
 
 
 def check_entry(table: Table, form: Mapping[str, str], correcting: int | None = None) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from ..store import StorageError, get_db
 from ..games import GAMES
 from ..games.text import Text
 from ..lru import BytesLRU
+from ..numbers import number_or_error
 from ..qr import qr_svg
 from ..web import render_text
 from ..web.downloads import csv_download, json_download
@@ -100,9 +101,8 @@ def new():
         return render_template("tables/choose_game.html")
     counts = sorted(set(game.players) | set(game.variant_players))
     usual = min(game.players)  # the game's own count, never a variant count
-    try:
-        n = int(request.args.get("players", usual))
-    except ValueError:
+    n = ascii_number(request.args.get("players", str(usual)), 3)
+    if n is None:
         n = usual
     errors: dict = {}
     if n not in counts:
@@ -120,7 +120,7 @@ def create():
             "There is no such game here: choose one of these.")]}), 422
     counts = sorted(set(game.players) | set(game.variant_players))
     raw_n = request.form.get("players", "").strip()
-    asked = int(raw_n) if raw_n.isascii() and raw_n.isdigit() and len(raw_n) < 4 else None
+    asked = ascii_number(raw_n, 3)
     if asked not in counts:
         # Never start a table for a different number of players than was asked for.
         n = counts[0] if asked is None else min(counts, key=lambda c: abs(c - asked))
@@ -288,7 +288,7 @@ def live(token: str):
     current = service.revision(get_db(), token)
     if current is None:
         abort(404)
-    form_number = request.args.get("form", type=int)
+    form_number = request.args.get("form", type=number_or_error)
     view = "host" if request.args.get("view") == "host" else "sheet"
     # Every phone at a table asks for the same revision at once after a change: render it
     # once per (revision, language, view, form) and give each phone its own CSRF token.
@@ -334,7 +334,7 @@ def add_deal(token: str):
     if not TOKEN_SHAPE.match(token):
         abort(404)
     values = form_values()
-    number = request.form.get("number", type=int)
+    number = request.form.get("number", type=number_or_error)
     if number is None:
         return render_entry(table_or_404(token), 422, values=values,
                             errors={"deal": [gettext("This form is missing its deal number. Reload the page.")]})
@@ -419,7 +419,7 @@ def use_mine(token: str):
     form (nothing is saved): the next deal's, or the correction of the deal recorded meanwhile."""
     table = table_or_404(token)
     values = {name[len("mine-"):]: value for name, value in request.form.items() if name.startswith("mine-")}
-    number = request.form.get("number", type=int)
+    number = request.form.get("number", type=number_or_error)
     recorded = bool(number) and 1 <= number <= len(table.deals)
     # The match may have ended since the box was drawn: then no next form exists to fill.
     has_next = upcoming_deal(table, table.match()) is not None
@@ -457,7 +457,7 @@ def update(token: str, number: int):
     try:
         # The service reads the correction against the match as stored, as for a new deal.
         correction = service.correct_deal(get_db(), token, number, form=values, was=was, write_id=write_id(),
-                                          remove_after_end=request.form.get("remove_after_end", type=int))
+                                          remove_after_end=request.form.get("remove_after_end", type=number_or_error))
     except StorageError as error:
         return render_edit(table_or_404(token), number, values, {"deal": [storage_message(error)]}, None, was, 503)
     table = correction.table
@@ -484,7 +484,7 @@ def update(token: str, number: int):
 def undo(token: str):
     if not TOKEN_SHAPE.match(token):
         abort(404)
-    number = request.form.get("number", type=int) or 0
+    number = request.form.get("number", type=number_or_error) or 0
     undone = service.undo_deal(get_db(), token, number, write_id=write_id())
     table = undone.table
     if table is None:

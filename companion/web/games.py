@@ -30,6 +30,7 @@ from werkzeug.security import safe_join
 from ..games import GAMES, TEMPLATE_FOLDERS, Game
 from ..games import CalcResult, Calculator
 from ..games.calculators import seat_names, team_names
+from ..numbers import ascii_number
 from ..games.text import Text
 from . import render_text
 
@@ -123,9 +124,9 @@ def read_players(game: Game, raw: str | None) -> tuple[int, Any]:
     if raw is None or not raw.strip():
         return default, None
     text = raw.strip()
-    if len(text) > 3 or not (text.isascii() and text.isdigit()):
+    n = ascii_number(text, 3)
+    if n is None:
         return default, gettext("“%(value)s” is not a number of players.", value=text[:12])
-    n = int(text)
     reason = game.check_players(n)
     if reason is not None:
         return default, reason

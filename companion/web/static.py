@@ -33,10 +33,10 @@ def _found(filename: str) -> tuple[str, os.stat_result] | None:
     path = safe_join(current_app.static_folder, filename) if current_app.static_folder else None
     if path is None:
         return None
-    real = os.path.realpath(path)
     try:
+        real = os.path.realpath(path)
         info = os.stat(real)
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a NUL byte in the path ("/static/%00app.js")
         return None
     return (real, info) if os.path.isfile(real) else None
 

@@ -115,3 +115,65 @@ def test_with_host_dual_stack_the_laptop_is_still_the_laptop(tmp_path):
         assert status_of(answer) == 403, answer[:300]
     finally:
         server.stop()
+
+
+def test_requests_gevent_cannot_parse_are_logged_once_a_minute(server_process):
+    """Issue 32 item 6: 101 headers made gevent print a 1.5 KB traceback per request (10 MB of
+    log in 10 s from one device). Now: 400, and one line per kind of trouble per device a minute."""
+    port = server_process.port
+    before = server_process.log.stat().st_size
+    many_headers = "".join(f"X-Header-{i}: {i}\r\n" for i in range(101))
+    for _ in range(30):
+        answer = raw(port, (f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{many_headers}"
+                            "Connection: close\r\n\r\n").encode(), source="127.0.0.6")
+        assert status_of(answer) == 400, answer[:200]
+        answer = raw(port, b"NOT A REQUEST LINE AT ALL\r\n\r\n", source="127.0.0.6")
+        assert answer == b"" or status_of(answer) == 400, answer[:200]
+    assert status_of(raw(port, f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n".encode(),
+                         source="127.0.0.7")) == 200  # the server serves on
+    server_process.stop()  # flushes nothing more; the log is complete
+    written = server_process.log.read_bytes()[before:].decode("utf-8", "replace")
+    assert "Traceback" not in written, written[:3000]
+    lines = [line for line in written.splitlines() if "127.0.0.6" in line]
+    assert 1 <= len(lines) <= 2, lines  # at most one line for each kind of trouble met
+    assert len(written) < 2000, written[:3000]
+
+
+@pytest.mark.slow
+def test_phones_holding_every_connection_never_lock_the_laptop_out(tmp_path):
+    """Issue 32 item 7 (part): 301 addresses x 60 streams reached the connection cap and locked
+    out everyone, the laptop's hall included. Phones together hold at most the cap; the laptop
+    (127.0.0.1) has connections of its own beyond it."""
+    from conftest import ServerProcess
+
+    server = ServerProcess(tmp_path / "full.sqlite", tmp_path / "full.log")
+    server.start(args=("--max-connections", "40", "--header-timeout", "60"))
+    held: list[socket.socket] = []
+    try:
+        for device in range(50, 58):  # 8 devices x 6 idle connections: more than the cap
+            for _ in range(6):
+                sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                sock.bind((f"127.0.0.{device}", 0))
+                sock.connect(("127.0.0.1", server.port))
+                held.append(sock)
+        # The server has seen them all once a late phone's connection is refused (closed).
+        late = socket.create_connection(("127.0.0.1", server.port), timeout=5, source_address=("127.0.0.60", 0))
+        late.settimeout(10)
+        late.sendall(f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nConnection: close\r\n\r\n".encode())
+        try:
+            got = late.recv(100)
+        except ConnectionResetError:
+            got = b""
+        assert got == b""  # closed at once: the phones' connections are all taken
+        late.close()
+        started = time.monotonic()
+        answer = raw(server.port, f"GET /hall HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
+                                  "Connection: close\r\n\r\n".encode(), source="127.0.0.1")
+        assert status_of(answer) == 200, answer[:300]
+        assert time.monotonic() - started < 10  # not left in the backlog until a phone lets go
+    finally:
+        for sock in held:
+            sock.close()
+        server.stop()
+    log = (tmp_path / "full.log").read_text(errors="replace")
+    assert "Traceback" not in log
