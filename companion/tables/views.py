@@ -21,7 +21,7 @@ from ..store import StorageError, get_db
 from ..games import GAMES
 from ..games.text import Text
 from ..lru import BytesLRU
-from ..numbers import number_or_error
+from ..numbers import ascii_number, number_or_error
 from ..qr import qr_svg
 from ..web import render_text
 from ..web.downloads import csv_download, json_download
