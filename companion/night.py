@@ -27,6 +27,7 @@ from .store import nights as nights_store
 from .store import tables as rows
 from .meetup import points as place_points
 from .meetup import seating
+from .changes import Change, publish
 
 MAX_PREPARED = 64  # one evening's tables at once; a typo like 600 must not fill the hall
 
@@ -41,6 +42,7 @@ def start_night(conn: Connection) -> str:
     stamp = store.now()
     with write(conn):
         nights_store.insert_night(conn, stamp)
+    publish(Change("night"))
     return stamp
 
 
@@ -103,6 +105,7 @@ def prepare(conn: Connection, game_id: str, players: int, count: int,
             rows.insert_table(conn, token, game_id, placeholders, options, stamp, seated=False, seq=first + offset,
                               label=label.replace("{n}", str(first + offset))[:store.MAX_NAME] or None)
             tokens.append(token)
+    publish(Change("night"))
     return tokens
 
 
@@ -131,6 +134,7 @@ def seat(conn: Connection, token: str, names: Sequence[str], options: Mapping[st
             raise store.Refused(errors)
         rows.seat_players(conn, table.id, cleaned, options, store.now())
         store._done(conn, table, write_id, {"action": "seat"})
+    publish(Change("table", token, table.revision + 1))  # seat_players: one revision
     return store.load(conn, token)
 
 
@@ -200,11 +204,14 @@ def join(conn: Connection, raw_name: str | None) -> Player:
         if found is not None:
             if found["left"]:
                 nights_store.update_player(conn, found["id"], left=False)
-            return _player(dict(found, left=False))  # type: ignore[return-value]
-        if len(nights_store.roster(conn, night)) >= MAX_ROSTER:
+            joined = _player(dict(found, left=False))
+        elif len(nights_store.roster(conn, night)) >= MAX_ROSTER:
             raise store.Refused([FieldError("name", T("Tonight's list is full ({max} players).", max=MAX_ROSTER))])
-        stamp = store.now()
-        return Player(nights_store.insert_player(conn, night, name, key, stamp), name, key, stamp)
+        else:
+            stamp = store.now()
+            joined = Player(nights_store.insert_player(conn, night, name, key, stamp), name, key, stamp)
+    publish(Change("night"))
+    return joined  # type: ignore[return-value]
 
 
 def rename(conn: Connection, player_id: int, raw_name: str | None) -> Player:
@@ -220,6 +227,7 @@ def rename(conn: Connection, player_id: int, raw_name: str | None) -> Player:
         if other is not None and other["id"] != player_id:
             raise store.Refused([FieldError("name", T("“{name}” is already on tonight's list.", name=other["name"]))])
         nights_store.update_player(conn, player_id, name=name, key=key)
+    publish(Change("night"))
     return replace(found, name=name, key=key)
 
 
@@ -230,6 +238,7 @@ def set_left(conn: Connection, player_id: int, left: bool = True) -> None:
         if player(conn, player_id) is None:
             raise store.NotFound(str(player_id))
         nights_store.update_player(conn, player_id, left=left)
+    publish(Change("night"))
 
 
 # ---- rounds -------------------------------------------------------------------------------
@@ -377,6 +386,7 @@ def draw_round(conn: Connection, chosen: Sequence[seating.Chosen] | None = None,
                 raise store.Refused([FieldError("games", error.message) for error in errors])
             table_id = rows.insert_table(conn, store.new_token(), game.id, players, options, stamp, seq=first + number - 1)
             nights_store.insert_round_table(conn, round_id, table_id, number, list(table.players))
+    publish(Change("night"))
     return night_rounds(conn)[-1]
 
 
@@ -411,6 +421,8 @@ def swap(conn: Connection, a: int, b: int) -> Round:
                     if old != new:
                         nights_store.set_seat(conn, rt.table.id, seat, new)
         nights_store.bump_round(conn, latest.id)
+    publish(Change("night"))
+    for rt in touched: publish(Change("table", rt.table.token))  # noqa: E701  (their players changed)
     return _latest(conn)
 
 
@@ -444,6 +456,8 @@ def join_table(conn: Connection, player_id: int, table_number: int) -> Round:
         if target is None or who is None or who.left or latest.table_of(player_id) is not None:
             raise store.Refused([FieldError("join", T("Choose a player without a seat this round and a table."))])
         _reseat(conn, latest, target, [*target.player_ids, player_id], "join")
+    publish(Change("night"))
+    publish(Change("table", target.table.token, target.table.revision + 1))  # _reseat: one revision
     return _latest(conn)
 
 
@@ -457,6 +471,8 @@ def leave_table(conn: Connection, player_id: int) -> Round:
             raise store.Refused([FieldError("leave", T("Choose a player seated this round."))])
         rt = found[0]
         _reseat(conn, latest, rt, [p for p in rt.player_ids if p != player_id], "leave")
+    publish(Change("night"))
+    publish(Change("table", rt.table.token, rt.table.revision + 1))  # _reseat: one revision
     return _latest(conn)
 
 
@@ -468,6 +484,7 @@ def start_clock(conn: Connection, minutes: int | None) -> None:
         if not rounds_:
             raise store.NotFound("round")
         nights_store.set_clock(conn, rounds_[-1]["id"], minutes, store.now() if minutes else None)
+    publish(Change("night"))
 
 
 def extend_table(conn: Connection, table_id: int, minutes: int = EXTEND_MINUTES) -> None:
@@ -476,6 +493,7 @@ def extend_table(conn: Connection, table_id: int, minutes: int = EXTEND_MINUTES)
         if nights_store.table_round(conn, table_id) is None:
             raise store.NotFound(str(table_id))
         nights_store.extend_table(conn, table_id, minutes)
+    publish(Change("night"))
 
 
 def table_clock(conn: Connection, table: store.Table) -> dict | None:
@@ -559,3 +577,5 @@ def unseat(conn: Connection, table_id: int) -> None:
         if found[0].deals:
             raise store.Conflict("the table has a deal")
         nights_store.unseat_table(conn, table_id, store.now())
+    publish(Change("night"))
+    publish(Change("table", found[0].token, found[0].revision + 1))  # unseat_table: one revision

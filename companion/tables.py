@@ -34,6 +34,7 @@ from .store import Connection, write  # noqa: F401  (write: night.py and callers
 from .store import tables as rows
 from .store import nights as nights_store
 from .store.errors import Conflict, NotFound, Repeated  # noqa: F401  (the domain's conflicts are the store's)
+from .changes import Change, publish
 
 MAX_NAME = 40
 MAX_DEALS = 100  # far beyond any real match (the table page says so); keeps a replay cheap
@@ -216,6 +217,7 @@ def create(conn: Connection, game_id: str, names: Sequence[str], options: dict[s
     with write(conn):
         seq = nights_store.next_table_number(conn) if numbered else None
         rows.insert_table(conn, token, game_id, names, options, now(), rematch_of=rematch_of, seq=seq)
+    publish(Change("table", token, 0))
     return token
 
 
@@ -276,6 +278,7 @@ def rematch(conn: Connection, token: str, write_id: str | None = None) -> str:
         rows.insert_table(conn, new, table.game.id, names, options, stamp, rematch_of=table.id)
         _touch(conn, table.id, "rematch", None, None, None, stamp)
         _done(conn, table, write_id, {"action": "rematch", "token": new})
+    publish(Change("table", token))  # its revision moved on: phones still there learn of the rematch
     return new
 
 
@@ -363,6 +366,7 @@ def add_deal(conn: Connection, token: str, number: int, facts: dict[str, Any] | 
         _touch(conn, table.id, "add", number, None, facts, stamp)
         _done(conn, table, write_id, {"action": "add", "number": number})
     stored = replace(table, deals=table.deals + (facts,), revision=table.revision + 1, updated_at=stamp)
+    publish(Change("table", token, stored.revision))
     REPLAYS.put((stored.token, stored.revision, len(stored.deals)), after)
     return stored
 
@@ -489,7 +493,9 @@ def edit_deal(conn: Connection, token: str, number: int, facts: dict[str, Any], 
             if before != after:
                 rows.update_deal(conn, table.id, later, after, now())
                 _touch(conn, table.id, "edit", later, before, after)
-    return load(conn, token)
+    stored = load(conn, token)
+    publish(Change("table", token, stored.revision if stored else None))
+    return stored
 
 
 def undo_last(conn: Connection, token: str, number: int, write_id: str | None = None) -> Table:
@@ -502,7 +508,9 @@ def undo_last(conn: Connection, token: str, number: int, write_id: str | None = 
         rows.delete_deal(conn, table.id, number)
         _touch(conn, table.id, "undo", number, table.deals[-1], None)
         _done(conn, table, write_id, {"action": "undo", "number": number})
-    return load(conn, token)
+    stored = load(conn, token)
+    publish(Change("table", token, stored.revision if stored else None))
+    return stored
 
 
 def set_finished(conn: Connection, token: str, finished: bool, write_id: str | None = None) -> Table:
@@ -517,4 +525,6 @@ def set_finished(conn: Connection, token: str, finished: bool, write_id: str | N
             rows.set_finished(conn, table.id, finished)
             _touch(conn, table.id, "finish" if finished else "reopen", None, None, None)
         _done(conn, table, write_id, {"action": "finish" if finished else "reopen"})
-    return load(conn, token)
+    stored = load(conn, token)
+    publish(Change("table", token, stored.revision if stored else None))
+    return stored
