@@ -11,13 +11,12 @@ rendered per refusal.
 from __future__ import annotations
 
 import threading
-from http.cookies import SimpleCookie
 from typing import Iterable
 
 from werkzeug.datastructures import LanguageAccept
 
 from ..lru import BytesLRU
-from werkzeug.http import parse_accept_header
+from werkzeug.http import parse_accept_header, parse_cookie
 
 FIXED = ("busy_note", "gone", "too_many_links", "too_large", "too_slow")
 
@@ -27,12 +26,11 @@ def language(cookie_header: str, accept_language: str) -> str:
     from ..web import LANG_COOKIE, LANGUAGES
 
     if cookie_header and LANG_COOKIE in cookie_header:
-        try:
-            chosen = SimpleCookie(cookie_header).get(LANG_COOKIE)
-        except Exception:  # a malformed Cookie header is as good as none
-            chosen = None
-        if chosen is not None and chosen.value in LANGUAGES:
-            return chosen.value
+        # Read as Flask reads it (werkzeug's parser): the shared live answers (serving/live.py)
+        # are filed by the language the Flask view chose, and must be found by the same one.
+        chosen = parse_cookie(cookie_header).get(LANG_COOKIE)
+        if chosen in LANGUAGES:
+            return chosen
     try:
         return parse_accept_header(accept_language or "", LanguageAccept).best_match(LANGUAGES, default="en")
     except Exception:
