@@ -94,3 +94,47 @@ def test_a_shown_whole_table_is_not_shared_with_the_recent_deals(csrf_app, monke
     recent = phone.get(f"/t/{token}/live?rev=0&form=1").get_data(as_text=True)
     whole = phone.get(f"/t/{token}/live?rev=0&form=1&all=1").get_data(as_text=True)
     assert 'id="deal-1"' in whole and 'id="deal-1"' not in recent
+
+
+def test_phones_asking_at_once_wait_for_the_one_rendering(csrf_app, monkeypatch):
+    """The stream tells a table's phones at the same moment: while the first phone's request
+    renders the partial, the others wait for its bytes instead of each going through Flask."""
+    import threading
+
+    phone = csrf_app.test_client()
+    token = create_rwd_table(phone, NAMES)
+    csrf = unescape(TOKEN_FIELD.search(phone.get(f"/t/{token}").get_data(as_text=True)).group(1))
+    assert phone.post(f"/t/{token}/deals", data={"csrf_token": csrf, **rwd_deal(1, 0)}).status_code == 303
+    rendering, release, renders, flask_requests = threading.Event(), threading.Event(), [], []
+
+    def slow_render(*a, **kw):
+        renders.append(a[0])
+        rendering.set()
+        release.wait(5)
+        return flask.render_template(*a, **kw)
+
+    monkeypatch.setattr(web_tables, "render_template", slow_render)
+    answers: dict[int, bytes] = {}
+
+    def ask(index: int) -> None:
+        answers[index] = csrf_app.test_client().get(f"/t/{token}/live?rev=0&form=2").get_data()
+
+    first = threading.Thread(target=ask, args=(0,))
+    first.start()
+    assert rendering.wait(5)
+    others = [threading.Thread(target=ask, args=(i,)) for i in (1, 2)]
+    with flask.request_started.connected_to(lambda sender, **_: flask_requests.append(1), csrf_app):
+        for t in others:
+            t.start()
+        [waited_on] = csrf_app.extensions["shared_partials"].rendering.values()
+        for _ in range(500):  # both others are waiting for the first's rendering (not yet in Flask)
+            if len(waited_on._cond._waiters) == 2:
+                break
+            threading.Event().wait(0.01)
+        assert len(waited_on._cond._waiters) == 2
+        release.set()
+        for t in [first, *others]:
+            t.join(10)
+    assert renders == ["tables/_live_response.html"]
+    assert flask_requests == []  # the two others never reached Flask
+    assert len(answers) == 3 and len(set(answers.values())) == 1

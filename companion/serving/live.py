@@ -15,6 +15,7 @@ place that answers 204 for an unchanged table (the Flask view renders).
 from __future__ import annotations
 
 import gzip
+import threading
 from typing import Callable, Iterable
 
 from ..lru import BytesLRU
@@ -24,6 +25,7 @@ from .events import TableWatch
 from .pages import Pages, environ_language
 
 MIN_GZIP = 600  # as companion.web.compress: smaller answers gain nothing from it
+RENDER_WAIT_S = 5.0  # a phone waits this long for the partial another phone's request renders
 
 
 class SharedPartials:
@@ -32,6 +34,8 @@ class SharedPartials:
     def __init__(self, max_bytes: int = 16 * 1024 * 1024):
         self.cache = BytesLRU(max_bytes, size=lambda value: len(value[0]) + len(value[1] or b""))
         self.served = 0  # answered here without Flask, for tests and benchmarks
+        self.lock = threading.Lock()
+        self.rendering: dict[tuple, threading.Event] = {}  # key -> set once Flask has answered it
 
     def put(self, key: tuple, body: bytes) -> tuple[bytes, bytes | None]:
         """File ``body`` under ``key``, compressed once; returns what is kept."""
@@ -40,6 +44,27 @@ class SharedPartials:
         return value
 
     def get(self, key: tuple) -> tuple[bytes, bytes | None] | None:
+        return self.cache.get(key)
+
+    def first(self, key: tuple) -> threading.Event | None:
+        """Is this the first ask for ``key``? Then the Event to set once Flask has answered it
+        (:meth:`done`); None: another request is rendering it (wait on ``rendering[key]``)."""
+        with self.lock:
+            if key in self.rendering:
+                return None
+            rendered = self.rendering[key] = threading.Event()
+            return rendered
+
+    def done(self, key: tuple, rendered: threading.Event) -> None:
+        with self.lock:
+            self.rendering.pop(key, None)
+        rendered.set()
+
+    def wait(self, key: tuple, timeout: float) -> tuple[bytes, bytes | None] | None:
+        """The partial another request is rendering for ``key``, once filed (None: not filed)."""
+        rendering = self.rendering.get(key)
+        if rendering is not None:
+            rendering.wait(timeout)
         return self.cache.get(key)
 
 
@@ -95,9 +120,22 @@ class LiveAnswers:
             start_response("204 No Content", self.headers)
             return [b""]
         key = request_key(environ, token, current)
-        found = self.partials.get(key) if key is not None else None
+        if key is None:
+            return self.app(environ, start_response)
+        found = self.partials.get(key)
         if found is None:
-            return self.app(environ, start_response)  # the first phone: Flask renders and files it
+            # A table's phones ask at once, when its stream says "changed": the first goes to
+            # Flask, which renders and files it; the others wait for those bytes (not for a
+            # turn in Flask each, only to find them filed meanwhile).
+            rendered = self.partials.first(key)
+            if rendered is not None:
+                try:
+                    return self.app(environ, start_response)
+                finally:
+                    self.partials.done(key, rendered)
+            found = self.partials.wait(key, RENDER_WAIT_S)
+            if found is None:
+                return self.app(environ, start_response)
         self.partials.served += 1
         plain, packed = found
         if packed is not None and "gzip" in environ.get("HTTP_ACCEPT_ENCODING", ""):
