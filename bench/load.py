@@ -150,6 +150,16 @@ def phone_address(index: int) -> str:
     return f"127.0.{index // 250}.{index % 250 + 2}"
 
 
+def cpu_seconds(pid: int) -> float:
+    """The process's CPU time so far (user + system), from /proc: what it cost, whatever else
+    the machine was doing (latencies on a shared machine measure the others too)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return float("nan")
+
+
 def pct(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
@@ -481,8 +491,10 @@ async def run_push(args) -> dict:
         stats["rss_idle_mb"] = rss_mb(server.pid)
         deadline[0] = time.perf_counter() + args.seconds
         measuring.set()
+        cpu_before = cpu_seconds(server.pid)
         profiler = profile(server.pid, args.py_spy, args.seconds) if getattr(args, "py_spy", None) else None
         await asyncio.gather(*tasks)
+        cpu = cpu_seconds(server.pid) - cpu_before
         memory = rss_mb(server.pid)
         if profiler is not None:
             profiler.wait()
@@ -513,6 +525,8 @@ async def run_push(args) -> dict:
         "fallback_checks_per_phone_min": round(stats["measured_checks"] / (args.tables * PHONES_PER_TABLE)
                                                / (args.seconds / 60), 2),
         "server_rss_idle_mb": round(stats["rss_idle_mb"], 1), "server_rss_mb": round(memory, 1),
+        # the server's CPU time while measuring, per change (saving it, telling and serving six phones)
+        "server_cpu_ms_per_change": round(cpu * 1000 / len(answered), 2) if answered else None,
     }
 
 
@@ -530,9 +544,10 @@ def per_phone_change(count: int, changes: dict, tables: int) -> float | None:
 
 
 def push_verdict(result: dict) -> str:
-    ok = (result["entry_p99_ms"] <= 50 and result["delivery_all6_p99_ms"] <= 100 and result["errors"] == 0
+    # issue 31's targets at 1,536 phones, one process, SQLite (a quiet machine: see --quick for ratios)
+    ok = (result["entry_p99_ms"] <= 25 and result["delivery_all6_p99_ms"] <= 50 and result["errors"] == 0
           and result["missed"] == 0 and result["server_rss_mb"] <= 150)
-    return (f"targets: entry p99 <= 50 ms ({result['entry_p99_ms']}), delivery to all 6 phones p99 <= 100 ms "
+    return (f"targets: entry p99 <= 25 ms ({result['entry_p99_ms']}), delivery to all 6 phones p99 <= 50 ms "
             f"({result['delivery_all6_p99_ms']}), 0 errors ({result['errors']}), 0 missed ({result['missed']}), "
             f"RSS <= 150 MB ({result['server_rss_mb']}): {'PASS' if ok else 'FAIL'}")
 
@@ -578,7 +593,7 @@ def verdict(result: dict) -> str:
 # slower). Ratios, not absolute figures, are the guard: a shared or busy machine moves both.
 
 GUARDED = ("entry_p50_ms", "entry_p99_ms", "delivery_all6_p50_ms", "delivery_all6_p99_ms", "errors", "missed",
-           "server_rss_mb")
+           "server_rss_mb", "server_cpu_ms_per_change")
 
 
 @contextlib.contextmanager
