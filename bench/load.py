@@ -32,6 +32,15 @@ have it", errors, missed deliveries, the server's memory, and what each change c
 phones while measuring: partials fetched and streams opened per change and phone (the page's
 target: 1 partial, 0 streams), and the fallback checks per phone and minute (the 30 s timer).
 
+Every phone has its own loopback address (127.0.0.2 and up), as a venue's phones are devices
+of their own to the laptop (the link guard trusts 127.0.0.1, the fair share counts per device).
+
+The guard before touching serving, store or table pages (see the README's Development section):
+
+    python3 bench/load.py --quick                  # 64 tables, 10 s, against the last commit, as ratios
+    python3 bench/load.py --quick --checkout b3b6c79
+    python3 bench/load.py --push --tables 64 --py-spy /tmp/server.raw   # where the server's time goes
+
 Each run also times deal entries against /healthz on the idle server first ("quiet"),
 where both pay the same HTTP cost, so that ratio shows the app's own work.
 """
