@@ -16,6 +16,8 @@
   try { WORDS = JSON.parse((document.currentScript && document.currentScript.dataset.words) || "{}"); }
   catch (e) { /* English fallbacks below */ }
   var KEY = "outbox:v1";
+  // A table token's shape, [A-Za-z0-9_-]{16,64}, here and in pageTable(): a copy of
+  // companion/tokens.py (TOKEN_PATTERN), the one definition; change them together.
   var WRITE = /^\/t\/([A-Za-z0-9_-]{16,64})\/(deals(?:\/(\d+))?|undo|finish|rematch|players)$/;
   var SEND_TIMEOUT = 8000, CHECK_TIMEOUT = 2500, MAX_DELAY = 5000;
 

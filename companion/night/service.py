@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from typing import Mapping, Sequence
 
+from ..changes import Change, publish
 from ..games import GAMES
 from ..games import FieldError, Game, MatchSetup, Option
 from ..games.text import T
@@ -45,6 +46,7 @@ def start_night(conn: Connection) -> str:
     stamp = table_service.now()
     with write(conn):
         night_rows.insert_night(conn, stamp)
+    publish(Change("night"))
     return stamp
 
 
@@ -108,6 +110,7 @@ def prepare(conn: Connection, game_id: str, players: int, count: int,
                                     seq=first + offset,
                                     label=label.replace("{n}", str(first + offset))[:table_service.MAX_NAME] or None)
             tokens.append(token)
+    publish(Change("night"))
     return tokens
 
 
@@ -136,6 +139,7 @@ def seat(conn: Connection, token: str, names: Sequence[str], options: Mapping[st
             raise Refused(errors)
         table_rows.seat_players(conn, table.id, cleaned, options, table_service.now())
         table_service.remember_outcome(conn, table, write_id, {"action": "seat"})
+    publish(Change("table", token, table.revision + 1))  # seat_players: one revision
     return table_service.load(conn, token)
 
 
@@ -205,11 +209,14 @@ def join(conn: Connection, raw_name: str | None) -> Player:
         if found is not None:
             if found["left"]:
                 night_rows.update_player(conn, found["id"], left=False)
-            return _player(dict(found, left=False))  # type: ignore[return-value]
-        if len(night_rows.roster(conn, night)) >= MAX_ROSTER:
+            joined = _player(dict(found, left=False))
+        elif len(night_rows.roster(conn, night)) >= MAX_ROSTER:
             raise Refused([FieldError("name", T("Tonight's list is full ({max} players).", max=MAX_ROSTER))])
-        stamp = table_service.now()
-        return Player(night_rows.insert_player(conn, night, name, key, stamp), name, key, stamp)
+        else:
+            stamp = table_service.now()
+            joined = Player(night_rows.insert_player(conn, night, name, key, stamp), name, key, stamp)
+    publish(Change("night"))
+    return joined  # type: ignore[return-value]
 
 
 def rename(conn: Connection, player_id: int, raw_name: str | None) -> Player:
@@ -225,6 +232,7 @@ def rename(conn: Connection, player_id: int, raw_name: str | None) -> Player:
         if other is not None and other["id"] != player_id:
             raise Refused([FieldError("name", T("“{name}” is already on tonight's list.", name=other["name"]))])
         night_rows.update_player(conn, player_id, name=name, key=key)
+    publish(Change("night"))
     return replace(found, name=name, key=key)
 
 
@@ -235,6 +243,7 @@ def set_left(conn: Connection, player_id: int, left: bool = True) -> None:
         if player(conn, player_id) is None:
             raise NotFound(str(player_id))
         night_rows.update_player(conn, player_id, left=left)
+    publish(Change("night"))
 
 
 # ---- rounds -------------------------------------------------------------------------------
@@ -383,6 +392,7 @@ def draw_round(conn: Connection, chosen: Sequence[seating.Chosen] | None = None,
             table_id = table_rows.insert_table(conn, table_service.new_token(), game.id, players, options, stamp,
                                                seq=first + number - 1)
             night_rows.insert_round_table(conn, round_id, table_id, number, list(table.players))
+    publish(Change("night"))
     return night_rounds(conn)[-1]
 
 
@@ -417,6 +427,9 @@ def swap(conn: Connection, a: int, b: int) -> Round:
                     if old != new:
                         night_rows.set_seat(conn, rt.table.id, seat, new)
         night_rows.bump_round(conn, latest.id)
+    publish(Change("night"))
+    for rt in touched:
+        publish(Change("table", rt.table.token))  # their players changed
     return _latest(conn)
 
 
@@ -450,6 +463,8 @@ def join_table(conn: Connection, player_id: int, table_number: int) -> Round:
         if target is None or who is None or who.left or latest.table_of(player_id) is not None:
             raise Refused([FieldError("join", T("Choose a player without a seat this round and a table."))])
         _reseat(conn, latest, target, [*target.player_ids, player_id], "join")
+    publish(Change("night"))
+    publish(Change("table", target.table.token, target.table.revision + 1))  # _reseat: one revision
     return _latest(conn)
 
 
@@ -463,6 +478,8 @@ def leave_table(conn: Connection, player_id: int) -> Round:
             raise Refused([FieldError("leave", T("Choose a player seated this round."))])
         rt = found[0]
         _reseat(conn, latest, rt, [p for p in rt.player_ids if p != player_id], "leave")
+    publish(Change("night"))
+    publish(Change("table", rt.table.token, rt.table.revision + 1))  # _reseat: one revision
     return _latest(conn)
 
 
@@ -474,6 +491,7 @@ def start_clock(conn: Connection, minutes: int | None) -> None:
         if not rounds_:
             raise NotFound("round")
         night_rows.set_clock(conn, rounds_[-1]["id"], minutes, table_service.now() if minutes else None)
+    publish(Change("night"))
 
 
 def extend_table(conn: Connection, table_id: int, minutes: int = EXTEND_MINUTES) -> None:
@@ -482,6 +500,7 @@ def extend_table(conn: Connection, table_id: int, minutes: int = EXTEND_MINUTES)
         if night_rows.table_round(conn, table_id) is None:
             raise NotFound(str(table_id))
         night_rows.extend_table(conn, table_id, minutes)
+    publish(Change("night"))
 
 
 def table_clock(conn: Connection, table: Table) -> dict | None:
@@ -565,3 +584,5 @@ def unseat(conn: Connection, table_id: int) -> None:
         if found[0].deals:
             raise Conflict("the table has a deal")
         night_rows.unseat_table(conn, table_id, table_service.now())
+    publish(Change("night"))
+    publish(Change("table", found[0].token, found[0].revision + 1))  # unseat_table: one revision

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timezone
 from typing import Any, Sequence
 
+from ..changes import Change, publish
 from ..games import GAMES
 from ..games import FieldError, InvalidDeal
 from ..games.text import T, Text
@@ -111,6 +112,7 @@ def refresh(conn: Connection) -> int:
             for k in sorted(player_rows.missing_keys(conn, keys_seen)):
                 if k:
                     player_rows.insert_player(conn, keys_seen[k], k, stamp)
+        publish(Change("players"))
         done += len(stale)
 
 

@@ -6,29 +6,32 @@
 
   1. :mod:`.guard`: a device trying table links at random is cut off (429);
   2. :mod:`.events`: each table page's event stream (push), held open outside Flask;
-  3. :mod:`.live`: "has my table changed?" answered 204 without Flask when it hasn't;
-  4. :mod:`.turns`: a few requests per table at a time, so one heavy table can't starve the rest;
-
-  and around them all :mod:`.fair`: the app's work in turns, round-robin by device, so one
-  device can't slow the room.
+  3. :mod:`.live`: "has my table changed?" answered 204 without Flask when it hasn't, and a
+     changed table's partial, rendered once by Flask, sent to the table's other phones as bytes;
+  4. :mod:`.fair`: the app's work in turns, round-robin by device, so one device can't slow
+     the room (what the layers above answer from memory costs no turn);
+  5. :mod:`.turns`: a few requests per table at a time, so one heavy table can't starve the rest.
 
 - :mod:`.pages`: the answers these layers give without Flask (busy, gone, too many wrong
   links, too large), rendered from templates and translated through the catalog.
 
-Every layer finds the table a request is about with :func:`table_token`, and asks the store
-for revisions (companion/store/revisions.py); none runs SQL itself.
+Every layer finds the table a request is about with :func:`table_token` (parsed once per
+request, kept in the environ), and learns a table's revision from :class:`.events.TableWatch`:
+kept in memory from the writes' own announcements (companion/changes.py) for every table a
+phone watches, asked of the store (companion/store/revisions.py) for the others; none runs
+SQL itself.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Callable
 
 from ..numbers import ascii_number
+from ..tokens import TABLE_PATH  # noqa: F401  (the one shape of a table's link, shared with the web layer)
 
-# /t/<token> and /t/<token>/<anything>: a table's link (secrets.token_urlsafe(16) is 22 chars)
-TABLE_PATH = re.compile(r"/t/([A-Za-z0-9_-]{16,64})(?:/|$)")
 _KEY = "companion.table_token"
+_ROUTE_KEY = "companion.table_route"
+_QUERY_KEY = "companion.query"
 FLOOD_KEY = "companion.flood"  # the server's FloodLog (companion/serving/server.py), if it has one
 
 
@@ -55,41 +58,64 @@ def table_token(environ: dict) -> str | None:
 def table_route(environ: dict) -> str | None:
     """What under the table is asked for: "" for the table's page, "live", "events",
     "deals/3/edit"… (the path after the token); None if the request is not about a table."""
+    try:
+        return environ[_ROUTE_KEY]
+    except KeyError:
+        pass
     token = table_token(environ)
-    if token is None:
-        return None
-    rest = environ.get("PATH_INFO", "")[3 + len(token):]
-    return rest[1:]
+    route = environ[_ROUTE_KEY] = None if token is None else environ.get("PATH_INFO", "")[4 + len(token):]
+    return route
+
+
+def query(environ: dict) -> dict[str, str]:
+    """The query string's parameters, the first value of each as Flask's ``request.args.get``
+    takes it (plain ``name=value`` pairs; a percent-escaped one is left to Flask). Parsed once."""
+    try:
+        return environ[_QUERY_KEY]
+    except KeyError:
+        pass
+    found: dict[str, str] = {}
+    for part in environ.get("QUERY_STRING", "").split("&"):
+        name, _, value = part.partition("=")
+        if name and name not in found:
+            found[name] = value
+    environ[_QUERY_KEY] = found
+    return found
+
+
+def number(value: str | None) -> int | None:
+    """A plain decimal number from the query string (ASCII digits only), or None."""
+    return ascii_number(value, 12)
 
 
 def query_revision(environ: dict) -> int | None:
     """The ``rev=R`` in the query string (the revision the phone shows), or None."""
-    for part in environ.get("QUERY_STRING", "").split("&"):
-        if part.startswith("rev="):
-            value = part[4:]
-            return ascii_number(value, 12)
-    return None
+    return number(query(environ).get("rev"))
 
 
 def install(app, headers: list[tuple[str, str]], join_host: Callable[[], str | None]) -> None:
     """Wrap ``app.wsgi_app`` in the serving layers (see the module's docstring for the order).
     ``headers``: the security headers every answer carries, Flask's or not."""
-    from .events import TableEvents
+    from .events import TableEvents, TableWatch
     from .fair import FairShare
     from .guard import LinkGuessGuard
-    from .live import UnchangedShortcut
+    from .live import LiveAnswers, SharedPartials
     from .pages import Pages
     from .turns import TableTurns
+    from ..store.revisions import Revisions
 
     database = lambda: app.config["DATABASE"]  # noqa: E731  (read per call: tests repoint it)
     pages = app.extensions["serving_pages"] = Pages(app)
-    # A few requests per table at a time (one heavy table can't starve the rest); the cheap
-    # "unchanged" live answer in front of it is never held up.
+    # Tables' revisions as the writes announce them (companion/changes.py), for streams and 204s.
+    watch = app.extensions["table_watch"] = TableWatch(Revisions(database))
+    partials = app.extensions["shared_partials"] = SharedPartials()
+    # A few requests per table at a time (one heavy table can't starve the rest).
     app.wsgi_app = app.extensions["table_turns"] = TableTurns(app.wsgi_app, headers, pages)
-    app.wsgi_app = UnchangedShortcut(app.wsgi_app, database, headers, pages)
-    # Each table page's event stream (push): held open outside Flask and the table turns.
-    app.wsgi_app = app.extensions["table_events"] = TableEvents(app.wsgi_app, database, headers, pages)
+    # The app's work in turns, round-robin by device (one device can't slow the room).
+    app.wsgi_app = app.extensions["fair_share"] = FairShare(app.wsgi_app, headers, pages)
+    # What is known without Flask: "unchanged" (204), and a partial already rendered for the table.
+    app.wsgi_app = LiveAnswers(app.wsgi_app, watch, partials, headers, pages)
+    # Each table page's event stream (push): held open outside Flask and the turns.
+    app.wsgi_app = app.extensions["table_events"] = TableEvents(app.wsgi_app, watch, headers, pages)
     app.wsgi_app = app.extensions["link_guard"] = LinkGuessGuard(app.wsgi_app, headers, pages,
                                                                  join_host=join_host)
-    # Outermost: the app's work in turns, round-robin by device (one device can't slow the room).
-    app.wsgi_app = app.extensions["fair_share"] = FairShare(app.wsgi_app, headers, pages)

@@ -15,10 +15,13 @@ htmx's hx-sse on reconnect) gets ``changed`` at once if the table has moved on s
 many changes it missed (server restarted, Wi-Fi lost, phone asleep, tab in the background).
 A fetch that failed (the table busy, Wi-Fi lost) is retried by the page, not re-announced here.
 
-How changes are noticed: after any request that may write (not GET/HEAD) to a table, this
-layer asks the store for that table's revision at once; every second it also checks every
-watched table (a change made by another process, or through another route). Either way one
-query serves every phone watching the table, and only that table's streams are woken.
+How changes are noticed: every write announces itself once committed (companion/changes.py,
+``Change("table", token, revision)``), and this layer subscribes: the announced revision is
+kept in memory for every watched table and only that table's streams are woken, with no query
+at all. A change announced without its revision (a rematch) costs one query, shared by every
+phone watching. No URL is guessed at and nothing is swept: what is not announced is not a
+change (a table removed behind the app's back is noticed when a phone next connects).
+The same known revisions answer the "unchanged?" question (companion/serving/live.py).
 
 This sits in front of Flask: a held stream costs a greenlet (under `companion serve`, see
 companion/serving/server.py) or a thread (under `flask run`), a socket and a few hundred
@@ -28,50 +31,65 @@ bytes here, and no Flask request context or database connection.
 from __future__ import annotations
 
 import threading
-import time
+import weakref
 from typing import Callable, Iterable, Iterator
 
+from .. import changes
 from ..store import StorageError
 from ..store.revisions import Revisions
 from . import query_revision, table_route, table_token
 from .pages import Pages
 
 HEARTBEAT_S = 20.0  # a comment line this often finds dead connections and keeps NATs open
-SWEEP_S = 1.0  # every watched table is checked this often, whatever else happens
 RETRY_MS = 1000  # the browser's reconnect delay after the stream drops
 
 
 class TableWatch:
     """Which tables have streams open, their last known revision, and one Event per table
-    that is set (and replaced) when its revision moves."""
+    that is set (and replaced) when its revision moves. Subscribed to the writes' changes
+    (companion/changes.py) from construction until :meth:`close`."""
 
-    def __init__(self, revisions: Revisions, sweep: float = SWEEP_S):
+    def __init__(self, revisions: Revisions):
         self.revisions = revisions
-        self.sweep = sweep
         self.lock = threading.Lock()
         self.watchers: dict[str, int] = {}
         self.known: dict[str, int | None] = {}
         self.moved: dict[str, threading.Event] = {}
-        self.poked: set[str] = set()
+        self.asked: set[str] = set()  # announced without a revision: the store is asked
         self.wake = threading.Event()
         self.thread: threading.Thread | None = None
-        self.checks = 0  # queries made, for tests and benchmarks
+        self.checks = 0  # queries made for announced changes, for tests and benchmarks
+        # Held weakly: an app dropped (a test's) stops listening instead of living on in the list.
+        method = weakref.WeakMethod(self.changed)
+
+        def listener(change: changes.Change) -> None:
+            found = method()
+            if found is not None:
+                found(change)
+
+        self.close = changes.subscribe(listener)
+        weakref.finalize(self, self.close)
 
     # --- streams ---------------------------------------------------------------------------
 
     def watch(self, token: str) -> int | None:
         """Start watching ``token``; returns its revision now (None: no such table)."""
-        current = self.revisions.of(token)
+        with self.lock:  # watched first: a change announced while the store is read is kept
+            self.watchers[token] = self.watchers.get(token, 0) + 1
+        try:
+            current = self.revisions.of(token)
+        except BaseException:
+            self.unwatch(token)
+            raise
         moved = None
         with self.lock:
-            if token in self.watchers and self.known.get(token) != current:
+            known = self.known.get(token)
+            if current is not None and known is not None and known > current:
+                current = known  # announced meanwhile, newer than what the store said
+            if known != current:
                 # Read before the watcher's own check: the other streams must hear of it too.
                 moved = self.moved.pop(token, None)
-            self.watchers[token] = self.watchers.get(token, 0) + 1
             self.known[token] = current
-            if self.thread is None:
-                self.thread = threading.Thread(target=self.run, name="table-watch", daemon=True)
-                self.thread.start()
         if moved is not None:
             moved.set()
         return current
@@ -99,31 +117,48 @@ class TableWatch:
         with self.lock:
             return self.known.get(token)
 
+    def revision(self, token: str) -> int | None:
+        """The table's revision: from memory for a watched table, else from the store."""
+        with self.lock:
+            if token in self.known:
+                return self.known[token]
+        return self.revisions.of(token)
+
     # --- noticing changes ------------------------------------------------------------------
 
-    def poke(self, token: str | None) -> None:
-        """A request that may have changed ``token`` (None: any table) has been answered."""
+    def changed(self, change: changes.Change) -> None:
+        """A write was committed (companion/changes.py): wake the table's streams, if watched."""
+        if change.kind != changes.TABLE:
+            return
+        token = change.key
         with self.lock:
-            if token is None:
-                self.poked.update(self.watchers)
-            elif token in self.watchers:
-                self.poked.add(token)
-            else:
+            if token not in self.watchers:
                 return
-        self.wake.set()
+            if change.revision is None:
+                self.asked.add(token)
+                moved = None
+            else:
+                known = self.known.get(token)
+                if known is not None and known >= change.revision:
+                    return  # an older write's announcement, overtaken (threads)
+                self.known[token] = change.revision
+                moved = self.moved.pop(token, None)
+            if self.thread is None and change.revision is None:
+                self.thread = threading.Thread(target=self.run, name="table-watch", daemon=True)
+                self.thread.start()
+        if change.revision is None:
+            self.wake.set()
+        elif moved is not None:
+            moved.set()
 
     def run(self) -> None:
-        last_sweep = time.monotonic()
+        """Asks the store for the tables announced without a revision, a batch at a time."""
         while True:
-            self.wake.wait(self.sweep)
+            self.wake.wait()
             self.wake.clear()
-            now = time.monotonic()
             with self.lock:
-                if now - last_sweep >= self.sweep:
-                    tokens, last_sweep = list(self.watchers), now
-                else:
-                    tokens = list(self.poked)
-                self.poked.clear()
+                tokens = list(self.asked)
+                self.asked.clear()
             if tokens:
                 self.check(tokens)
 
@@ -131,7 +166,7 @@ class TableWatch:
         try:
             found = self.revisions.of_many(tokens)
         except StorageError:
-            return  # the database is busy or damaged: the next sweep tries again
+            return  # the database is busy or damaged: the phones' fallback check asks again
         self.checks += 1
         woken = []
         with self.lock:
@@ -159,31 +194,23 @@ def last_event_id(environ: dict) -> int | None:
 
 
 class TableEvents:
-    """WSGI layer: serves GET /t/<token>/events, and notices answered writes to tables."""
+    """WSGI layer: serves GET /t/<token>/events; everything else passes through untouched."""
 
-    def __init__(self, app: Callable, database: Callable[[], str], headers: list[tuple[str, str]],
-                 pages: Pages, heartbeat: float = HEARTBEAT_S, sweep: float = SWEEP_S):
+    def __init__(self, app: Callable, watch: TableWatch, headers: list[tuple[str, str]],
+                 pages: Pages, heartbeat: float = HEARTBEAT_S):
         self.app = app
         self.pages = pages
         self.heartbeat = heartbeat
-        self.watch = TableWatch(Revisions(database), sweep)
+        self.watch = watch
         self.stream_headers = [("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-store"),
                                ("X-Accel-Buffering", "no")] + headers  # no proxy may hold events back
         self.gone_headers = [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store")] + headers
         self.opened = 0  # streams opened, for tests and benchmarks
 
     def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
-        method = environ.get("REQUEST_METHOD", "GET")
-        if method == "GET":
-            if table_route(environ) == "events":
-                return self.open(table_token(environ), environ, start_response)
-            return self.app(environ, start_response)
-        if method == "HEAD":
-            return self.app(environ, start_response)
-        try:
-            return self.app(environ, start_response)
-        finally:  # the answer is rendered, so the write (if any) is committed
-            self.watch.poke(table_token(environ))
+        if table_route(environ) == "events" and environ.get("REQUEST_METHOD") == "GET":
+            return self.open(table_token(environ), environ, start_response)
+        return self.app(environ, start_response)
 
     def open(self, token: str, environ: dict, start_response: Callable) -> Iterable[bytes]:
         # What the phone shows: the last event it saw, else the revision its page was drawn at.

@@ -6,8 +6,9 @@ make 64 requests the hub runs one after another, and every other phone's request
 behind all of them (issue 23: other tables' p99 went from 76 ms to 4 s). Here the app's work
 is handed out in turns, round-robin by device (its source address):
 
-- every request (but event streams, which wait for changes and cost no work, and are counted
-  apart by the server's per-device connection cap, and /healthz) joins its device's line;
+- every request that reaches the app joins its device's line (event streams, which wait for
+  changes and cost no work, and the live answers known in memory are given before this layer,
+  see companion/serving/__init__.py; /healthz never waits);
 - a dispatcher gives ``running`` turns at once, at most ``per_device`` of them to one device,
   each to the waiting device whose last turn is the oldest; before giving the device that
   had the last turn another one, it lets the server read what else has arrived (a short

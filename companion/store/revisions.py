@@ -1,7 +1,7 @@
 """Table revisions, for the serving layer (companion/serving/): the one question it asks the
-store, "which revision is this table at?", for one table (the 204 "unchanged" answer) or for
-every watched table at once (the event streams' sweep). A table that no longer exists has no
-revision (None / left out): the phone is told its table is gone.
+store, "which revision is this table at?", for one table (a table no phone watches yet) or
+for several watched tables at once (changes announced without their revision). A table that
+no longer exists has no revision (None / left out): the phone is told its table is gone.
 
 Each call borrows a connection from the store's pool for one query and gives it back, so a
 held event stream never holds a connection. Backend errors leave as store errors

@@ -3,16 +3,15 @@ join link phones open (the table's pages and the night's cards and seating use t
 
 from __future__ import annotations
 
-import re
-
 from flask import abort, url_for
 
+from .. import tokens
 from ..store import get_db
 from ..web.host import join_url
 from . import service
 from .service import Table
 
-TOKEN_SHAPE = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
+TOKEN_SHAPE = tokens.TOKEN_SHAPE  # the one shape of a table's link (companion/tokens.py)
 
 
 def table_or_404(token: str) -> Table:

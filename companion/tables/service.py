@@ -32,6 +32,7 @@ from ..games.text import T, Text, Tn, join_sentences
 # Names are cleaned and compared in companion/names.py (pure: the meetup roster and the season's
 # statistics compare names by this same rule without importing storage).
 from ..names import clean_name, name_key  # noqa: F401
+from ..changes import Change, publish
 from ..numbers import ascii_number
 from ..store import Connection, write  # noqa: F401  (write: night.service and callers use it from here)
 from ..store import tables as table_rows
@@ -214,6 +215,13 @@ class Written:
         return self.table
 
 
+def announced(written: Written) -> Written:
+    """A committed write, published (companion/changes.py) so every phone at the table hears of
+    it: called after the write's transaction, never inside it."""
+    publish(Change("table", written.table.token, written.table.revision))
+    return written
+
+
 def refused(table: Table, refusal: Refused) -> Written:
     """A refusal as a write's result, with what its kind carries (later choices, a removal)."""
     return Written(Outcome.REFUSED, table, errors=tuple(refusal.errors),
@@ -289,6 +297,7 @@ def create(conn: Connection, game_id: str, names: Sequence[str], options: dict[s
     with write(conn):
         seq = night_rows.next_table_number(conn) if numbered else None
         table_rows.insert_table(conn, token, game_id, names, options, now(), rematch_of=rematch_of, seq=seq)
+    publish(Change("table", token, 0))
     return token
 
 
@@ -370,7 +379,7 @@ def start_rematch(conn: Connection, token: str, write_id: str | None = None) -> 
         _touch(conn, table.id, "rematch", None, None, None, stamp)
         remember_outcome(conn, table, write_id, {"action": "rematch", "token": new})
         stored = load(conn, token)
-    return Written(Outcome.SAVED, stored, rematch_token=new)
+    return announced(Written(Outcome.SAVED, stored, rematch_token=new))
 
 
 def rematch(conn: Connection, token: str, write_id: str | None = None) -> str:
@@ -487,7 +496,7 @@ def enter_deal(conn: Connection, token: str, number: int, facts: dict[str, Any] 
         remember_outcome(conn, table, write_id, {"action": "add", "number": number})
     stored = replace(table, deals=table.deals + (facts,), revision=table.revision + 1, updated_at=stamp)
     REPLAYS.put((stored.token, stored.revision, len(stored.deals)), after)
-    return Written(Outcome.SAVED, stored, number)
+    return announced(Written(Outcome.SAVED, stored, number))
 
 
 def add_deal(conn: Connection, token: str, number: int, facts: dict[str, Any] | None = None, *,
@@ -667,7 +676,7 @@ def correct_deal(conn: Connection, token: str, number: int, facts: dict[str, Any
                 table_rows.update_deal(conn, table.id, later, after, now())
                 _touch(conn, table.id, "edit", later, before, after)
         stored = load(conn, token)
-    return Written(Outcome.SAVED, stored, number)
+    return announced(Written(Outcome.SAVED, stored, number))
 
 
 def edit_deal(conn: Connection, token: str, number: int, facts: dict[str, Any], was: str,
@@ -693,7 +702,7 @@ def undo_deal(conn: Connection, token: str, number: int, write_id: str | None = 
         _touch(conn, table.id, "undo", number, table.deals[-1], None)
         remember_outcome(conn, table, write_id, {"action": "undo", "number": number})
         stored = load(conn, token)
-    return Written(Outcome.SAVED, stored, number, undone=table.deals[-1])
+    return announced(Written(Outcome.SAVED, stored, number, undone=table.deals[-1]))
 
 
 def undo_last(conn: Connection, token: str, number: int, write_id: str | None = None) -> Table:
@@ -716,7 +725,7 @@ def finish_match(conn: Connection, token: str, finished: bool, write_id: str | N
             _touch(conn, table.id, "finish" if finished else "reopen", None, None, None)
         remember_outcome(conn, table, write_id, {"action": "finish" if finished else "reopen"})
         stored = load(conn, token)
-    return Written(Outcome.SAVED, stored)
+    return announced(Written(Outcome.SAVED, stored))
 
 
 def set_finished(conn: Connection, token: str, finished: bool, write_id: str | None = None) -> Table:

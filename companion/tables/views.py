@@ -11,7 +11,7 @@ import json
 import re
 from functools import partial
 
-from flask import (Blueprint, Response, abort, current_app, flash, get_flashed_messages, make_response, redirect,
+from flask import (Blueprint, Response, abort, current_app, flash, g, get_flashed_messages, make_response, redirect,
                    render_template, request, url_for)
 from flask_babel import get_locale, gettext, ngettext
 from markupsafe import Markup
@@ -30,6 +30,7 @@ from ..web.host import is_the_laptop
 from ..web.refusals import storage_message
 from ..web.times import local_time
 from ..serving.creation import creation_limit
+from ..serving.live import SharedPartials, partial_key
 from . import service
 from .chart import progression_chart
 from .exports import download_name, export_rows, fact_groups, table_document
@@ -262,16 +263,20 @@ def show(token: str):
     key = ("page", token, table.revision, str(get_locale()), request.host, request.full_path, service.MAX_DEALS)
     page = LIVE_PAGES.get(key)
     if page is None:
-        page = render_template("tables/show.html", csrf_token=lambda: CSRF_SLOT, **page_context(table)).encode()
+        g.csrf_stand_in = CSRF_SLOT
+        try:
+            page = render_template("tables/show.html", **page_context(table)).encode()
+        finally:
+            g.csrf_stand_in = None
         LIVE_PAGES.put(key, page)
     response = make_response(page.replace(CSRF_SLOT.encode(), generate_csrf().encode()))
     response.headers["Cache-Control"] = "no-store"
     return response
 
 
-# Rendered live answers, shared by the phones of a table (see live()); bounded in bytes.
+# Rendered pages shared by the phones of a table (show(), previews); bounded in bytes.
 LIVE_PAGES = BytesLRU(16 * 1024 * 1024)
-CSRF_SLOT = "\x00csrf-token\x00"  # stands for this phone's token in a shared rendering
+CSRF_SLOT = "\x00csrf-token\x00"  # stands for this phone's token in a shared full page
 
 
 @bp.get("/t/<token>/live")
@@ -282,6 +287,12 @@ def live(token: str):
     Otherwise the scoresheet, plus out-of-band parts (history, actions) and, when the phone's
     form is for another deal than the next one, the next deal's form in a <template>: app.js
     swaps it in if nothing is typed, else keeps what is typed and says which deal it will be.
+
+    Every phone at a table asks for the same revision at once after a change, so it is rendered
+    and compressed once per (revision, language, view, form) and filed with the serving layer,
+    which gives the other phones those bytes without Flask. It carries no CSRF token (its forms'
+    fields are empty): they use the page's own (<meta name="csrf-token">, sent by htmx as
+    X-CSRFToken and put into a form's data by static/csrf.js), so every phone's bytes are equal.
     """
     if not TOKEN_SHAPE.match(token):
         abort(404)
@@ -290,11 +301,10 @@ def live(token: str):
         abort(404)
     form_number = request.args.get("form", type=number_or_error)
     view = "host" if request.args.get("view") == "host" else "sheet"
-    # Every phone at a table asks for the same revision at once after a change: render it
-    # once per (revision, language, view, form) and give each phone its own CSRF token.
-    key = (token, current, str(get_locale()), view, form_number)
-    page = LIVE_PAGES.get(key)
-    if page is None:
+    key = partial_key(token, current, str(get_locale()), view, form_number, request.args.get("all") == "1")
+    partials: SharedPartials | None = current_app.extensions.get("shared_partials")
+    found = partials.get(key) if partials is not None else None
+    if found is None:
         table = table_or_404(token)
         if view == "host":
             context = sheet_context(table, form_number)
@@ -304,10 +314,22 @@ def live(token: str):
             context.update(sheet_context(table, form_number=context["form_number"]))
             context["asked_number"] = form_number
             template = "tables/_live_response.html"
-        page = render_template(template, csrf_token=lambda: CSRF_SLOT, **context).encode()
-        if table.revision == current:  # never file a newer table under an older revision
-            LIVE_PAGES.put(key, page)
-    response = make_response(page.replace(CSRF_SLOT.encode(), generate_csrf().encode()))
+        g.csrf_stand_in = ""  # no phone's token: the page's is used (see above)
+        try:
+            body = render_template(template, **context).encode()
+        finally:
+            g.csrf_stand_in = None
+        if partials is None or table.revision != current:  # never file a newer table under an older revision
+            found = (body, None)
+        else:
+            found = partials.put(key, body)
+    plain, packed = found
+    if packed is not None and "gzip" in request.headers.get("Accept-Encoding", ""):
+        response = make_response(packed)
+        response.headers["Content-Encoding"] = "gzip"  # compressed once, for every phone (compress() skips it)
+        response.headers["Vary"] = "Accept-Language, Cookie, Accept-Encoding"
+    else:
+        response = make_response(plain)
     response.headers["Cache-Control"] = "no-store"
     return response
 

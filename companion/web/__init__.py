@@ -8,13 +8,13 @@ from __future__ import annotations
 import copy as _copy
 import gzip
 
-from flask import Flask, Response, current_app, render_template, request
+from flask import Flask, Response, current_app, g, render_template, request
 from jinja2 import pass_context
 from markupsafe import Markup
 from werkzeug.exceptions import MethodNotAllowed, NotFound
 from werkzeug.routing import IntegerConverter, RequestRedirect
 from flask_babel import Babel, get_locale, get_translations, gettext
-from flask_wtf.csrf import CSRFError, CSRFProtect
+from flask_wtf.csrf import CSRFError, CSRFProtect, generate_csrf
 
 from ..games import GAMES
 from ..store import BackendError, StorageError, translate
@@ -172,6 +172,15 @@ def compress(response: Response) -> Response:
     return response
 
 
+def page_csrf_token() -> str:
+    """``csrf_token()`` in templates, macros included: this phone's token, or in a rendering
+    shared by phones ``g.csrf_stand_in``: "" for a table's live partial (its forms use the page's
+    token, see companion/web/tables.py, live), a placeholder for a full page (each phone's copy
+    gets its own token spliced in, see show)."""
+    stand_in = g.get("csrf_stand_in")
+    return generate_csrf() if stand_in is None else stand_in
+
+
 class DealNumber(IntegerConverter):
     """<int:...> in our URLs: at most 6 digits, so an absurd number is a plain 404
     (werkzeug's own converter calls int() first, which refuses over 4,300 digits)."""
@@ -189,6 +198,9 @@ def init_app(app: Flask) -> None:
     from .sessions import ClockFreeSessions
     app.session_interface = ClockFreeSessions()
     csrf.init_app(app)
+    # Flask-WTF's generate_csrf, unless shared: as a global (macros) and in every page's context.
+    app.jinja_env.globals["csrf_token"] = page_csrf_token
+    app.context_processor(lambda: {"csrf_token": page_csrf_token})
     app.jinja_env.filters["t"] = html_text
     app.jinja_env.filters["names_of"] = names_of
     # Plain text (a <title>): names joined the reader's way, no markup.

@@ -8,11 +8,10 @@ Accept-Language. Needs no app or request context: the serving layer asks with a 
 
 from __future__ import annotations
 
-from http.cookies import SimpleCookie
 from urllib.parse import parse_qs
 
 from werkzeug.datastructures import LanguageAccept
-from werkzeug.http import parse_accept_header
+from werkzeug.http import parse_accept_header, parse_cookie
 
 LANGUAGES = ("en", "ja")
 LANG_COOKIE = "lang"
@@ -33,14 +32,12 @@ def pick(asked: str | None, chosen: str | None, accept_language: str | None) -> 
 
 
 def cookie_language(cookie_header: str | None) -> str | None:
-    """The language cookie's value in a raw Cookie header, or None."""
+    """The language cookie's value in a raw Cookie header, or None. Read with werkzeug's parser,
+    as Flask reads ``request.cookies``: the shared live answers (serving/live.py) are filed by the
+    language the Flask view chose, and must be found by the same one."""
     if not cookie_header or LANG_COOKIE not in cookie_header:
         return None
-    try:
-        found = SimpleCookie(cookie_header).get(LANG_COOKIE)
-    except Exception:  # a malformed Cookie header is as good as none
-        return None
-    return None if found is None else found.value
+    return parse_cookie(cookie_header).get(LANG_COOKIE)
 
 
 def language(cookie_header: str, accept_language: str, query: str = "") -> str:

@@ -62,7 +62,10 @@ def test_idle_page_makes_no_requests_and_a_removed_table_stops_asking(live_serve
         db.execute("PRAGMA foreign_keys = OFF")
         db.execute("DELETE FROM tables WHERE token = ?", (token,))
         db.commit() if db.in_transaction else None
-    # the 1 s sweep notices; the page fetches, gets the notice, and has nothing left to ask with
+    # As a service removing a table would, once committed, announce it (companion/changes.py):
+    # the stream learns it is gone; the page fetches, gets the notice, and has nothing left to ask with
+    from companion.changes import Change, publish
+    publish(Change("table", token))
     phone.wait_for_selector("#live[role=alert]", timeout=5000)
     assert "no longer on the host laptop" in phone.locator("#live").inner_text()
     asked = len(requests)

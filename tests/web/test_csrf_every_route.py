@@ -521,7 +521,13 @@ def test_security_headers_on_pages_errors_and_the_live_fast_path(csrf_app):
         # A 204 has no document for a CSP to govern; if one is sent it must still be strict.
         if "Content-Security-Policy" in fast.headers:
             assert not check_headers(fast, "204 fast path")
-        # The same route when the table did change goes through Flask (and its headers).
+        # The same route when the table did change: the partial Flask rendered above ("live,
+        # changed"), sent from memory (companion/serving/live.py) with the same headers.
         changed = client.get(f"/t/{world.token}/live?rev={rev - 1}")
-        assert changed.status_code == 200 and flask_requests
-        assert not check_headers(changed, "live, changed")
+        assert changed.status_code == 200 and flask_requests == []
+        assert not check_headers(changed, "live, changed, from memory")
+        gzipped = client.get(f"/t/{world.token}/live?rev={rev - 1}", headers={"Accept-Encoding": "gzip"})
+        assert gzipped.headers["Content-Encoding"] == "gzip" and flask_requests == []
+        assert not check_headers(gzipped, "live, changed, from memory, gzip")
+        # A partial not rendered yet (another form number) goes through Flask.
+        assert client.get(f"/t/{world.token}/live?rev={rev - 1}&form=7").status_code == 200 and flask_requests

@@ -1,0 +1,67 @@
+"""What changed, said by the code that changed it (issue 30): the publish seam.
+
+After each write commits, the service that made it publishes one small :class:`Change`: which
+kind of thing changed (a table, the night, the players' season), its key (a table's token, …)
+and, where the writer knows it, its new revision. Whoever shows it subscribes: the event
+streams (companion/serving/events.py) wake exactly the phones watching that table, and know
+its revision without asking the database. Nothing guesses from URLs, and nothing sweeps.
+
+One implementation, in-process (listeners called in the writer's own thread or greenlet, right
+after its commit); the interface is kept this small so that another can carry changes between
+processes (PostgreSQL's LISTEN/NOTIFY) without touching the writers or the listeners.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass
+from typing import Callable, Literal
+
+Kind = Literal["table", "night", "players"]
+Listener = Callable[["Change"], None]
+
+TABLE: Kind = "table"
+NIGHT: Kind = "night"
+PLAYERS: Kind = "players"
+
+
+@dataclass(frozen=True)
+class Change:
+    """``kind`` "table": ``key`` is its token, ``revision`` its revision after the write (None:
+    the writer doesn't know it; a listener that needs it asks the store). "night": the current
+    night changed (its roster, rounds, clock, tables); "players": the season's stored results."""
+
+    kind: Kind
+    key: str = ""
+    revision: int | None = None
+
+
+_listeners: tuple[Listener, ...] = ()
+_lock = threading.Lock()
+_log = logging.getLogger("companion.changes")
+
+
+def subscribe(listener: Listener) -> Callable[[], None]:
+    """Call ``listener(change)`` after every write from now on; returns the way to stop.
+    A listener runs inside the writer's request: it must be quick and must not block."""
+    global _listeners
+    with _lock:
+        _listeners = _listeners + (listener,)
+
+    def unsubscribe() -> None:
+        global _listeners
+        with _lock:
+            _listeners = tuple(known for known in _listeners if known is not listener)
+
+    return unsubscribe
+
+
+def publish(change: Change) -> None:
+    """Tell every listener about ``change`` (its write is committed). A listener that fails is
+    logged and skipped: the write is saved whatever a listener does."""
+    for listener in _listeners:  # a tuple, replaced whole: (un)subscribing meanwhile is safe
+        try:
+            listener(change)
+        except Exception:  # noqa: BLE001  (no listener may break a saved write)
+            _log.exception("a listener of %r failed", change)
