@@ -5,8 +5,8 @@ the page's token (<meta name="csrf-token">, static/csrf.js and htmx's X-CSRFToke
 
 from __future__ import annotations
 
-from test_serve import enter_deals  # noqa: E402  (tests/ is on sys.path)
-from test_tables_race_crash import Phone  # noqa: E402
+from helpers import enter_deals
+from helpers import Phone
 
 STREAM_OPEN = "() => document.querySelector('#live-stream')?._htmx?.sse?.status === 200"
 
