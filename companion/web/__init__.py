@@ -228,6 +228,10 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(hall.bp)
     from . import players  # issue 26: players across nights, the season table
     app.register_blueprint(players.bp)
+    from . import trust  # issue 32: who may change a finished match; a match's read-only record
+    app.register_blueprint(trust.bp)
+    from . import claims  # issue 32: names on tonight's list belong to their phones
+    app.register_blueprint(claims.bp)
 
     static.init_app(app)  # our scripts and style sheets minified, every page's scripts as one
     app.after_request(secure_headers)

@@ -15,11 +15,12 @@ from flask_babel import get_locale, gettext, ngettext
 
 from ..meetup import points as place_points
 
-from .. import night
+from .. import claims, night
 from .. import tables as store
 from ..store import Repeated, StorageError, get_db
 from ..qr import qr_svg
 from .home import is_host_request, join_url
+from . import claims as phone_claims
 from .tables import (csv_download, form_values, group_errors, join_link, local_time,
                      option_values, storage_message, table_document, table_or_404, write_id)
 
@@ -146,7 +147,7 @@ def hall_context(cycle: bool = False) -> dict:
                 standings=night.leaderboard(results), place_points_rule=place_points.PLACE_POINTS_RULE,
                 leaderboard_order=place_points.LEADERBOARD_ORDER,
                 join_link=link, join_warning=warning, join_qr=None if warning else qr_svg(link),
-                clock=clock_of(latest), **draw_format_context(rounds))
+                clock=clock_of(latest), claims=claims.waiting(conn), **draw_format_context(rounds))
 
 
 def draw_format_context(rounds: list[night.Round]) -> dict:
@@ -598,7 +599,10 @@ def my_player() -> night.Player | None:
     if mine.get("night") != night.current_night(conn):
         return None
     found = night.player(conn, mine.get("id") if isinstance(mine.get("id"), int) else None)
-    return found if found is not None and not found.left else None
+    if found is None or found.left:
+        return None
+    # Issue 32: a name is the phone's that joined as it (another phone got it from the organiser).
+    return found if phone_claims.owns(conn, found.id) else None
 
 
 def remember_me(who: night.Player) -> None:
@@ -606,11 +610,23 @@ def remember_me(who: night.Player) -> None:
     session.permanent = True  # a phone locked for an hour is still Ann's
 
 
+def join_page(values: dict, errors: dict, status: int):
+    return render_template("night/join.html", values=values, errors=errors, roster=night.roster(get_db())), status
+
+
 @bp.get("/night")
 def join():
     if my_player() is not None:
         return redirect(url_for("hall.me"), code=303)
-    return render_template("night/join.html", values={}, errors={}, roster=night.roster(get_db()))
+    waiting = phone_claims.waiting_page()  # this phone asked for a name another phone has
+    if isinstance(waiting, dict):  # the organiser allowed it
+        allowed = night.player(get_db(), waiting["player_id"])
+        if allowed is not None and not allowed.left:
+            remember_me(allowed)
+            return redirect(url_for("hall.me"), code=303)
+    elif waiting is not None:
+        return waiting
+    return join_page({}, {}, 200)
 
 
 @bp.post("/night/join")
@@ -618,18 +634,15 @@ def join_post():
     values = form_values()
     conn = get_db()
     try:
-        picked = small_number(values.get("player"))
-        who = night.player(conn, picked) if picked else night.join(conn, values.get("name"))
-        if who is None:
-            raise store.Refused([store.FieldError("name", gettext("That name is no longer on tonight's list."))])
-        if who.left:
-            who = night.join(conn, who.name)
+        who = phone_claims.join_as_this_phone(conn, small_number(values.get("player")), values.get("name"))
     except store.Refused as refused:
         return render_template("night/join.html", values=values, errors={"name": [e.message for e in refused.errors]},
                                roster=night.roster(conn)), 422
     except StorageError as error:
         return render_template("night/join.html", values=values, errors={"name": [storage_message(error)]},
                                roster=night.roster(conn)), 503
+    if isinstance(who, claims.Waiting):  # another phone's name: the organiser decides (issue 32)
+        return redirect(url_for("hall.join"), code=303)
     remember_me(who)
     return redirect(url_for("hall.me"), code=303)
 

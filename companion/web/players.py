@@ -168,7 +168,8 @@ def show(pid: int):
     host = is_host_request()
     matches = context["matches"]
     tokens: dict[int, str] = {}
-    if matches:
+    from .tables import is_the_laptop
+    if matches and is_the_laptop():  # only the laptop's "Not this player?" form names a table's token
         from ..store import players as rows
         tokens = rows.tokens(get_db(), {m["table_id"] for m in matches[:RECENT_MATCHES]})
     others = [p for p in domain.everyone(get_db()) if p.id != pid] if host else []

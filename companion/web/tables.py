@@ -34,6 +34,7 @@ from . import BytesLRU, render_text
 from .chart import progression_chart
 from .home import is_host_request, join_url
 from ..serving.creation import creation_limit
+from .trust import change_lock, device_key, lock_key, refused_change, remember_opened
 
 
 def is_the_laptop() -> bool:
@@ -362,6 +363,7 @@ def show(token: str):
     table = table_or_404(token)
     if not table.seated:  # prepared for a meetup night: the first phone gives the players
         return redirect(url_for("hall.seat", token=token), code=303)
+    remember_opened(table)  # issue 32: this device had it open while the match ran
     banner = banner_for(table)
     if banner is not None:
         # An undone deal's values wait in the form for its number, to fix one and save again.
@@ -370,7 +372,8 @@ def show(token: str):
     # The same page for every phone that asks at this revision (a 100-deal table's ?all=1 is
     # heavy: one device asking again and again must not replay it each time; issue 23):
     # rendered once per (revision, language, address), each phone given its own CSRF token.
-    key = ("page", token, table.revision, str(get_locale()), request.host, request.full_path, store.MAX_DEALS)
+    key = ("page", token, table.revision, str(get_locale()), request.host, request.full_path, store.MAX_DEALS,
+           lock_key(table))
     page = LIVE_PAGES.get(key)
     if page is None:
         page = render_template("tables/show.html", csrf_token=lambda: CSRF_SLOT, **page_context(table)).encode()
@@ -403,10 +406,13 @@ def live(token: str):
     view = "host" if request.args.get("view") == "host" else "sheet"
     # Every phone at a table asks for the same revision at once after a change: render it
     # once per (revision, language, view, form) and give each phone its own CSRF token.
-    key = (token, current, str(get_locale()), view, form_number)
+    # Which change buttons this device sees (issue 32): its phones' key reads the table.
+    loaded: list[store.Table] = []
+    key = (token, current, str(get_locale()), view, form_number,
+           device_key(token, lambda: loaded.append(table_or_404(token)) or loaded[0]))
     page = LIVE_PAGES.get(key)
     if page is None:
-        table = table_or_404(token)
+        table = loaded[0] if loaded else table_or_404(token)
         if view == "host":
             context = sheet_context(table, form_number)
             template = "tables/_host_board.html"
@@ -554,6 +560,8 @@ def preview_edit(token: str, number: int):
 @bp.get("/t/<token>/deals/<int:number>/edit")
 def edit(token: str, number: int):
     table = table_or_404(token)
+    if (refused := refused_change(table)) is not None:  # a finished match stays with its table
+        return refused
     if not 1 <= number <= len(table.deals):
         return table_problem(table, gettext("This table has no deal %(number)s (any more).", number=number), 404)
     facts = table.deals[number - 1]
@@ -565,6 +573,8 @@ def use_mine(token: str):
     """A conflict's "use mine": this phone's values, sent back from the conflict box, put into a
     form (nothing is saved): the next deal's, or the correction of the deal recorded meanwhile."""
     table = table_or_404(token)
+    if (refused := refused_change(table)) is not None:
+        return refused
     values = {name[len("mine-"):]: value for name, value in request.form.items() if name.startswith("mine-")}
     number = request.form.get("number", type=int)
     recorded = bool(number) and 1 <= number <= len(table.deals)
@@ -600,6 +610,9 @@ def update(token: str, number: int):
     table = table_or_404(token)
     values = form_values()
     was = request.form.get("was", "")
+    if (lock := change_lock(table)) is not None:  # what was typed stays in the form, not saved
+        return render_edit(table, number, values, {}, lock.message, was, 403) if 1 <= number <= len(table.deals) \
+            else refused_change(table)
     if (wid := write_id()) and store.recorded_outcome(get_db(), token, wid) is not None:
         # Sent again (its answer was lost), maybe after the deal was undone: as the first time.
         tell(table, "edited", number)
@@ -652,6 +665,8 @@ def later_answers(values: dict) -> dict:
 @bp.post("/t/<token>/undo")
 def undo(token: str):
     table = table_or_404(token)
+    if (refused := refused_change(table)) is not None:
+        return refused
     number = request.form.get("number", type=int) or 0
     # Undo gives the deal back: its values return to the form, ready to fix one and save.
     values = (table.game.form_values(table.deals[number - 1])
@@ -669,6 +684,8 @@ def undo(token: str):
 @bp.post("/t/<token>/finish")
 def finish(token: str):
     table = table_or_404(token)
+    if (refused := refused_change(table)) is not None:  # reopening, or accepting a tie
+        return refused
     try:
         store.set_finished(get_db(), token, request.form.get("finished", "1") == "1", write_id=write_id())
     except Repeated:
@@ -681,6 +698,8 @@ def finish(token: str):
 @bp.post("/t/<token>/rematch")
 def rematch(token: str):
     table = table_or_404(token)
+    if (lock := change_lock(table)) is not None and lock.reason == "late":  # not at this table: no rematch link
+        return refused_change(table)
     try:  # exactly once: a phone pressing after another lands on the same new table
         new_token = store.rematch(get_db(), table.token, write_id=write_id())
     except Repeated as repeated:  # sent again: the same new table
