@@ -67,7 +67,7 @@ def join_as(conn: Connection, device: str, address: str | None, *, name: str | N
         if owner is None:  # added by the organiser: the first phone that asks is theirs
             rows.set_owner(conn, found.id, device)
             return found
-        return Waiting(rows.insert_claim(conn, found.id, device, store.now()), found.name)
+        return Waiting(rows.insert_claim(conn, found.id, device, address, store.now()), found.name)
 
 
 def _join_new(conn: Connection, tonight: int, name: str, device: str, address: str | None) -> night.Player:

@@ -188,6 +188,10 @@ def test_a_name_is_its_phones(conn):
     assert claims.owns(conn, ann.id, "phone-a") and not claims.owns(conn, ann.id, "phone-b")
     again = claims.join_as(conn, "phone-b", "192.168.1.3", name="ann")  # asking again replaces the request
     assert [c["id"] for c in claims.waiting(conn)] == [again.claim_id]
+    for n in range(5):  # new cookies from the same device: still one request on the laptop
+        last = claims.join_as(conn, f"phone-b{n}", "192.168.1.3", name="Ann")
+    assert [c["id"] for c in claims.waiting(conn)] == [last.claim_id]
+    again = claims.join_as(conn, "phone-b", "192.168.1.3", name="ann")
     claims.answer(conn, again.claim_id, allow=True)
     assert claims.owns(conn, ann.id, "phone-b") and not claims.owns(conn, ann.id, "phone-a")
     assert claims.claim_of(conn, again.claim_id, "phone-b")["state"] == "allowed"
@@ -258,6 +262,11 @@ def test_the_asking_phone_waits_and_gets_the_name_once_allowed(app, conn, client
     assert other.get("/night").headers["Location"].endswith("/night/me")
     assert "Ann" in text_of(other.get("/night/me").get_data(as_text=True))
     assert ann_phone.get("/night/me").status_code == 303
+    # A phone that is a player and asks for another phone's name waits for that name.
+    kid = phone(app, 25)
+    kid.post("/night/join", data={"name": "Kid"})
+    assert kid.post("/night/join", data={"name": "Ann"}).headers["Location"].endswith("/night")
+    assert "Waiting for the organiser" in text_of(kid.get("/night").get_data(as_text=True))
     # Stopping the wait forgets the request on the phone.
     ann_phone.post("/night/join", data={"name": "Ann"})
     assert ann_phone.post("/night/claim/cancel").status_code == 303

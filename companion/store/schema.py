@@ -180,6 +180,7 @@ MIGRATIONS: list[str] = [
         id INTEGER PRIMARY KEY,
         player_id INTEGER NOT NULL REFERENCES night_players(id),
         device TEXT NOT NULL,             -- the asking phone's session device id
+        address TEXT,                     -- and its address (one waiting request per device)
         asked_at TEXT NOT NULL,
         state TEXT NOT NULL DEFAULT 'waiting'  -- waiting, allowed, refused
     );

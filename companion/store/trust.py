@@ -64,12 +64,14 @@ def joined_from_count(conn: sqlite3.Connection, night: int, address: str) -> int
 
 
 @translated
-def insert_claim(conn: sqlite3.Connection, player_id: int, device: str, stamp: str) -> int:
-    """A phone asks for a name another phone owns; its earlier waiting request is withdrawn
-    (one waiting request per phone). The name's version is bumped so the hall shows it."""
-    conn.execute("UPDATE name_claims SET state = 'withdrawn' WHERE device = ? AND state = 'waiting'", (device,))
-    claim_id = conn.execute("INSERT INTO name_claims (player_id, device, asked_at) VALUES (?, ?, ?)",
-                            (player_id, device, stamp)).lastrowid
+def insert_claim(conn: sqlite3.Connection, player_id: int, device: str, address: str | None, stamp: str) -> int:
+    """A phone asks for a name another phone owns; its earlier waiting request is withdrawn (one
+    waiting request per phone, and per address: new cookies don't fill the organiser's list).
+    The name's version is bumped so the hall shows it."""
+    conn.execute("UPDATE name_claims SET state = 'withdrawn' WHERE state = 'waiting' AND (device = ? OR address = ?)",
+                 (device, address))
+    claim_id = conn.execute("INSERT INTO name_claims (player_id, device, address, asked_at) VALUES (?, ?, ?, ?)",
+                            (player_id, device, address, stamp)).lastrowid
     conn.execute("UPDATE night_players SET version = version + 1 WHERE id = ?", (player_id,))
     return claim_id
 

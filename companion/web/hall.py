@@ -642,6 +642,7 @@ def join_post():
         return render_template("night/join.html", values=values, errors={"name": [storage_message(error)]},
                                roster=night.roster(conn)), 503
     if isinstance(who, claims.Waiting):  # another phone's name: the organiser decides (issue 32)
+        session.pop(SESSION_KEY, None)  # this phone waits to be that player, no longer its earlier one
         return redirect(url_for("hall.join"), code=303)
     remember_me(who)
     return redirect(url_for("hall.me"), code=303)
