@@ -51,14 +51,16 @@ def register_features(app: Flask) -> None:
     """Each feature's blueprint, then the serving layers in front of Flask (companion/serving):
     link guard, event streams, the 204 "unchanged" answer, table turns. Their answers carry
     the same security headers as the pages."""
+    from .night.claim_views import bp as name_claims  # issue 32: names on tonight's list belong to their phones
     from .night.views import bp as night_pages
     from .players.views import bp as players_pages  # issue 26: players across nights, the season table
     from .serving import install
+    from .tables.record import bp as match_records  # issue 32: who may change a finished match; its record
     from .tables.views import bp as table_pages
     from .web import CSP, FIXED_HEADERS, games, home
     from .web.host import own_join_host
 
-    for blueprint in (home.bp, games.bp, table_pages, night_pages, players_pages):
+    for blueprint in (home.bp, games.bp, table_pages, match_records, night_pages, name_claims, players_pages):
         app.register_blueprint(blueprint)
     install(app, [("Content-Security-Policy", CSP)] + list(FIXED_HEADERS.items()),
             join_host=lambda: own_join_host(app.config))

@@ -520,8 +520,9 @@
       var next = doc.querySelector("form#entry[data-number]");
       decide(item, "conflict", box ? box.outerHTML : reasonOf(doc), null,
              next ? parseInt(next.dataset.number, 10) : null);
-    } else if (res.status === 422 || res.status === 409 || res.status === 404) {
-      decide(item, res.status === 422 ? "refused" : "stale", reasonOf(doc));
+    } else if (res.status === 422 || res.status === 403 || res.status === 409 || res.status === 404) {
+      // 403: a finished match this phone may no longer change (issue 32): never sent again.
+      decide(item, res.status === 422 || res.status === 403 ? "refused" : "stale", reasonOf(doc));
     } else {
       // 5xx: the laptop is there but could not save (disk full, busy): keep it, try again later.
       change(item.id, function (it) { it.note = textOf(doc.querySelector(".error-page p, p.field-error")) || null; });

@@ -1,12 +1,16 @@
 """This phone's player tonight, kept in its session: the night's pages on a player's phone
-and the season's "my page" (companion/players) ask who it is."""
+and the season's "my page" (companion/players) ask who it is. A name on tonight's list belongs
+to the phone that joined as it (issue 32, the rules in :mod:`.claims`): the phone's device id
+and the request it waits on are kept in its session too."""
 
 from __future__ import annotations
 
-from flask import session
+from flask import render_template, request, session
+from flask_babel import gettext
 
 from ..store import get_db
-from . import service
+from ..web.host import is_the_laptop
+from . import claims, service
 
 
 SESSION_KEY = "night_player"
@@ -21,7 +25,10 @@ def my_player() -> service.Player | None:
     if mine.get("night") != service.current_night(conn):
         return None
     found = service.player(conn, mine.get("id") if isinstance(mine.get("id"), int) else None)
-    return found if found is not None and not found.left else None
+    if found is None or found.left:
+        return None
+    # Issue 32: a name is the phone's that joined as it (another phone got it from the organiser).
+    return found if owns(conn, found.id) else None
 
 
 def remember_me(who: service.Player) -> None:
@@ -32,3 +39,63 @@ def remember_me(who: service.Player) -> None:
 def forget_me() -> None:
     """This phone is no one's any more (another person takes it, or its player left)."""
     session.pop(SESSION_KEY, None)
+
+
+DEVICE_KEY = "device"  # this phone's id in its (signed) session cookie
+CLAIM_KEY = "night_claim"  # the request this phone is waiting on
+
+
+def device_id(create: bool = False) -> str | None:
+    """This phone's device id (made on its first join; None before, unless ``create``)."""
+    found = session.get(DEVICE_KEY)
+    if not isinstance(found, str) and create:
+        found = session[DEVICE_KEY] = claims.new_device_id()
+    return found if isinstance(found, str) else None
+
+
+def device_address() -> str | None:
+    """The address a device's limit of names counts by (None: the laptop, which isn't limited)."""
+    return None if is_the_laptop() else (request.remote_addr or "")
+
+
+def join_as_this_phone(conn, picked: int | None, name: str | None):
+    """This phone asks for a name (tapped: ``picked``, else typed): the player, or claims.Waiting
+    (remembered in the session, so the join page shows the wait)."""
+    found = claims.join_as(conn, device_id(create=True), device_address(),
+                           player_id=picked if picked else None, name=None if picked else name)
+    if isinstance(found, claims.Waiting):
+        session[CLAIM_KEY] = found.claim_id
+        session.permanent = True
+    else:
+        session.pop(CLAIM_KEY, None)
+    return found
+
+
+def owns(conn, player_id: int) -> bool:
+    return claims.owns(conn, player_id, device_id())
+
+
+def join_page(values: dict, errors: dict, status: int):
+    """The join page: tonight's list to tap, or a name to type."""
+    return render_template("night/join.html", values=values, errors=errors, roster=service.roster(get_db())), status
+
+
+def waiting_page():
+    """The join page's answer while this phone waits on a request: "waiting" (it reloads itself),
+    the player once allowed (None: the caller remembers them), or the refusal. None: no request."""
+    claim_id = session.get(CLAIM_KEY)
+    device = device_id()
+    if not isinstance(claim_id, int) or device is None:
+        return None
+    conn = get_db()
+    found = claims.claim_of(conn, claim_id, device)
+    if found is None or found["state"] == "withdrawn":
+        session.pop(CLAIM_KEY, None)
+        return None
+    if found["state"] == "waiting":
+        return render_template("night/waiting.html", name=found["name"]), 200, {"Cache-Control": "no-store"}
+    session.pop(CLAIM_KEY, None)
+    if found["state"] == "allowed":
+        return found
+    return join_page({}, {"name": [gettext("The organiser did not give you “%(name)s”. If it is your name, "
+                                            "talk to the organiser.", name=found["name"])]}, 200)

@@ -27,7 +27,8 @@ from ..web.refusals import storage_message
 from ..web.times import local_time
 from . import service
 from .exports import CSV_COLUMNS, night_document, night_name, night_rows_of_deals, round_label, table_label
-from .phone import forget_me, my_player, remember_me
+from . import claims
+from .phone import forget_me, join_as_this_phone, join_page, my_player, remember_me, waiting_page
 
 bp = Blueprint("hall", __name__)
 
@@ -142,7 +143,7 @@ def hall_context(cycle: bool = False) -> dict:
                 standings=service.leaderboard(results), place_points_rule=place_points.PLACE_POINTS_RULE,
                 leaderboard_order=place_points.LEADERBOARD_ORDER,
                 join_link=link, join_warning=warning, join_qr=None if warning else qr_svg(link),
-                clock=clock_of(latest), **draw_format_context(rounds))
+                clock=clock_of(latest), claims=claims.waiting(conn), **draw_format_context(rounds))
 
 
 def draw_format_context(rounds: list[service.Round]) -> dict:
@@ -509,7 +510,15 @@ def extend(table_id: int):
 def join():
     if my_player() is not None:
         return redirect(url_for("hall.me"), code=303)
-    return render_template("night/join.html", values={}, errors={}, roster=service.roster(get_db()))
+    waiting = waiting_page()  # this phone asked for a name another phone has
+    if isinstance(waiting, dict):  # the organiser allowed it
+        allowed = service.player(get_db(), waiting["player_id"])
+        if allowed is not None and not allowed.left:
+            remember_me(allowed)
+            return redirect(url_for("hall.me"), code=303)
+    elif waiting is not None:
+        return waiting
+    return join_page({}, {}, 200)
 
 
 @bp.post("/night/join")
@@ -517,18 +526,16 @@ def join_post():
     values = form_values()
     conn = get_db()
     try:
-        picked = small_number(values.get("player"))
-        who = service.player(conn, picked) if picked else service.join(conn, values.get("name"))
-        if who is None:
-            raise Refused([FieldError("name", gettext("That name is no longer on tonight's list."))])
-        if who.left:
-            who = service.join(conn, who.name)
+        who = join_as_this_phone(conn, small_number(values.get("player")), values.get("name"))
     except Refused as refused:
         return render_template("night/join.html", values=values, errors={"name": [e.message for e in refused.errors]},
                                roster=service.roster(conn)), 422
     except StorageError as error:
         return render_template("night/join.html", values=values, errors={"name": [storage_message(error)]},
                                roster=service.roster(conn)), 503
+    if isinstance(who, claims.Waiting):  # another phone's name: the organiser decides (issue 32)
+        forget_me()  # this phone waits to be that player, no longer its earlier one
+        return redirect(url_for("hall.join"), code=303)
     remember_me(who)
     return redirect(url_for("hall.me"), code=303)
 

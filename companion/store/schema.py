@@ -169,6 +169,24 @@ MIGRATIONS: list[str] = [
         WHERE key NOT IN (SELECT key FROM players) ORDER BY key;
     INSERT INTO player_names (key, player_id) SELECT key, id FROM players;
     """,
+    # 7 (issue 32, "trust"): a name on tonight's list belongs to the phone that joined as it.
+    # ``owner`` is that phone's session device id (NULL: the organiser added the name, or it
+    # was added before this version: the first phone to take it owns it); ``joined_from`` the
+    # address it joined from (one device joins at most a few names). Another phone asking for
+    # an owned name makes a ``name_claims`` row the organiser allows or refuses on the laptop.
+    """
+    ALTER TABLE night_players ADD COLUMN owner TEXT;
+    ALTER TABLE night_players ADD COLUMN joined_from TEXT;
+    CREATE TABLE name_claims (
+        id INTEGER PRIMARY KEY,
+        player_id INTEGER NOT NULL REFERENCES night_players(id),
+        device TEXT NOT NULL,             -- the asking phone's session device id
+        address TEXT,                     -- and its address (one waiting request per device)
+        asked_at TEXT NOT NULL,
+        state TEXT NOT NULL DEFAULT 'waiting'  -- waiting, allowed, refused
+    );
+    CREATE INDEX name_claims_by_device ON name_claims(device);
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

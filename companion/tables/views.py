@@ -36,6 +36,7 @@ from .chart import progression_chart
 from .exports import download_name, export_rows, fact_groups, table_document
 from .forms import option_values, write_id
 from .links import TOKEN_SHAPE, join_link, table_or_404, table_url
+from .record import change_lock, device_key, lock_key, remember_opened
 
 bp = Blueprint("tables", __name__)
 
@@ -252,6 +253,7 @@ def show(token: str):
     table = table_or_404(token)
     if not table.seated:  # prepared for a meetup night: the first phone gives the players
         return redirect(url_for("hall.seat", token=token), code=303)
+    remember_opened(table)  # issue 32: this device had it open while the match ran
     banner = banner_for(table)
     if banner is not None:
         # An undone deal's values wait in the form for its number, to fix one and save again.
@@ -260,7 +262,8 @@ def show(token: str):
     # The same page for every phone that asks at this revision (a 100-deal table's ?all=1 is
     # heavy: one device asking again and again must not replay it each time; issue 23):
     # rendered once per (revision, language, address), each phone given its own CSRF token.
-    key = ("page", token, table.revision, str(get_locale()), request.host, request.full_path, service.MAX_DEALS)
+    key = ("page", token, table.revision, str(get_locale()), request.host, request.full_path, service.MAX_DEALS,
+           lock_key(table))
     page = LIVE_PAGES.get(key)
     if page is None:
         g.csrf_stand_in = CSRF_SLOT
@@ -314,15 +317,26 @@ def live(token: str):
             context.update(sheet_context(table, form_number=context["form_number"]))
             context["asked_number"] = form_number
             template = "tables/_live_response.html"
-        g.csrf_stand_in = ""  # no phone's token: the page's is used (see above)
-        try:
-            body = render_template(template, **context).encode()
-        finally:
-            g.csrf_stand_in = None
-        if partials is None or table.revision != current:  # never file a newer table under an older revision
-            found = (body, None)
+        # A finished match's change buttons depend on the device (issue 32: who may still change
+        # it), so its partial is this device's own, kept here by that; a running match's is the
+        # same for every phone, filed with the serving layer to be served without Flask.
+        device = device_key(token, lambda: table) if table.match().over or table.finished else None
+        mine = LIVE_PAGES.get((key, device)) if device is not None else None
+        if mine is not None:
+            found = (mine, None)
         else:
-            found = partials.put(key, body)
+            g.csrf_stand_in = ""  # no phone's token: the page's is used (see above)
+            try:
+                body = render_template(template, **context).encode()
+            finally:
+                g.csrf_stand_in = None
+            if device is not None:
+                LIVE_PAGES.put((key, device), body)
+                found = (body, None)
+            elif partials is None or table.revision != current:  # never file a newer table under an older revision
+                found = (body, None)
+            else:
+                found = partials.put(key, body)
     plain, packed = found
     if packed is not None and "gzip" in request.headers.get("Accept-Encoding", ""):
         response = make_response(packed)
@@ -426,9 +440,27 @@ def preview_edit(token: str, number: int):
     return once_per_revision(table, number, values, lambda: check_deal(table, values, correcting=number))
 
 
+def refused_change(table: service.Table):
+    """The table as it is, with why this device can't change it (403), or None: it may (issue 32:
+    a finished match's changes stay with its table, companion/tables/access.py)."""
+    lock = change_lock(table)
+    if lock is None:
+        return None
+    return render_page(table, 403, banner={"kind": "conflict", "message": render_text(lock.message)})
+
+
+def refused_change_of(token: str):
+    """:func:`refused_change` for a change posted to ``token`` (404 for no such table)."""
+    if not TOKEN_SHAPE.match(token):
+        abort(404)
+    return refused_change(table_or_404(token))
+
+
 @bp.get("/t/<token>/deals/<int:number>/edit")
 def edit(token: str, number: int):
     table = table_or_404(token)
+    if (refused := refused_change(table)) is not None:  # a finished match stays with its table
+        return refused
     if not 1 <= number <= len(table.deals):
         return table_problem(table, gettext("This table has no deal %(number)s (any more).", number=number), 404)
     facts = table.deals[number - 1]
@@ -440,6 +472,8 @@ def use_mine(token: str):
     """A conflict's "use mine": this phone's values, sent back from the conflict box, put into a
     form (nothing is saved): the next deal's, or the correction of the deal recorded meanwhile."""
     table = table_or_404(token)
+    if (refused := refused_change(table)) is not None:
+        return refused
     values = {name[len("mine-"):]: value for name, value in request.form.items() if name.startswith("mine-")}
     number = request.form.get("number", type=number_or_error)
     recorded = bool(number) and 1 <= number <= len(table.deals)
@@ -476,6 +510,10 @@ def update(token: str, number: int):
         abort(404)
     values = form_values()
     was = request.form.get("was", "")
+    current = table_or_404(token)
+    if (lock := change_lock(current)) is not None:  # what was typed stays in the form, not saved
+        return render_edit(current, number, values, {}, lock.message, was, 403) if 1 <= number <= len(current.deals) \
+            else refused_change(current)
     try:
         # The service reads the correction against the match as stored, as for a new deal.
         correction = service.correct_deal(get_db(), token, number, form=values, was=was, write_id=write_id(),
@@ -504,8 +542,8 @@ def update(token: str, number: int):
 
 @bp.post("/t/<token>/undo")
 def undo(token: str):
-    if not TOKEN_SHAPE.match(token):
-        abort(404)
+    if (refused := refused_change_of(token)) is not None:
+        return refused
     number = request.form.get("number", type=number_or_error) or 0
     undone = service.undo_deal(get_db(), token, number, write_id=write_id())
     table = undone.table
@@ -521,8 +559,8 @@ def undo(token: str):
 
 @bp.post("/t/<token>/finish")
 def finish(token: str):
-    if not TOKEN_SHAPE.match(token):
-        abort(404)
+    if (refused := refused_change_of(token)) is not None:  # reopening, or accepting a tie
+        return refused
     finished = service.finish_match(get_db(), token, request.form.get("finished", "1") == "1", write_id=write_id())
     table = finished.table
     if table is None:
@@ -536,6 +574,9 @@ def finish(token: str):
 def rematch(token: str):
     if not TOKEN_SHAPE.match(token):
         abort(404)
+    table = table_or_404(token)
+    if (lock := change_lock(table)) is not None and lock.reason == "late":  # not at this table: no rematch link
+        return refused_change(table)
     # Exactly once: a phone pressing after another (or sending again) lands on the same new table.
     started = service.start_rematch(get_db(), token, write_id=write_id())
     if started.table is None:

@@ -44,13 +44,18 @@ def test_a_phone_joins_once_and_is_remembered(app):
 
 
 def test_the_same_name_typed_twice_is_one_player(app):
-    for n, typed in enumerate(["Ann", "ann", "ＡＮＮ", " Ann "]):
-        assert phone(app, 30 + n).post("/night/join", data={"name": typed}).status_code == 303
+    ann = phone(app, 30)
+    for typed in ["Ann", "ann", "ＡＮＮ", " Ann "]:
+        joined = ann.post("/night/join", data={"name": typed})
+        assert joined.status_code == 303 and joined.headers["Location"].endswith("/night/me")
+    # Another phone typing it is the same name too: it waits for the organiser (issue 32).
+    other = phone(app, 31).post("/night/join", data={"name": "ａｎｎ"})
+    assert other.status_code == 303 and other.headers["Location"].endswith("/night")
     assert [p.name for p in roster(app)] == ["Ann"]
 
 
-def test_picking_a_name_from_tonights_list(app):
-    phone(app, 40).post("/night/join", data={"name": "Bob"})
+def test_picking_a_name_from_tonights_list(app, client):
+    client.post("/hall/players", data={"name": "Bob"})  # the organiser's: the first phone to tap it
     other = phone(app, 41)
     page = other.get("/night").get_data(as_text=True)
     bob = roster(app)[0]
@@ -84,8 +89,10 @@ def test_the_organiser_adds_renames_and_removes(client, app):
     assert [(p.name, p.left) for p in roster(app)] == [("Cyril", False), ("Di", True)]
     hall = text_of(client.get("/hall").get_data(as_text=True))
     assert "Left tonight: Di" in hall and "1 player tonight" in hall
-    # Di scanning again puts her back (same player, same id).
-    assert phone(app, 50).post("/night/join", data={"name": "di"}).status_code == 303
+    # Di scanning again does not put her back (issue 32); the organiser adding her does
+    # (same player, same id).
+    assert phone(app, 50).post("/night/join", data={"name": "di"}).status_code == 422
+    assert client.post("/hall/players", data={"name": "di"}).status_code == 303
     assert [(p.id, p.left) for p in roster(app)] == [(cy.id, False), (di.id, False)]
 
 

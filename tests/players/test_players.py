@@ -97,7 +97,10 @@ def test_the_players_page_shows_them(season):
     assert "Bo 5 3 2 0 0" in text and "Cy 3 1 1 0 1" in text  # head to head
     html = page.get_data(as_text=True)
     assert html.count('class="dot"') == 3  # the chart: one dot a night
-    assert f'/t/{tokens["n3-mirai"]}' in html  # a match links to its table
+    # A match links to its read-only record (issue 32), never to its table's link.
+    mirai = tables.load(conn, tokens["n3-mirai"])
+    assert f'href="/matches/{mirai.id}"' in html
+    assert f'href="/t/{tokens["n3-mirai"]}' not in html
     assert "written ann" in text  # night 3's rwd had her in lower case
     # The span and game narrow it: RWD alone.
     only = text_of(client.get(f"/players/{ann}?game=rwd").get_data(as_text=True))

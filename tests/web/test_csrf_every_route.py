@@ -9,6 +9,7 @@ right token, where it must succeed: that last step proves the refusals were abou
 
 from __future__ import annotations
 
+import itertools
 import re
 import sqlite3
 from typing import Callable
@@ -22,6 +23,7 @@ UNSAFE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
 KNOWN_UNSAFE = {"tables.create", "tables.add_deal", "tables.preview", "tables.preview_edit", "tables.update",
                 "tables.undo", "tables.finish", "tables.rematch"}
 REFUSED = "security check failed"
+FRESH = itertools.count(1)
 NAMES = ["Ann", "Bob", "Cy", "Di"]
 # Open-ended Pair & Quad: the one game where every route, "Finish match" included, has a meaning
 # after a single deal.
@@ -179,12 +181,56 @@ RECIPES: dict[str, tuple[Recipe, bool]] = {
     "hall.leave_table": (lambda w: {"player": str(_night_round(w)[0])}, True),
     "hall.extend": (lambda w: {}, True),
     "hall.unseat": (lambda w: {}, True),
-    "hall.join_post": (lambda w: {"name": "Zoe"}, True),
+    "hall.join_post": (lambda w: {"name": f"Yan {next(FRESH)}"}, True),  # a new name each time: never one removed
     "hall.me_forget": (lambda w: {}, False),
     "players.rename": (lambda w: {"name": "Zed"}, True),
     "players.merge": (lambda w: {"gone": str(_player_elsewhere(w))}, True),
     "players.keep_apart": (lambda w: {"token": w.token, "seat": "0", "name": "Ann B."}, True),
+    # Issue 32: the organiser answers a phone's request for a name, removes ticked names; a phone
+    # stops waiting (nothing stored).
+    "claims.answer": (lambda w: {"action": "allow"}, True),
+    "claims.remove_many": (lambda w: {"player": str(_spare_player(w))}, True),
+    "claims.cancel": (lambda w: {}, False),
 }
+
+
+def _spare_player(world: World) -> int:
+    """A player on tonight's list no other recipe needs (the organiser may remove them)."""
+    from companion import night, store
+    _night_round(world)  # drawn first: Quinn is no one's seat
+    conn = store.connect(world.db)
+    try:
+        return night.join(conn, "Quinn").id
+    finally:
+        conn.close()
+
+
+def _waiting_claim(world: World) -> int:
+    """A phone asking for a name another phone joined as (issue 32): the request's id."""
+    from companion import claims, store
+    if not hasattr(world, "_claim"):
+        _night_round(world)  # drawn first: Rex is no one's seat
+        conn = store.connect(world.db)
+        try:
+            claims.join_as(conn, "phone-a", "192.0.2.1", name="Rex")
+            world._claim = claims.join_as(conn, "phone-b", "192.0.2.2", name="Rex").claim_id
+        finally:
+            conn.close()
+    return world._claim
+
+
+def _ended_table_id(world: World) -> int:
+    """A one-deal match, played: its read-only record (issue 32)."""
+    from companion import store, tables
+    if not hasattr(world, "_ended"):
+        conn = store.connect(world.db)
+        try:
+            token = tables.create(conn, GAME, ["Sal", "Tim", "Uma", "Val"], {"first_dealer": 0, "deals": 1})
+            tables.add_deal(conn, token, 1, form=DEAL_1)
+            world._ended = tables.load(conn, token).id
+        finally:
+            conn.close()
+    return world._ended
 
 
 def _player_id(world: World, name: str) -> int:
@@ -230,7 +276,9 @@ def _night_round(world: World) -> list[int]:
     conn = store.connect(world.db)
     try:
         # Max is the late arrival of _late_arrival: on the list without a seat, by design.
-        if not night.night_rounds(conn) or len([p for p in night.roster(conn) if p.name != "Max"]) != 4:
+        # Quinn and Rex (issue 32's recipes) join after the draw, as Max does.
+        if not night.night_rounds(conn) or len([p for p in night.roster(conn)
+                                                if p.name not in ("Max", "Quinn", "Rex")]) != 4:
             for player in night.roster(conn):  # exactly one table's worth on tonight's list
                 if player.name not in ("Ivy", "Jo", "Kim", "Lu"):
                     night.set_left(conn, player.id)
@@ -303,6 +351,8 @@ URL_PARAMS: dict[str, Callable[[World], dict[str, object]]] = {
     "players.player_csv": lambda w: {"pid": _player_id(w, "Ann")},
     "players.player_json": lambda w: {"pid": _player_id(w, "Ann")},
     "players.at_table": lambda w: {"seat": 0},
+    "claims.answer": lambda w: {"claim_id": _waiting_claim(w)},
+    "trust.record": lambda w: {"table_id": _ended_table_id(w)},
 }
 
 

@@ -1,0 +1,74 @@
+"""Names on tonight's list and the phones that own them, in the pages (issue 32; the rules are
+:mod:`.claims`, a phone's side :mod:`.phone`): the phone that stops waiting, and the organiser's
+answers and "remove these" on the laptop's hall page."""
+
+from __future__ import annotations
+
+from flask import Blueprint, abort, redirect, render_template, request, session, url_for
+from flask_babel import gettext
+
+from ..numbers import ascii_number
+from ..store import NotFound, StorageError, get_db
+from ..web.host import is_the_laptop
+from ..web.refusals import storage_message
+from ..web.times import local_time
+from . import claims
+from .phone import CLAIM_KEY
+from .views import hall_page
+
+bp = Blueprint("claims", __name__)
+
+
+@bp.post("/night/claim/cancel")
+def cancel():
+    """The phone stops waiting (its request stays unanswered on the laptop, then is withdrawn
+    by its next one)."""
+    session.pop(CLAIM_KEY, None)
+    return redirect(url_for("hall.join"), code=303)
+
+
+# --------------------------------------------------------------------------
+# The organiser, on the laptop
+
+
+def laptop_only():
+    """The organiser's answers come from the laptop's own browser (127.0.0.1 or ::1, naming itself
+    in Host): other loopback addresses are other devices, as in the tests and benches."""
+    if not is_the_laptop():
+        return render_template("error.html", message=gettext(
+            "The hall view opens only on the host laptop.")), 403
+    return None
+
+
+@bp.post("/hall/claims/<int:claim_id>")
+def answer(claim_id: int):
+    if (refused := laptop_only()) is not None:
+        return refused
+    try:
+        claims.answer(get_db(), claim_id, request.form.get("action") == "allow")
+    except NotFound:
+        abort(404)
+    except StorageError as error:
+        return hall_page({}, {"claims": [storage_message(error)]}, 503)
+    return redirect(url_for("hall.index") + "#roster", code=303)
+
+
+@bp.post("/hall/players/remove")
+def remove_many():
+    """The roster's ticked names, taken off tonight's list in one action."""
+    if (refused := laptop_only()) is not None:
+        return refused
+    ids = [number for v in request.form.getlist("player") if (number := ascii_number(v)) is not None]
+    if not ids:
+        return hall_page({}, {"remove": [gettext("Tick the names to remove first.")]}, 422)
+    try:
+        claims.remove_players(get_db(), ids)
+    except StorageError as error:
+        return hall_page({}, {"remove": [storage_message(error)]}, 503)
+    return redirect(url_for("hall.index") + "#roster", code=303)
+
+
+@bp.app_template_global("claim_time")
+def claim_time(stamp: str) -> str:
+    """When a phone asked, on the laptop's clock."""
+    return local_time(stamp, "%H:%M")

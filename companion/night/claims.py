@@ -1,0 +1,140 @@
+"""A name on tonight's list belongs to the phone that joined as it (issue 32, items 2-4).
+
+- A phone that types a new name joins as it and owns it (its session's device id). One device
+  (one address) joins at most ``MAX_NAMES_PER_DEVICE`` names a night: a parent with children;
+  more come from the organiser, on the laptop.
+- The same phone asking again (tapping or typing the name) gets it back at once. A name nobody
+  owns yet (the organiser added it on the laptop) goes to the first phone that asks for it.
+- Another phone asking for an owned name is never given it silently: it makes a request the
+  organiser allows (the name moves to the new phone, e.g. the old one is lost or dead; the old
+  phone's pages say it is no longer on the list) or refuses, on the laptop's hall page.
+- A name the organiser removed stays removed until the organiser adds it again.
+
+No Flask here: the views pass the phone's device id and address.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+
+from ..changes import Change, publish
+from ..games import FieldError
+from ..games.text import T
+from ..names import name_key
+from ..store import Connection, NotFound, write
+from ..store import nights as night_rows
+from ..store import trust as claim_rows
+from ..tables import service as table_service
+from ..tables.service import Refused
+from . import service
+
+MAX_NAMES_PER_DEVICE = 4
+
+
+def new_device_id() -> str:
+    return secrets.token_urlsafe(12)
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """The phone asked for a name another phone owns: the organiser decides."""
+    claim_id: int
+    name: str
+
+
+def join_as(conn: Connection, device: str, address: str | None, *, name: str | None = None,
+            player_id: int | None = None) -> service.Player | Waiting:
+    """This phone asks to be a name on tonight's list: by tapping it (``player_id``) or by typing
+    it (``name``; a new name joins the list). Returns the player it now is, or :class:`Waiting`.
+    ``address``: the device's, for its limit of names (None: the laptop, not limited)."""
+    joined = _join_as(conn, device, address, name=name, player_id=player_id)
+    publish(Change("night"))  # committed: the hall's roster and requests show it
+    return joined
+
+
+def _join_as(conn: Connection, device: str, address: str | None, *, name: str | None,
+             player_id: int | None) -> service.Player | Waiting:
+    typed = service._check_name(name) if player_id is None else None
+    with write(conn):
+        tonight = service.current_night(conn)
+        if player_id is not None:
+            found = service.player(conn, player_id)
+            if found is None:
+                raise Refused([FieldError("name", T("That name is no longer on tonight's list."))])
+        else:
+            row = night_rows.player_by_key(conn, tonight, name_key(typed))
+            found = service._player(row)
+        if found is None:
+            return _join_new(conn, tonight, typed, device, address)
+        if found.left:
+            raise Refused([FieldError("name", T(
+                "The organiser took “{name}” off tonight's list. Ask the organiser to add you again.",
+                name=found.name))])
+        owner = claim_rows.owner(conn, found.id)
+        if owner == device:
+            return found
+        if owner is None:  # added by the organiser: the first phone that asks is theirs
+            claim_rows.set_owner(conn, found.id, device)
+            return found
+        return Waiting(claim_rows.insert_claim(conn, found.id, device, address, table_service.now()), found.name)
+
+
+def _join_new(conn: Connection, tonight: int, name: str, device: str, address: str | None) -> service.Player:
+    """Inside the write: a new name on the list, this phone's."""
+    if address is not None and claim_rows.joined_from_count(conn, tonight, address) >= MAX_NAMES_PER_DEVICE:
+        raise Refused([FieldError("name", T(
+            "This phone has already joined {max} names tonight. Ask the organiser to add more names "
+            "on the laptop.", max=MAX_NAMES_PER_DEVICE))])
+    if len(night_rows.roster(conn, tonight)) >= service.MAX_ROSTER:
+        raise Refused([FieldError("name", T("Tonight's list is full ({max} players).", max=service.MAX_ROSTER))])
+    stamp = table_service.now()
+    key = name_key(name)
+    player_id = night_rows.insert_player(conn, tonight, name, key, stamp)
+    claim_rows.set_owner(conn, player_id, device, address)
+    return service.Player(player_id, name, key, stamp)
+
+
+def owns(conn: Connection, player_id: int, device: str | None) -> bool:
+    """Whether the phone with this device id (None: a session from before names had owners)
+    may be this player: the name is its own, or nobody's and the session already had it."""
+    owner = claim_rows.owner(conn, player_id)
+    return owner is None or owner == device
+
+
+def claim_of(conn: Connection, claim_id: int, device: str) -> dict | None:
+    """This phone's request (its ``state``: waiting, allowed, refused, withdrawn), or None."""
+    found = claim_rows.claim(conn, claim_id)
+    return found if found is not None and found["device"] == device else None
+
+
+def waiting(conn: Connection) -> list[dict]:
+    """Tonight's requests for names, for the organiser (oldest first)."""
+    return claim_rows.waiting_claims(conn, service.current_night(conn))
+
+
+def answer(conn: Connection, claim_id: int, allow: bool) -> None:
+    """The organiser allows a request (the name moves to the asking phone) or refuses it."""
+    with write(conn):
+        found = claim_rows.claim(conn, claim_id)
+        if found is None or found["night"] != service.current_night(conn):
+            raise NotFound(str(claim_id))
+        if found["state"] != "waiting":
+            return  # answered already (a second click, or from another tab)
+        if allow:
+            claim_rows.set_owner(conn, found["player_id"], found["device"])
+        claim_rows.answer_claim(conn, claim_id, "allowed" if allow else "refused")
+    publish(Change("night"))
+
+
+def remove_players(conn: Connection, player_ids: list[int]) -> int:
+    """The organiser takes several names off tonight's list in one action; how many were removed."""
+    removed = 0
+    with write(conn):
+        for player_id in dict.fromkeys(player_ids):
+            found = service.player(conn, player_id)
+            if found is not None and not found.left:
+                night_rows.update_player(conn, player_id, left=True)
+                removed += 1
+    publish(Change("night"))
+    return removed

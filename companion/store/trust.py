@@ -1,0 +1,98 @@
+"""Who may do what (issue 32): every SQL statement about a finished match's window for changes
+and about the names on tonight's list that phones own and ask for."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from .connection import translated
+from .nights import current_night
+
+# --------------------------------------------------------------------------
+# A finished match
+
+
+@translated
+def ended_at(conn: sqlite3.Connection, table_id: int) -> str | None:
+    """When the table's latest deal was added or its match finished by hand (UTC, ISO), in the
+    store's own order of changes (a clock set back can't reorder them); None: neither ever was."""
+    row = conn.execute("SELECT at FROM changes WHERE table_id = ? AND action IN ('add', 'finish')"
+                       " ORDER BY id DESC LIMIT 1", (table_id,)).fetchone()
+    return row["at"] if row else None
+
+
+@translated
+def round_open(conn: sqlite3.Connection, table_id: int) -> bool | None:
+    """Whether the table's round is still the night's latest (None: the table was not drawn in a
+    round). A round closes when the next one is drawn or a new night begins."""
+    row = conn.execute("SELECT r.id, r.night, r.number FROM round_tables AS t JOIN night_rounds AS r"
+                       " ON r.id = t.round_id WHERE t.table_id = ?", (table_id,)).fetchone()
+    if row is None:
+        return None
+    if row["night"] != current_night(conn):
+        return False
+    later = conn.execute("SELECT 1 FROM night_rounds WHERE night = ? AND number > ? LIMIT 1",
+                         (row["night"], row["number"])).fetchone()
+    return later is None
+
+
+# --------------------------------------------------------------------------
+# Names on tonight's list and the phones that own them
+
+
+@translated
+def owner(conn: sqlite3.Connection, player_id: int) -> str | None:
+    row = conn.execute("SELECT owner FROM night_players WHERE id = ?", (player_id,)).fetchone()
+    return row["owner"] if row else None
+
+
+@translated
+def set_owner(conn: sqlite3.Connection, player_id: int, device: str, address: str | None = None) -> None:
+    """The name is this phone's from now on (the caller holds ``store.write``)."""
+    if address is None:
+        conn.execute("UPDATE night_players SET owner = ?, version = version + 1 WHERE id = ?", (device, player_id))
+    else:
+        conn.execute("UPDATE night_players SET owner = ?, joined_from = ?, version = version + 1 WHERE id = ?",
+                     (device, address, player_id))
+
+
+@translated
+def joined_from_count(conn: sqlite3.Connection, night: int, address: str) -> int:
+    """How many names on the night's list (removed ones too) were joined from this address."""
+    return conn.execute("SELECT count(*) FROM night_players WHERE night = ? AND joined_from = ?",
+                        (night, address)).fetchone()[0]
+
+
+@translated
+def insert_claim(conn: sqlite3.Connection, player_id: int, device: str, address: str | None, stamp: str) -> int:
+    """A phone asks for a name another phone owns; its earlier waiting request is withdrawn (one
+    waiting request per phone, and per address: new cookies don't fill the organiser's list).
+    The name's version is bumped so the hall shows it."""
+    conn.execute("UPDATE name_claims SET state = 'withdrawn' WHERE state = 'waiting' AND (device = ? OR address = ?)",
+                 (device, address))
+    claim_id = conn.execute("INSERT INTO name_claims (player_id, device, address, asked_at) VALUES (?, ?, ?, ?)",
+                            (player_id, device, address, stamp)).lastrowid
+    conn.execute("UPDATE night_players SET version = version + 1 WHERE id = ?", (player_id,))
+    return claim_id
+
+
+@translated
+def claim(conn: sqlite3.Connection, claim_id: int) -> dict | None:
+    row = conn.execute("SELECT c.id, c.player_id, c.device, c.asked_at, c.state, p.name, p.night"
+                       " FROM name_claims AS c JOIN night_players AS p ON p.id = c.player_id WHERE c.id = ?",
+                       (claim_id,)).fetchone()
+    return None if row is None else dict(row)
+
+
+@translated
+def waiting_claims(conn: sqlite3.Connection, night: int) -> list[dict]:
+    """The night's requests the organiser has not answered, oldest first."""
+    rows = conn.execute("SELECT c.id, c.player_id, c.device, c.asked_at, c.state, p.name, p.night"
+                        " FROM name_claims AS c JOIN night_players AS p ON p.id = c.player_id"
+                        " WHERE p.night = ? AND c.state = 'waiting' AND p.left = 0 ORDER BY c.id", (night,)).fetchall()
+    return [dict(r) for r in rows]
+
+
+@translated
+def answer_claim(conn: sqlite3.Connection, claim_id: int, state: str) -> None:
+    conn.execute("UPDATE name_claims SET state = ? WHERE id = ?", (state, claim_id))
