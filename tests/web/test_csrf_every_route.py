@@ -196,7 +196,8 @@ RECIPES: dict[str, tuple[Recipe, bool]] = {
 
 def _spare_player(world: World) -> int:
     """A player on tonight's list no other recipe needs (the organiser may remove them)."""
-    from companion import night, store
+    from companion import store
+    from companion.night import service as night
     _night_round(world)  # drawn first: Quinn is no one's seat
     conn = store.connect(world.db)
     try:
@@ -207,13 +208,14 @@ def _spare_player(world: World) -> int:
 
 def _waiting_claim(world: World) -> int:
     """A phone asking for a name another phone joined as (issue 32): the request's id."""
-    from companion import claims, store
+    from companion import store
+    from companion.night import claims
     if not hasattr(world, "_claim"):
         _night_round(world)  # drawn first: Rex is no one's seat
         conn = store.connect(world.db)
         try:
-            claims.join_as(conn, "phone-a", "192.0.2.1", name="Rex")
-            world._claim = claims.join_as(conn, "phone-b", "192.0.2.2", name="Rex").claim_id
+            claims.join_as(conn, "phone-a", "127.0.9.1", name="Rex")
+            world._claim = claims.join_as(conn, "phone-b", "127.0.9.2", name="Rex").claim_id
         finally:
             conn.close()
     return world._claim
@@ -221,7 +223,8 @@ def _waiting_claim(world: World) -> int:
 
 def _ended_table_id(world: World) -> int:
     """A one-deal match, played: its read-only record (issue 32)."""
-    from companion import store, tables
+    from companion import store
+    from companion.tables import service as tables
     if not hasattr(world, "_ended"):
         conn = store.connect(world.db)
         try:
