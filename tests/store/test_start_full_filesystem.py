@@ -86,7 +86,7 @@ def start(db: Path, log: Path, port: int) -> subprocess.Popen:
 
 
 def answers(port: int, path: str) -> int | None:
-    from test_tables_race_crash import Phone
+    from helpers import Phone
 
     try:
         return Phone(port).request_once("GET", path, timeout=2)[0]

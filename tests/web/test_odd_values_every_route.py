@@ -92,7 +92,7 @@ def test_odd_values_in_every_route_never_give_a_server_error(csrf_app):
 
 @pytest.mark.slow
 def test_nul_in_a_static_path_and_a_logged_server_error(server_process):
-    from test_serving_client_trouble import raw, status_of
+    from helpers import raw, status_of
 
     port = server_process.port
     for path in ("/static/app%00.js", "/static/%00", "/static/vendor/%00x", "/season?min=%C2%B2",
@@ -132,8 +132,7 @@ def test_a_server_error_is_logged_with_its_request_line(tmp_path):
     import subprocess
     import sys
 
-    from conftest import REPO_ROOT
-    from test_serving_client_trouble import raw, status_of
+    from helpers import REPO_ROOT, raw, status_of
 
     log = tmp_path / "serve.log"
     env = dict(os.environ, PYTHONPATH=str(REPO_ROOT), PYTHONUNBUFFERED="1")
