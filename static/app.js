@@ -250,34 +250,23 @@
     // arrives late). Never tell this phone that another one entered its deal.
     if (wrap && wrap.dataset.number === template.dataset.number) return;
     var form = entryForm();
-    // This phone is saving its form right now: its own answer brings the next form. Keeping the
-    // typed values as the next deal would pre-fill it with the deal being saved (two phones
-    // saving the same deal at once: one tap more recorded it twice).
+    // This phone is saving its form right now: its own answer brings the next form.
     if (form && form.dataset.saving) return;
     var incoming = template.content.querySelector("form#entry");
-    if (form && !incoming && isTyped(form)) {
-      // No next deal any more (the match ended meanwhile): keep what is typed, say why Save is off.
+    if (form && isTyped(form)) {
+      // What is typed stays, and so does its deal number: the tap on Save this finger is about
+      // to make is for the deal it was typed for (the laptop then says whether the deal
+      // recorded meanwhile is the same, stored once, or shows both). Moving typed values to the
+      // next deal stored one deal twice when two phones saved it at once (issue 32).
       retell(wrap, template);
-      showMoved(form, template.dataset.moved);
-      form.querySelector("button[type=submit]").disabled = true;
-      wrap.dataset.number = "";
-      return;
-    }
-    if (form && incoming && isTyped(form)) {
-      // Keep what is typed; it will be saved as the new deal number, after a fresh tap.
-      retell(wrap, template);
-      var oldKey = draftKey(form);
-      var number = template.dataset.number;
-      form.elements.number.value = number;
-      form.dataset.number = number;
-      wrap.dataset.number = number;
-      form.querySelector("h2").textContent = incoming.querySelector("h2").textContent;
-      form.querySelector("button[type=submit]").textContent =
-        incoming.querySelector("button[type=submit]").textContent;
-      showMoved(form, template.dataset.moved);
-      store(oldKey, null);
-      saveDraft(form);
-      coolDown(form, 1500);
+      var mine = parseInt(form.elements.number.value, 10);
+      var taken = incoming && mine < parseInt(template.dataset.number, 10);
+      showMoved(form, taken ? template.dataset.taken.split("{n}").join(mine) : template.dataset.moved);
+      if (!incoming) {
+        // No next deal any more (the match ended meanwhile): say why Save is off.
+        form.querySelector("button[type=submit]").disabled = true;
+        wrap.dataset.number = "";
+      }
       return;
     }
     if (!wrap) return;

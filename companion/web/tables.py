@@ -474,8 +474,8 @@ def add_deal(token: str):
             return render_entry(table, 409)  # the page says the table is full
         mine = typed_score(table, number, values) if conflict.number == number else None
         if mine is not None and mine[0] == table.deals[number - 1]:
-            # The same deal again (a double tap, or two phones typing the same): it is saved.
-            return saved(table, number)
+            # The same deal again (a double tap, or two phones typing the same): stored once.
+            return saved(table, number, "same")
         if conflict.number == number and 1 <= number <= len(table.deals):
             # Another phone was first: show the recorded deal beside this one; the next form starts empty.
             return render_entry(table, 409, notice=conflict.message,
@@ -488,11 +488,12 @@ def add_deal(token: str):
     return saved(table, number)
 
 
-def saved(table: store.Table, number: int):
-    """The answer to a saved deal: "Deal N saved" with its points and an Undo right there."""
+def saved(table: store.Table, number: int, kind: str = "saved"):
+    """The answer to a saved deal: "Deal N saved" with its points and an Undo right there
+    (kind "same": it was already recorded with the same values, by another phone or a second tap)."""
     if is_htmx():
-        return render_entry(table, 200, banner={"kind": "saved", "number": number})
-    tell(table, "saved", number)
+        return render_entry(table, 200, banner={"kind": kind, "number": number})
+    tell(table, kind, number)
     return redirect(table_url(table) + "#entry-wrap", code=303)
 
 

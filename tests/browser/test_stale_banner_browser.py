@@ -35,6 +35,7 @@ def test_an_older_saved_deal_is_not_shown_as_just_saved_once_another_phone_saves
     b.locator("#entry p.notice.moved").wait_for(timeout=5000)
     wrap = b.locator("#entry-wrap")
     assert b.locator('#entry input[name="chips-0"][value="4"]').is_checked()  # typed, kept
+    assert b.locator("#entry input[name=number]").input_value() == "2"  # and still for deal 2
     assert "Deal 1 saved." not in wrap.inner_text()
     assert wrap.get_by_role("button", name="Undo deal 1").count() == 0
     # The table's own actions still offer the undo that is true now.
@@ -52,7 +53,8 @@ def test_a_deal_undone_elsewhere_is_not_shown_as_just_entered(live_server, phone
     b.locator("#entry-wrap .told-other").wait_for(timeout=5000)
     start_typing(b)
     a.locator("#actions").get_by_role("button", name="Undo deal 2").tap()
-    wait_number(b, 2)
+    b.locator("#entry p.notice.moved", has_text="the next deal is now deal 2").wait_for(timeout=5000)
+    assert b.locator("#entry input[name=number]").input_value() == "3"  # never renumbered under a finger
     wrap = b.locator("#entry-wrap")
     assert b.locator('#entry input[name="chips-0"][value="4"]').is_checked()
     assert "Deal 2 was just entered" not in wrap.inner_text()

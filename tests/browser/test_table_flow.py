@@ -175,7 +175,7 @@ def test_match_end_actions_appear_without_reload(live_server, phone, phone2):
 
 # --- a half-typed form is never wiped; conflicts ------------------------------------------------
 
-def test_half_typed_form_is_kept_and_renumbered_when_another_phone_saves(live_server, phone, phone2):
+def test_half_typed_form_keeps_its_values_and_its_number_when_another_phone_saves(live_server, phone, phone2):
     a, b = phone, phone2
     url = open_table(a, live_server, "lucky_cube")
     b.goto(url)
@@ -183,12 +183,22 @@ def test_half_typed_form_is_kept_and_renumbered_when_another_phone_saves(live_se
     enter_and_save(a, DEALS["lucky_cube"][0])  # ...while A saves it
     b.locator("#entry p.notice.moved").wait_for(timeout=5000)
     notice = b.locator("#entry p.notice.moved").inner_text()
-    assert "Deal 1 was entered from another phone" in notice and "deal 2" in notice
-    assert entry_number(b) == "2" and "Enter deal 2" in b.locator("#entry h2").inner_text()
-    assert b.locator('#entry input[name=die_holder][value="1"]').is_checked()  # what B typed stays
-    b.locator("#entry button[type=submit]:enabled").wait_for()  # a fresh tap is needed
-    put(b, "die_number", 4)
-    put(b, "last_trick", 0)
+    assert "Deal 1 was entered from another phone" in notice and "still for deal 1" in notice
+    # Never moved to deal 2 under B's finger (issue 32): the same deal, what B typed stays.
+    assert entry_number(b) == "1" and "Enter deal 1" in b.locator("#entry h2").inner_text()
+    assert b.locator('#entry input[name=die_holder][value="1"]').is_checked()
+    assert "Deal 1 was just entered from another phone" in b.locator("#entry-wrap .told-other").inner_text()
+    # B finishes the same deal and saves: stored once, and B is told so.
+    for name, value in DEALS["lucky_cube"][0].items():
+        put(b, name, value)
+    b.locator("#entry button[type=submit]:enabled").wait_for()
+    save(b)
+    assert "already recorded with these same values" in b.locator("#entry-wrap .saved-banner").inner_text()
+    assert entry_number(b) == "2" and b.locator("#entry input:checked:not([value=\"\"])").count() == 0
+    assert deal_count(live_server, url) == 1
+    # B's next deal is its own to enter.
+    type_deal(b, DEALS["lucky_cube"][1])
+    b.locator("#entry .score-preview").wait_for()
     save(b)
     assert "Deal 2 saved." in b.locator("#entry-wrap .saved-banner").inner_text()
     assert deal_count(live_server, url) == 2
