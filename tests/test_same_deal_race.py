@@ -13,6 +13,8 @@ import time
 import urllib.parse
 from html import unescape
 
+import pytest
+
 from test_tables_race_crash import Phone  # noqa: E402  (tests/ is on sys.path)
 
 RACES = 50
@@ -40,6 +42,7 @@ def csrf_of(html: str) -> str:
     return re.search(r'name="csrf_token" value="([^"]+)"', html).group(1)
 
 
+@pytest.mark.slow  # 50 races against a real server: about 10 s
 def test_two_phones_posting_the_same_deal_store_it_once_every_time(live_server):
     port = live_server.port
     problems: list[str] = []
