@@ -1,11 +1,11 @@
 """Two phones, one deal, stored once: every time (issue 32, item 10). Phone A and phone B enter
-the same values for deal N and tap Save a few milliseconds apart, 50 times on the same pair of
-open table pages, A first and B first in turn. Every time the laptop stores deal N once, the
-phone whose Save came second is told it was already recorded with the same values, the form a
-finger taps Save on is still for deal N when it is tapped (a pushed update never renumbers it),
-and both phones end on an empty form for deal N + 1 (typed values never move into the next
-deal's form, not even through a draft). The same race without JavaScript:
-tests/test_same_deal_race.py."""
+the same values for deal N and tap Save 0 to 300 ms apart, 50 times (two pairs of open table
+pages raced in turn, the same pages from deal to deal), A first and B first in turn. Every time
+the laptop stores deal N once, the phone whose Save came second is told it was already recorded
+with the same values, the form a finger taps Save on is still for deal N when it is tapped (a
+pushed update never renumbers it), and both phones end on an empty form for deal N + 1 (typed
+values never move into the next deal's form, not even through a draft). The same race without
+JavaScript: tests/test_same_deal_race.py."""
 
 from __future__ import annotations
 
@@ -82,6 +82,8 @@ def server_state(port: int, token: str) -> tuple[int, int]:
 
 
 def settle(page, number: int, revision: int | None) -> None:
+    """Wait (5 s at most) until the page's form is set up for deal ``number`` and, given a
+    revision, its scoresheet shows it; what a page that never gets there shows is checked after."""
     try:
         page.wait_for_function(SHOWS, arg=[number, revision], timeout=5000)
     except PlaywrightError:
