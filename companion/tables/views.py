@@ -383,7 +383,9 @@ def add_deal(token: str):
     if table is None:
         abort(404)
     if entry.saved:  # now, or sent again (answered as the first time), or the same deal again
-        return saved(table, entry.number)
+        # The same values as the deal recorded (a double tap, or two phones typing the same):
+        # stored once, and this phone is told so.
+        return saved(table, entry.number, "same" if entry.outcome is service.Outcome.SAME else "saved")
     if entry.outcome is service.Outcome.REFUSED:
         return render_entry(table, 422, values=values, errors=group_errors(entry.errors))
     if len(table.deals) >= service.MAX_DEALS:
@@ -395,11 +397,12 @@ def add_deal(token: str):
     return render_entry(table, 409, values=values, notice=entry.message)
 
 
-def saved(table: service.Table, number: int):
-    """The answer to a saved deal: "Deal N saved" with its points and an Undo right there."""
+def saved(table: service.Table, number: int, kind: str = "saved"):
+    """The answer to a saved deal: "Deal N saved" with its points and an Undo right there
+    (kind "same": it was already recorded with the same values, by another phone or a second tap)."""
     if is_htmx():
-        return render_entry(table, 200, banner={"kind": "saved", "number": number})
-    tell(table, "saved", number)
+        return render_entry(table, 200, banner={"kind": kind, "number": number})
+    tell(table, kind, number)
     return redirect(table_url(table) + "#entry-wrap", code=303)
 
 

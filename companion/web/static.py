@@ -24,7 +24,7 @@ from ..lru import BytesLRU
 MINIFIERS = {".js": (rjsmin.jsmin, "text/javascript"), ".css": (rcssmin.cssmin, "text/css")}
 # Every page's own scripts (templates/base.html), in the order they run. Each is an IIFE, so
 # one file behaves as the separate files did.
-BUNDLES = {"site.js": ("csrf.js", "live.js", "app.js", "taps.js", "outbox.js")}
+BUNDLES = {"site.js": ("csrf.js", "live.js", "drafts.js", "app.js", "taps.js", "outbox_queue.js", "outbox.js")}
 _MINIFIED = BytesLRU(4 * 1024 * 1024)
 
 

@@ -157,7 +157,7 @@ def test_match_end_actions_appear_without_reload(live_server, phone, phone2):
 
 # --- a half-typed form is never wiped; conflicts ------------------------------------------------
 
-def test_half_typed_form_is_kept_and_renumbered_when_another_phone_saves(live_server, phone, phone2):
+def test_half_typed_form_keeps_its_values_and_its_number_when_another_phone_saves(live_server, phone, phone2):
     a, b = phone, phone2
     url = open_table(a, live_server, "lucky_cube")
     b.goto(url)
@@ -165,12 +165,22 @@ def test_half_typed_form_is_kept_and_renumbered_when_another_phone_saves(live_se
     enter_and_save(a, DEALS["lucky_cube"][0])  # ...while A saves it
     b.locator("#entry p.notice.moved").wait_for(timeout=5000)
     notice = b.locator("#entry p.notice.moved").inner_text()
-    assert "Deal 1 was entered from another phone" in notice and "deal 2" in notice
-    assert entry_number(b) == "2" and "Enter deal 2" in b.locator("#entry h2").inner_text()
-    assert b.locator('#entry input[name=die_holder][value="1"]').is_checked()  # what B typed stays
-    b.locator("#entry button[type=submit]:enabled").wait_for()  # a fresh tap is needed
-    put(b, "die_number", 4)
-    put(b, "last_trick", 0)
+    assert "Deal 1 was entered from another phone" in notice and "still for deal 1" in notice
+    # Never moved to deal 2 under B's finger (issue 32): the same deal, what B typed stays.
+    assert entry_number(b) == "1" and "Enter deal 1" in b.locator("#entry h2").inner_text()
+    assert b.locator('#entry input[name=die_holder][value="1"]').is_checked()
+    assert "Deal 1 was just entered from another phone" in b.locator("#entry-wrap .told-other").inner_text()
+    # B finishes the same deal and saves: stored once, and B is told so.
+    for name, value in DEALS["lucky_cube"][0].items():
+        put(b, name, value)
+    b.locator("#entry button[type=submit]:enabled").wait_for()
+    save(b)
+    assert "already recorded with these same values" in b.locator("#entry-wrap .saved-banner").inner_text()
+    assert entry_number(b) == "2" and b.locator("#entry input:checked:not([value=\"\"])").count() == 0
+    assert deal_count(live_server, url) == 1
+    # B's next deal is its own to enter.
+    type_deal(b, DEALS["lucky_cube"][1])
+    b.locator("#entry .score-preview").wait_for()
     save(b)
     assert "Deal 2 saved." in b.locator("#entry-wrap .saved-banner").inner_text()
     assert deal_count(live_server, url) == 2
@@ -502,6 +512,7 @@ def test_an_older_saved_deal_is_not_shown_as_just_saved_once_another_phone_saves
     b.locator("#entry p.notice.moved").wait_for(timeout=5000)
     wrap = b.locator("#entry-wrap")
     assert b.locator('#entry input[name="chips-0"][value="4"]').is_checked()  # typed, kept
+    assert b.locator("#entry input[name=number]").input_value() == "2"  # and still for deal 2
     assert "Deal 1 saved." not in wrap.inner_text()
     assert wrap.get_by_role("button", name="Undo deal 1").count() == 0
     # The table's own actions still offer the undo that is true now.
@@ -519,7 +530,8 @@ def test_a_deal_undone_elsewhere_is_not_shown_as_just_entered(live_server, phone
     b.locator("#entry-wrap .told-other").wait_for(timeout=5000)
     start_typing(b)
     a.locator("#actions").get_by_role("button", name="Undo deal 2").tap()
-    wait_number(b, 2)
+    b.locator("#entry p.notice.moved", has_text="the next deal is now deal 2").wait_for(timeout=5000)
+    assert b.locator("#entry input[name=number]").input_value() == "3"  # never renumbered under a finger
     wrap = b.locator("#entry-wrap")
     assert b.locator('#entry input[name="chips-0"][value="4"]').is_checked()
     assert "Deal 2 was just entered" not in wrap.inner_text()

@@ -73,17 +73,19 @@ def test_live_answer_is_204_when_unchanged_else_every_part(client):
     assert response.status_code == 200 and response.headers["Cache-Control"] == "no-store"
     assert html.lstrip().startswith('<section id="live"')
     assert {"#history", "#actions", "#jump", "#entry-next"} <= set(partials(html))
-    # The next form travels in a template, with the sentence for a half-typed form.
-    template = re.search(r'<template data-number="2"\s+data-moved="([^"]*)"', html)
-    assert template and "Deal 1 was entered from another phone" in template.group(1)
-    assert "saved as deal 2" in template.group(1)
+    # The next form travels in a template, with the sentences for a half-typed form: it keeps its
+    # deal number, and Save compares it with the deal recorded meanwhile (app.js fills in {n}).
+    template = re.search(r'<template data-number="2"\s+data-moved="([^"]*)"\s+data-taken="([^"]*)"', html)
+    assert template and "the next deal is now deal 2" in template.group(1)
+    assert "Deal {n} was entered from another phone" in template.group(2)
+    assert "Your form is still for deal {n}" in template.group(2)
     # A phone whose form is already for deal 2 gets no form.
     html = client.get(f"/t/{token}/live?rev=0&form=2").get_data(as_text=True)
     assert "#entry-next" not in partials(html)
-    # Undone from another phone: a form for deal 3 is told it will be deal 2.
+    # Undone from another phone: a form for deal 2 is told the next deal is deal 1 now.
     client.post(f"/t/{token}/undo", data={"number": "1"})
     html = client.get(f"/t/{token}/live?rev=1&form=2").get_data(as_text=True)
-    assert re.search(r'<template data-number="1"', html) and "saved as deal 1" in html
+    assert re.search(r'<template data-number="1"', html) and "the next deal is now deal 1" in html
 
 
 def test_live_answer_offers_the_rematch_to_phones_on_the_old_table(client, app):
