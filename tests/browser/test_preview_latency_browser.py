@@ -11,7 +11,7 @@ import statistics
 import pytest
 
 from tests.browser.pages import settled
-from test_tables_race_crash import Phone  # noqa: E402  (tests/ is on sys.path)
+from helpers import Phone
 
 from .test_outbox_browser import NAMES, deal
 

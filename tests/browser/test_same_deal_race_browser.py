@@ -18,7 +18,7 @@ from playwright.sync_api import Error as PlaywrightError
 
 from tests.browser.conftest import PHONE, _open
 from tests.browser.pages import settled
-from test_tables_race_crash import Phone  # noqa: E402  (tests/ is on sys.path)
+from helpers import Phone
 
 from .test_outbox_browser import NAMES, deal, form_is_empty
 
