@@ -25,6 +25,7 @@ from hypothesis import settings
 
 from companion import create_app
 from helpers import ServerProcess, decode_qr
+from helpers import REPO_ROOT, free_port  # noqa: F401  (for tests written before they moved to helpers)
 from helpers import csrf_of, text_of  # noqa: F401  (shared helpers: tests import them from helpers)
 
 pytest_plugins = ["pytester"]  # tests/test_test_tiers.py runs small suites with this conftest

@@ -5,43 +5,15 @@ laptop reaching itself as 127.0.0.1 (seen as ::ffff:127.0.0.1) is still the lapt
 
 from __future__ import annotations
 
-import re
 import secrets
 import socket
-import time
 
 import pytest
 
 from companion.serving.server import device_of, plain_address
-from helpers import Phone  # noqa: E402
+from helpers import Phone, raw, status_of  # noqa: E402
 
 ODD = ["²", "٣", "１２", "-1", "99999999999999999999999", "1e3", " 7 ", "\x7f", "é" * 300]
-
-
-def raw(port: int, head: bytes, host: str = "127.0.0.1", source: str = "127.0.0.1",
-        until: bytes = b"\r\n\r\n", timeout: float = 5.0) -> bytes:
-    """Send ``head`` as is (any bytes in a header) and read the status line and headers."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    with socket.socket(family, socket.SOCK_STREAM) as sock:
-        sock.settimeout(timeout)
-        if family == socket.AF_INET:
-            sock.bind((source, 0))
-        sock.connect((host, port))
-        sock.sendall(head)
-        got = b""
-        deadline = time.monotonic() + timeout
-        while until not in got and time.monotonic() < deadline:
-            chunk = sock.recv(4096)
-            if not chunk:
-                break
-            got += chunk
-        return got
-
-
-def status_of(answer: bytes) -> int:
-    match = re.match(rb"HTTP/1\.[01] (\d{3})", answer)
-    assert match, answer[:200]
-    return int(match.group(1))
 
 
 def get(path: str, port: int, header: str, value: str, source: str = "127.0.0.1") -> bytes:
