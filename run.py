@@ -131,6 +131,24 @@ def run(command):
             continue
 
 
+def parallel(pytest_args):
+    """pytest-xdist options for `test`: one worker per CPU this process may use, at most four
+    (each browser-test worker drives a Chromium of its own), none on a single CPU; nothing when
+    the arguments choose for themselves (-n, --numprocesses, --dist, -p no:xdist)."""
+    for arg in pytest_args:
+        if arg.startswith(("-n", "--numprocesses", "--dist")) or arg in ("no:xdist", "-pno:xdist"):
+            return []
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # Windows, macOS
+        cpus = os.cpu_count() or 1
+    if cpus < 2:
+        return []
+    # loadgroup: tests go to whichever worker is free, except those marked
+    # @pytest.mark.xdist_group(name), which share one worker.
+    return ["-n", str(min(cpus, 4)), "--dist", "loadgroup"]
+
+
 def main(args):
     if not args or args[0] in ("-h", "--help", "help"):
         print(USAGE)
@@ -141,7 +159,7 @@ def main(args):
     if args[0] == "test":
         install("test")
         os.chdir(ROOT)  # pytest finds its settings and tests/ from here
-        run([venv_python(), "-m", "pytest"] + args[1:])
+        run([venv_python(), "-m", "pytest"] + parallel(args[1:]) + args[1:])
     install("")
     # The commands companion suggests (e.g. "backup FILE") are then ones that work here.
     os.environ["COMPANION_COMMAND"] = ("py" if os.name == "nt" else "python3") + " run.py"

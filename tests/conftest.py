@@ -25,6 +25,7 @@ from hypothesis import settings
 
 from companion import create_app
 from helpers import ServerProcess, decode_qr
+from helpers import REPO_ROOT, free_port  # noqa: F401  (for tests written before they moved to helpers)
 from helpers import csrf_of, text_of  # noqa: F401  (shared helpers: tests import them from helpers)
 
 pytest_plugins = ["pytester"]  # tests/test_test_tiers.py runs small suites with this conftest
@@ -64,6 +65,27 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
+
+
+class _LongestFirst:
+    """With pytest-xdist (python3 run.py test runs on every core), the slow tier is handed out
+    first, then the browser tier, the fast tier last (collection order within each): the longest
+    tests start while there is plenty left for the other workers, and the run ends on short tests
+    that keep every worker busy, not on one worker finishing a long test alone."""
+
+    @pytest.hookimpl(trylast=True)  # after every conftest has marked its tests
+    def pytest_collection_modifyitems(self, items):
+        def tier(item) -> int:
+            if item.get_closest_marker("browser"):
+                return 1
+            return 0 if item.get_closest_marker("slow") else 2
+
+        items.sort(key=tier)
+
+
+def pytest_configure(config):
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # every worker sorts alike: xdist checks they agree
+        config.pluginmanager.register(_LongestFirst(), "companion-longest-first")
 
 
 _SLOW_PROGRAMS = ("python", "pip", "bash", "sh", "companion")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import tomllib
@@ -64,3 +65,65 @@ def test_slow_selects_the_marked_ones(suite):
     result = suite.runpytest_inprocess("-m", "slow", "--collect-only", "-q")
     result.stdout.fnmatch_lines(["*test_marked_slow_starts_python", "*test_uses_the_server_process",
                                  "2/4 tests collected (2 deselected)*"])
+
+
+# --- on every core (pytest-xdist: python3 run.py test adds -n) ------------------------------------
+
+@pytest.mark.slow  # starts the workers, two Python processes
+def test_the_fast_tier_refuses_it_on_every_core_too(suite):
+    result = suite.runpytest_subprocess("-n", "2", "-m", "not slow and not browser", "-p", "no:randomly")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*test_starts_python starts 'python*': mark it @pytest.mark.slow*"])
+
+
+@pytest.mark.slow  # starts the workers
+def test_no_test_collected_is_still_exit_code_5_on_every_core(suite):
+    """.ci/run fails a run in which no test ran by pytest's exit code 5: xdist must keep it."""
+    assert suite.runpytest_subprocess("-n", "2", "-k", "no_such_test").ret == pytest.ExitCode.NO_TESTS_COLLECTED
+
+
+def test_each_worker_takes_the_slow_tier_first_then_the_browser_tier_then_the_fast(suite, monkeypatch):
+    suite.makepyfile(test_mixed='''
+        import pytest
+
+        def test_fast_one():
+            pass
+
+        @pytest.mark.browser
+        def test_in_a_browser():
+            pass
+
+        @pytest.mark.slow
+        def test_slow_one():
+            pass
+
+        def test_fast_two():
+            pass
+    ''')
+    in_order = ["*test_mixed.py::test_fast_one", "*test_mixed.py::test_in_a_browser",
+                "*test_mixed.py::test_slow_one", "*test_mixed.py::test_fast_two"]
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)  # this test may run in a worker itself
+    suite.runpytest_inprocess("--collect-only", "-q", "test_mixed.py").stdout.fnmatch_lines(in_order)
+    monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw0")  # what a worker sees
+    worker = suite.runpytest_inprocess("--collect-only", "-q", "test_mixed.py")
+    worker.stdout.fnmatch_lines([in_order[2], in_order[1], in_order[0], in_order[3]])
+
+
+def run_py():
+    spec = importlib.util.spec_from_file_location("run_py", ROOT / "run.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_run_py_test_spreads_the_tests_over_the_cores_unless_told_otherwise(monkeypatch):
+    run = run_py()
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    assert run.parallel([]) == ["-n", "2", "--dist", "loadgroup"]
+    assert run.parallel(["-m", "not slow", "tests/games"]) == ["-n", "2", "--dist", "loadgroup"]
+    for own in (["-n", "0"], ["-n4"], ["--numprocesses=3"], ["-p", "no:xdist"], ["--dist", "load"]):
+        assert run.parallel(own) == [], own
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(16)), raising=False)
+    assert run.parallel([])[:2] == ["-n", "4"]  # every worker's Chromium: four at most
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0}, raising=False)
+    assert run.parallel([]) == []

@@ -54,36 +54,6 @@ def test_home_on_a_laptop(live_server, laptop, artifacts_dir, qr_decode):
     assert laptop.errors == []
 
 
-def test_game_links_open_their_pages(live_server, phone):
-    phone.goto(live_server.url)
-    for game in GAMES.values():
-        phone.locator(f'a.game-link[href="/games/{game.id}"]').click()
-        phone.wait_for_url(live_server(f"/games/{game.id}"))
-        assert game.name_en in phone.locator("h1").first.inner_text()
-        phone.go_back()
-    assert phone.errors == []
-
-
-def test_language_switch_in_the_browser(live_server, phone, phone2):
-    phone.goto(live_server.url)
-    with phone.expect_navigation(wait_until="load"):  # the switch's redirect back here
-        phone.locator('nav.lang a[hreflang="ja"]').click()
-    assert phone.locator("html").get_attribute("lang") == "ja"
-    assert phone.url == live_server.url
-    phone.reload()
-    assert phone.locator("html").get_attribute("lang") == "ja"
-    # The other phone keeps its own language.
-    phone2.goto(live_server.url)
-    assert phone2.locator("html").get_attribute("lang") == "en"
-
-
-def test_configured_join_url_is_drawn_and_decodes(live_server_factory, phone, qr_decode):
-    server = live_server_factory({"JOIN_URL": "http://192.168.1.20:8000/"})
-    phone.goto(server.url)
-    assert join_url_text(phone) == "http://192.168.1.20:8000/"
-    assert qr_decode(phone.locator("svg.qr").screenshot()) == ["http://192.168.1.20:8000/"]
-
-
 def test_qr_still_decodes_in_dark_mode(live_server, browser, qr_decode):
     context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2,
                                   is_mobile=True, has_touch=True, locale="en-US", color_scheme="dark")

@@ -4,11 +4,14 @@ English and Japanese, light and dark.
 
 One server, one browser and one context per language for the whole module: each page is
 loaded once per language and re-laid out at each width (set_viewport_size), so the run stays
-short enough for CI. Screenshots of every page and width go to test-artifacts/screens/.
+short enough for CI. Screenshots go to test-artifacts/screens/: of a page at a width where a
+check found a problem, and of every page and width with SCREENSHOTS=all (they were half of
+this module's time, for pictures nobody looked at when every check passed).
 """
 
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 
@@ -118,6 +121,7 @@ def lang_pages(browser, server):
 
 
 SCREENS_DIR = Path(__file__).resolve().parents[2] / "test-artifacts" / "screens"
+EVERY_SCREENSHOT = os.environ.get("SCREENSHOTS") == "all"
 
 # Run in the page: what is wrong with the layout at the current width.
 LAYOUT_PROBLEMS = r"""() => {
@@ -219,8 +223,10 @@ def test_screen_fits_every_width_and_passes_axe(lang, screen, server, lang_pages
     for width, height in WIDTHS:
         page.set_viewport_size({"width": width, "height": height})
         page.wait_for_timeout(30)  # one layout pass after the resize
-        problems += [f"{width}px: {p}" for p in page.evaluate(LAYOUT_PROBLEMS)]
-        page.screenshot(path=str(SCREENS_DIR / f"{screen}-{lang}-{width}.png"), full_page=True)
+        found = [f"{width}px: {p}" for p in page.evaluate(LAYOUT_PROBLEMS)]
+        problems += found
+        if found or EVERY_SCREENSHOT:
+            page.screenshot(path=str(SCREENS_DIR / f"{screen}-{lang}-{width}.png"), full_page=True)
     page.set_viewport_size({"width": 390, "height": 844})
     for scheme in ("light", "dark"):
         page.emulate_media(color_scheme=scheme)

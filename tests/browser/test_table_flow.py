@@ -17,7 +17,7 @@ from tests.browser.pages import save_shown as save
 
 pytestmark = pytest.mark.browser
 
-SHOTS = Path("/tmp/shots/flow-web")
+SHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "flow-web"  # this checkout's, not a /tmp folder every checkout shares
 NAMES = {"rwd": ["Ann", "Bo", "Cy"], "lucky_cube": ["Ann", "Bo", "Cy", "Di"],
          "pair_quad": ["Ann", "Bo", "Cy", "Di"], "miraiscope": ["Ann", "Bo"]}
 # Whole valid deals as form fields (what a phone taps), one list per game.

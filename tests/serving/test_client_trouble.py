@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import secrets
 import socket
-import time
 
 import pytest
 

@@ -4,6 +4,7 @@ test_foundation.py."""
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urlsplit
 
 import pytest
@@ -46,3 +47,4 @@ def test_language_switch_never_redirects_offsite(client, target):
 def test_language_links_keep_the_page(client):
     html = client.get("/games/rwd" if "rwd" in GAMES else "/").get_data(as_text=True)
     assert "/lang/ja?next=" in html
+    assert re.search(r'<nav class="lang"[^>]*>.*?<a [^>]*hreflang="ja"', html, re.S)  # the switch a phone taps
