@@ -499,29 +499,3 @@ def three_nights(conn, clock) -> dict[str, str]:
     clock.at(N3, "20:00")
     tokens["n3-mirai"] = play_table(conn, "miraiscope", ["Ann", "Bo"], {"first_dealer": 0}, MIRAI_SEAT0)  # Ann 94
     return tokens
-
-
-def raw(port: int, head: bytes, host: str = "127.0.0.1", source: str = "127.0.0.1",
-        until: bytes = b"\r\n\r\n", timeout: float = 5.0) -> bytes:
-    """Send ``head`` as is (any bytes in a header) and read the status line and headers."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    with socket.socket(family, socket.SOCK_STREAM) as sock:
-        sock.settimeout(timeout)
-        if family == socket.AF_INET:
-            sock.bind((source, 0))
-        sock.connect((host, port))
-        sock.sendall(head)
-        got = b""
-        deadline = time.monotonic() + timeout
-        while until not in got and time.monotonic() < deadline:
-            chunk = sock.recv(4096)
-            if not chunk:
-                break
-            got += chunk
-        return got
-
-
-def status_of(answer: bytes) -> int:
-    match = re.match(rb"HTTP/1\.[01] (\d{3})", answer)
-    assert match, answer[:200]
-    return int(match.group(1))

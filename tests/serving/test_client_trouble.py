@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import secrets
 import socket
+import time
 
 import pytest
 
