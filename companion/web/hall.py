@@ -15,10 +15,11 @@ from flask_babel import get_locale, gettext, ngettext
 
 from ..meetup import points as place_points
 
-from .. import night
+from .. import night, round_time, side_tables
 from .. import tables as store
 from ..store import Repeated, StorageError, get_db
 from ..qr import qr_svg
+from . import render_text
 from .home import is_host_request, join_url
 from .tables import (csv_download, form_values, group_errors, join_link, local_time,
                      option_values, storage_message, table_document, table_or_404, write_id)
@@ -31,7 +32,7 @@ CYCLE_MS = 8000  # how long the cycling mode shows each table
 
 # What a phone may open: a prepared table's seating, and the night's own pages (join, "me").
 PHONE_ENDPOINTS = ("hall.seat", "hall.seat_players", "hall.join", "hall.join_post", "hall.me", "hall.me_live",
-                   "hall.me_summary", "hall.me_forget", "hall.table_clock")
+                   "hall.me_summary", "hall.me_forget", "hall.table_clock", "hall.end_at_time")
 
 
 @bp.before_request
@@ -129,7 +130,8 @@ def hall_context(cycle: bool = False) -> dict:
     for row in rows:
         found = round_of.get(row["table"].id)
         if found:
-            row.update(round=found[0], rt=found[1], label=round_label(found[1]))
+            row.update(round=found[0], rt=found[1], label=round_label(found[1]),
+                       time_up=round_time.round_time_is_up(*found), can_end=round_time.can_end_at_time(*found))
     url, warning = join_url()
     link = url.rstrip("/") + url_for("hall.join")
     return dict(rows=rows, paging=paging, signature=night.night_signature(conn),
@@ -146,7 +148,18 @@ def hall_context(cycle: bool = False) -> dict:
                 standings=night.leaderboard(results), place_points_rule=place_points.PLACE_POINTS_RULE,
                 leaderboard_order=place_points.LEADERBOARD_ORDER,
                 join_link=link, join_warning=warning, join_qr=None if warning else qr_svg(link),
-                clock=clock_of(latest), **draw_format_context(rounds))
+                clock=clock_of(latest), **draw_format_context(rounds), **time_context(conn, latest))
+
+
+def time_context(conn, latest: night.Round | None) -> dict:
+    """What calling time and side tables add to the hall (issue 33): whether the latest round is
+    over (every table has a result), how many of its tables still run, and tonight's side tables."""
+    apart = side_tables.side_tables(conn)
+    first = max(0, len(apart) - BOARD_MAX)  # the latest opened: one device's flood fills no hall
+    return dict(round_over=round_time.round_over(latest),
+                running=len(round_time.unfinished(latest)) if latest else 0,
+                side_rows=[dict(row, label=gettext("Side table %(n)s", n=position))
+                           for position, row in enumerate(board_rows(apart[first:]), start=first + 1)])
 
 
 def draw_format_context(rounds: list[night.Round]) -> dict:
@@ -162,8 +175,8 @@ def draw_format_context(rounds: list[night.Round]) -> dict:
 
 def clock_of(latest: night.Round | None) -> dict | None:
     """The latest round's clock for the hall: seconds left (the round's own), per extended table too."""
-    if latest is None or latest.seconds_left() is None:
-        return None
+    if latest is None or latest.seconds_left() is None or round_time.round_over(latest):
+        return None  # no clock, or the round is over: the clock stops
     return dict(seconds=latest.seconds_left(), minutes=latest.minutes,
                 extended=[(round_label(rt), latest.seconds_left(rt)) for rt in latest.tables if rt.extra_minutes])
 
@@ -320,7 +333,8 @@ def export_json():
         "Cache-Control": "no-store"})
 
 
-CSV_COLUMNS = ("table", "game", "round", "deal", "player", "points", "total", "place", "place_points")
+CSV_COLUMNS = ("table", "game", "round", "deal", "player", "points", "total", "place", "place_points",
+               "ended_at_time")
 
 
 @bp.get("/hall/export.csv")
@@ -352,7 +366,8 @@ def export_csv():
                              "deal": record.number, "player": player,
                              "points": record.score.points[entrant], "total": record.totals[entrant],
                              "place": ended[seat].place if last else "",
-                             "place_points": round(ended[seat].points, 6) if last else ""})
+                             "place_points": round(ended[seat].points, 6) if last else "",
+                             "ended_at_time": "yes" if last and match.at_time else ""})
     return csv_download(rows, CSV_COLUMNS, f"night-{night_name()}.csv", **{"Cache-Control": "no-store"})
 
 
@@ -662,9 +677,12 @@ def me_context(who: night.Player) -> dict:
     if mine:
         rt, seat = mine
         names = {p.id: p.name for p in night.roster(conn, with_left=True)}
+        over = round_time.round_over(latest)
         table_page = dict(rt=rt, seat=seat + 1, label=round_label(rt), round=latest,
                           others=[names.get(p, "?") for p in rt.player_ids],
-                          seconds=latest.seconds_left(rt))
+                          seconds=None if over or rt.table.match().over else
+                          0 if round_time.round_time_is_up(latest, rt) else latest.seconds_left(rt),
+                          round_over=over)
     return dict(who=who, line=line, mine=table_page, summary=night.player_summary(results, who),
                 signature=night.night_signature(conn), poll_ms=2000, players=len(standings),
                 place_points_rule=place_points.PLACE_POINTS_RULE)
@@ -722,3 +740,73 @@ def table_clock(token: str):
     response = Response(render_template("night/_table_clock.html", table=table, fragment=True))
     response.headers["Cache-Control"] = "no-store"
     return response
+
+
+# --------------------------------------------------------------------------
+# Calling time, and side tables (issue 33)
+
+
+@bp.post("/t/<token>/end-at-time")
+def end_at_time(token: str):
+    """A round table's players end their match with the deals played, once its time is up."""
+    from .tables import stale, table_url
+    table = table_or_404(token)
+    try:
+        round_time.end_at_time(get_db(), token, write_id=write_id())
+    except Repeated:
+        pass  # sent again: answered as the first time
+    except store.Refused as refused:
+        return stale(table_or_404(token), refused.errors[0].message)
+    return redirect(table_url(table) + "#sheet", code=303)
+
+
+@bp.post("/hall/tables/<int:table_id>/call-time")
+def call_time(table_id: int):
+    """The organiser calls time for one table of the latest round."""
+    try:
+        round_time.call_time(get_db(), table_id)
+    except store.NotFound:
+        abort(404)
+    return after("#hall-table-%d" % table_id)
+
+
+@bp.post("/hall/tables/<int:table_id>/end-at-time")
+def end_table_at_time(table_id: int):
+    """The organiser ends one round table's match at time (its time is up)."""
+    found = next((rt for r in night.night_rounds(get_db()) for rt in r.tables if rt.table.id == table_id), None)
+    if found is None:
+        abort(404)
+    try:
+        round_time.end_at_time(get_db(), found.table.token)
+    except store.Refused as refused:
+        return hall_page({}, {"board": [render_text(refused.errors[0].message)]}, 409)
+    return after("#hall-table-%d" % table_id)
+
+
+@bp.post("/hall/call-time")
+def call_time_for_round():
+    """Call time for every unfinished table of the latest round (``end=1``: and end them at time)."""
+    conn = get_db()
+    try:
+        if request.form.get("end") == "1":
+            _ended, left = round_time.end_round_at_time(conn)
+            if left:
+                return hall_page({}, {"time": [ngettext(
+                    "%(tables)s has no deal played yet: it has no result to end with and goes on.",
+                    "%(tables)s have no deal played yet: they have no result to end with and go on.",
+                    len(left), tables=", ".join(round_label(rt) for rt in left))]}, 200)
+        else:
+            round_time.call_time_for_round(conn)
+    except store.NotFound:
+        return hall_page({}, {"time": [gettext("Draw a round first.")]}, 422)
+    return after("#seating")
+
+
+@bp.post("/hall/tables/<int:table_id>/add")
+def add_side_table(table_id: int):
+    """The organiser adds a side table to tonight: it gets the night's next number and counts."""
+    try:
+        side_tables.add_to_night(get_db(), table_id)
+    except store.NotFound:
+        abort(404)
+    return after("#board")

@@ -299,7 +299,8 @@ def player_document(context: dict[str, Any]) -> dict[str, Any]:
     doc["matches"] = [{"night": m["night"], "at": m["at"], "game": m["game"], "table": m["table"],
                        "name_at_table": m["name"], "place": m["place"], "of": m["of"],
                        "place_points": round(m["points"], 6), "score": m["score"],
-                       "with": [names.get(k, n) for n, k in m["with"]]} for m in reversed(context["matches"])]
+                       "with": [names.get(k, n) for n, k in m["with"]],
+                       "ended_at_time": m.get("at_time", False)} for m in reversed(context["matches"])]
     return doc
 
 
@@ -314,7 +315,8 @@ def player_json(pid: int):
     return _json_response(player_document(context), f"player-{pid}-{_span_name(context['choice'])}.json")
 
 
-PLAYER_CSV = ("night", "time", "game", "table", "name_at_table", "place", "of", "place_points", "score", "with")
+PLAYER_CSV = ("night", "time", "game", "table", "name_at_table", "place", "of", "place_points", "score", "with",
+              "ended_at_time")
 
 
 @bp.get("/players/<int:pid>/history.csv")
@@ -324,7 +326,8 @@ def player_csv(pid: int):
     doc = player_document(context)
     rows = [{"night": m["night"], "time": m["at"], "game": GAMES[m["game"]].name_en if m["game"] in GAMES else m["game"],
              "table": m["table"], "name_at_table": m["name_at_table"], "place": m["place"], "of": m["of"],
-             "place_points": m["place_points"], "score": m["score"], "with": " / ".join(m["with"])}
+             "place_points": m["place_points"], "score": m["score"], "with": " / ".join(m["with"]),
+             "ended_at_time": "yes" if m["ended_at_time"] else ""}
             for m in doc["matches"]]
     return csv_download(rows, PLAYER_CSV, f"player-{pid}-{_span_name(context['choice'])}.csv",
                         **{"Cache-Control": "no-store"})

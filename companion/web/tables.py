@@ -826,6 +826,7 @@ def table_document(table: store.Table) -> dict:
         "created_at": table.created_at,  # UTC, ISO 8601
         "created_at_local": local_time(table.created_at),  # the laptop's clock
         "finished": table.finished,
+        "ended_at_time": match.at_time,  # issue 33: ended with the deals played when time was called
         "deals": [{
             "number": r.number,
             "facts": r.facts,
