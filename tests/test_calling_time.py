@@ -104,6 +104,10 @@ def test_a_table_ends_at_time_in_one_tap_once_the_organiser_calls_time(app, clie
     assert set(board) == set(table.setup.players)
     # Exports say so: the table's own JSON, the night's JSON and CSV.
     assert json.loads(phone.get(f"/t/{rt.table.token}/export.json").get_data(as_text=True))["ended_at_time"] is True
+    own = list(csv.DictReader(io.StringIO(phone.get(f"/t/{rt.table.token}/export.csv").get_data(as_text=True)
+                                          .lstrip("\ufeff"))))
+    said = own[-1]["Ended at time"]  # the table's own CSV: the result on the last deal's row
+    assert said.startswith("Ended at time after 1 deal.") and match.entrants[match.winners[0]] in said
     doc = json.loads(client.get("/hall/export.json").get_data(as_text=True))
     assert [t["ended_at_time"] for t in doc["tables"]] == [True, False]
     rows = list(csv.DictReader(io.StringIO(client.get("/hall/export.csv").get_data(as_text=True).lstrip("\ufeff"))))

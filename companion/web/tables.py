@@ -759,6 +759,8 @@ def export_rows(table: store.Table):
         pairs += [(gettext("Points: %(name)s", name=name), str(record.score.points[i]))
                   for i, name in enumerate(entrants)]
         pairs += [(gettext("Total: %(name)s", name=name), str(record.totals[i])) for i, name in enumerate(entrants)]
+        if match.at_time and record.number == len(match.deals):  # issue 33: the result, marked
+            pairs.append((gettext("Ended at time"), render_text(match.outcome.message)))
         rows.append(dict(zip(distinct([c for c, _v in pairs]), [v for _c, v in pairs])))
     return match, rows
 
