@@ -219,3 +219,24 @@ def test_the_clock_stops_once_every_table_of_the_round_has_finished(app, client,
     for rt in latest.tables:
         clock = night.table_clock(conn, rt.table)
         assert clock["seconds"] is None and clock["round_over"]
+
+
+def test_calling_time_for_the_round_offers_each_table_the_tap_and_the_hall_ends_one(app, client, conn):
+    phones = join_night(app, NAMES[:8])
+    r = draw(client, conn, {"twin_shoot": 2})
+    for rt in r.tables:
+        play_first_deal(phones[night.player(conn, rt.player_ids[0]).name], rt)
+    assert client.post("/hall/call-time").status_code == 303  # time called, nothing ended yet
+    for rt in r.tables:
+        phone = phones[night.player(conn, rt.player_ids[1]).name]
+        assert "End the match at time" in phone.get(f"/t/{rt.table.token}").get_data(as_text=True)
+        assert not reload(conn, rt).match().over
+    assert "End at time" in text_of(client.get("/hall").get_data(as_text=True))
+    first, second = r.tables
+    assert client.post(f"/hall/tables/{first.table.id}/end-at-time").status_code == 303
+    assert reload(conn, first).match().at_time and not reload(conn, second).match().over
+    # Once over, it can't be ended again; the other table's players end theirs.
+    assert client.post(f"/hall/tables/{first.table.id}/end-at-time").status_code == 409
+    phone = phones[night.player(conn, second.player_ids[0]).name]
+    assert phone.post(f"/t/{second.table.token}/end-at-time").status_code == 303
+    assert round_time.round_over(night.night_rounds(conn)[-1])
