@@ -20,7 +20,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 
 from .calculators import CalcResult, Calculator
-from .contract import FactItem, Figure, Game, Option, Ruling, Team
+from .contract import AT_TIME, FactItem, Figure, Game, Option, Ruling, Team
 from .forms import Column, check_columns, read_columns
 from .model import (Choice, DealRecord, DealScore, FieldError, InvalidDeal, InvalidOptions, Line, Match,
                     MatchSetup, NextDeal, Outcome, Progress, Stakes, Tally)

@@ -385,6 +385,31 @@ class Game:
         deciding = tuple(t.values[entrant] for t in stakes.tallies if t.decides)
         return deciding or (progress.totals[entrant],)
 
+    # ---- a match ended when time is called (issue 33)
+    def ranking_at_time(self, progress: Progress, stakes: Stakes) -> tuple[tuple[int, ...], ...]:
+        """Per entrant, what places it when time is called before the match's own end, higher
+        first: what decides the match (:meth:`rank_key`, e.g. RWD's deal wins), then the points.
+        The game's :data:`AT_TIME` ruling says so in words; override both for another order."""
+        return tuple(self.rank_key(progress, stakes, entrant) + (total,)
+                     for entrant, total in enumerate(progress.totals))
+
+    def outcome_at_time(self, progress: Progress, stakes: Stakes) -> Outcome:
+        """The result of a match ended with the deals played when time was called: whoever ranks
+        first by :meth:`ranking_at_time` wins; entrants level on all of it share the win."""
+        keys = self.ranking_at_time(progress, stakes)
+        top = max(keys)
+        winners = tuple(entrant for entrant, key in enumerate(keys) if key == top)
+        entrants = self.entrants(progress.setup.players)
+        if len(winners) == 1:
+            message = Tn("Ended at time after {n} deal. Winner: {names}.",
+                         "Ended at time after {n} deals. Winner: {names}.",
+                         len(progress.deals), names=entrants[winners[0]])
+        else:
+            message = Tn("Ended at time after {n} deal. {names} share the win.",
+                         "Ended at time after {n} deals. {names} share the win.",
+                         len(progress.deals), names=join_names([entrants[w] for w in winners]))
+        return Outcome(True, winners, message, (AT_TIME,))
+
     def rematch_options(self, match: Match) -> dict[str, int]:
         """The options of the next match between the same players, continuing where this one
         stopped as the rules would (the next dealer or start player, not the first one again).
@@ -500,27 +525,43 @@ class Game:
         record = DealRecord(len(progress.deals) + 1, dict(facts), upcoming, score, totals)
         return replace(progress, deals=progress.deals + (record,), totals=totals)
 
-    def replay(self, setup: MatchSetup, deals: Sequence[Facts], finished: bool = False) -> Match:
-        """Derive the whole match from the recorded facts, deal by deal."""
+    def replay(self, setup: MatchSetup, deals: Sequence[Facts], finished: bool = False,
+               at_time: bool = False) -> Match:
+        """Derive the whole match from the recorded facts, deal by deal (``at_time``: the
+        table ended it with the deals played when time was called)."""
         progress = self.start(setup)
         for facts in deals:
             progress = self.add_deal(progress, facts)
-        return self.conclude(progress, finished)
+        return self.conclude(progress, finished, at_time)
 
-    def conclude(self, progress: Progress, finished: bool = False) -> Match:
+    def conclude(self, progress: Progress, finished: bool = False, at_time: bool = False) -> Match:
         outcome = self.outcome(progress, finished)
+        # Ended at time counts only while the rules had not ended the match by themselves (a
+        # correction may since have made it end on its own: then that result stands).
+        at_time = at_time and bool(progress.deals) and not (outcome if not finished
+                                                            else self.outcome(progress, False)).over
+        if at_time:
+            outcome = self.outcome_at_time(progress, self.stakes(progress, outcome))
         upcoming = None
         if not outcome.over or outcome.more_deals_allowed:
             upcoming = self.next_deal(progress)
         stakes = self.stakes(progress, outcome)
-        rank_keys = tuple(self.rank_key(progress, stakes, entrant)
-                          for entrant in range(len(progress.totals)))
+        if at_time:
+            rank_keys = self.ranking_at_time(progress, stakes)
+        else:
+            rank_keys = tuple(self.rank_key(progress, stakes, entrant)
+                              for entrant in range(len(progress.totals)))
         return Match(progress.setup, self.entrants(progress.setup.players), progress.deals,
-                     progress.totals, outcome, upcoming, stakes, rank_keys)
+                     progress.totals, outcome, upcoming, stakes, rank_keys, at_time)
 
 
 # --------------------------------------------------------------------------
 # What the rules of several games share
+
+# The id of the ruling each game declares for a match ended when time is called (issue 33):
+# the posts never say, so each game says how it ranks the deals played (Game.ranking_at_time).
+AT_TIME = "at_time"
+
 
 
 def after_end(game: Game, progress: Progress) -> FieldError | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from .contract import Figure, Game, Option, Ruling, best, names
+from .contract import AT_TIME, Figure, Game, Option, Ruling, best, names
 from .forms import Form, is_blank, read_int, read_seat
 from .model import DealScore, Facts, FieldError, Line, Match, MatchSetup, NextDeal, Outcome, Progress, Stakes
 from .text import T, Text, Tn, join_names
@@ -126,6 +126,11 @@ RULINGS = (
            T("The source is silent. Table ruling: the payer hands over all the chips they "
              "have (never fewer than 0); they have then lost all their chips, so the match "
              "ends.")),
+    Ruling(AT_TIME, T("Ended at time"),
+           T("The source does not say how a match ends when a meetup's time is up before a "
+             "player runs out of chips, reaches 30 or the last deal is played. Table ruling: the "
+             "match ends with the deals played; the most points (chips held) wins; players tied "
+             "for the most share the win.")),
     Ruling("tie_shared", T("Tied for the most points"),
            T("The source is silent. Table ruling: players tied for the most points at the "
              "end share the win.")),

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from .contract import Figure, Game, Option, Ruling, after_end, race_stakes
+from .contract import AT_TIME, Figure, Game, Option, Ruling, after_end, race_stakes
 from .forms import Column, Form, check_columns, read_columns, read_seat
 from .model import DealScore, Facts, FieldError, Line, Match, MatchSetup, NextDeal, Outcome, Progress, Stakes
 from .cards import Card, CardError
@@ -96,6 +96,10 @@ RULINGS = (
            T("The source does not say what happens when both players have the same total "
              "when the match ends. Table ruling: the tie is shown as a tie, and you may play "
              "one more deal to break it, or accept the shared win."), table_decides=True),
+    Ruling(AT_TIME, T("Ended at time"),
+           T("The source does not say how a match ends when a meetup's time is up before a "
+             "player reaches 60. Table ruling: the match ends with the deals played; the higher "
+             "total wins; equal totals share the win (no deal is added to break the tie).")),
     Ruling("one_led_suit", T("One led suit per trick"),
            T("The source says that in the second round both players follow the suit of the "
              "card the leader played just before. For the leader that can only be their "

@@ -179,6 +179,8 @@ class Match:
     # Per entrant, what orders the standings, higher first (Game.rank_key): RWD's deal wins
     # before its points. Empty: by totals.
     rank_keys: tuple[tuple[int, ...], ...] = ()
+    # Ended with the deals played when time was called (Game.outcome_at_time), not by the rules.
+    at_time: bool = False
 
     @property
     def over(self) -> bool:

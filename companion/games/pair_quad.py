@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Mapping
 
-from .contract import (Figure, Game, Option, Ruling, best, first_among, names,
+from .contract import (AT_TIME, Figure, Game, Option, Ruling, best, first_among, names,
                        options_after_last_winner)
 from .forms import Column, Form, check_columns, read_columns, read_int
 from .model import (Choice, DealScore, Facts, FieldError, Line, Match, MatchSetup, NextDeal, Outcome,
@@ -119,6 +119,10 @@ RULINGS = (
     Ruling("tied_top", T("Tie for the top score of a deal"),
            T("The source does not say who deals next when several players share the top "
              "score of a deal. The table chooses one of them."), table_decides=True),
+    Ruling(AT_TIME, T("Ended at time"),
+           T("The source does not say how a match ends when a meetup's time is up before the "
+             "chosen number of deals is played. Table ruling: the match ends with the deals "
+             "played; the highest total wins; players tied for it share the win.")),
     Ruling("tie_shared", T("Tied for the highest total"),
            T("The source is silent. Table ruling: players tied for the highest total at the "
              "end of the match share the win.")),

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Sequence
 
-from .contract import Figure, Game, Option, Ruling, first_among, names, options_after_last_winner
+from .contract import AT_TIME, Figure, Game, Option, Ruling, first_among, names, options_after_last_winner
 from .forms import Column, Form, check_columns, read_columns
 from .model import (Choice, DealScore, Facts, FieldError, Line, Match, MatchSetup, NextDeal, Outcome,
                     Progress, Stakes, Tally)
@@ -87,6 +87,10 @@ RULINGS = (
              "after a shared win or a draw. The table decides: choose among the players who "
              "shared the win, or among everyone after a draw."),
            table_decides=True),
+    Ruling(AT_TIME, T("Ended at time"),
+           T("The source does not say how a match ends when a meetup's time is up before anyone "
+             "has 3 deal wins. Table ruling: the match ends with the deals played; the most deal "
+             "wins wins, then the most points; players level on both share the win.")),
     Ruling("all_zero_draw", T("Everyone scored 0"),
            T("Reading of the source: when every player scored 0 the deal is a draw, even if "
              "their chips differ; the chip tie-break is not used.")),

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
-from .contract import Figure, Game, Option, Ruling, Team, after_end, best, race_stakes
+from .contract import AT_TIME, Figure, Game, Option, Ruling, Team, after_end, best, race_stakes
 from .forms import Column, Form, check_columns, read_columns, read_int
 from .model import (Choice, DealScore, Facts, FieldError, Line, Match, MatchSetup, NextDeal, Outcome,
                     Progress, Stakes)
@@ -262,6 +262,10 @@ RULINGS = (
            T("The source has a player outside the opening leader's team deal, but does not say which "
              "one. The app names no one: any of them may deal."),
            table_decides=True),
+    Ruling(AT_TIME, T("Ended at time"),
+           T("The source does not say how a match ends when a meetup's time is up before a team "
+             "reaches 100. Table ruling: the match ends with the deals played; the team with the "
+             "highest total wins; teams level on it share the win.")),
     Ruling("match_end", T("End of the match"),
            T("The deal in which a team reaches 100 points is scored in full for every team before the "
              "match ends.")),

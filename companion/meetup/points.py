@@ -108,6 +108,7 @@ class MatchResult:
     game: str
     over: bool
     placings: tuple[Placing, ...]
+    at_time: bool = False  # ended with the deals played when time was called (Game.outcome_at_time)
 
     @property
     def ranking(self) -> tuple[Placing, ...]:
@@ -127,20 +128,21 @@ def result_of(match: Match, games: Mapping[str, Game] = GAMES) -> MatchResult:
     points = match_place_points(tuple(entrant_of), places)
     return MatchResult(setup.game, match.over, tuple(
         Placing(seat, setup.players[seat], places[seat], points[seat], match.totals[entrant_of[seat]],
-                entrant_of[seat]) for seat in range(setup.n)))
+                entrant_of[seat]) for seat in range(setup.n)), match.at_time)
 
 
 def match_result(game_id: str, players: Sequence[str], deals: Sequence[Mapping[str, Any]],
                  options: Mapping[str, int] | None = None, finished: bool = False,
-                 games: Mapping[str, Game] = GAMES) -> MatchResult:
+                 games: Mapping[str, Game] = GAMES, at_time: bool = False) -> MatchResult:
     """Replay a table's deals through its game's rules and return the ranking with place points.
 
     ``players`` in seat order, ``deals`` the recorded facts, ``options`` the table's options,
-    ``finished`` whether the table pressed "finish match". Raises the rules' own
+    ``finished`` whether the table pressed "finish match" (``at_time``: ended it when time was
+    called). Raises the rules' own
     ``InvalidDeal`` / ``InvalidOptions`` on facts a table could never have stored."""
     game = games[game_id]
     match = game.replay(MatchSetup(game_id, tuple(players), dict(options or {})), [dict(d) for d in deals],
-                        finished=finished)
+                        finished=finished, at_time=at_time)
     return result_of(match, games)
 
 

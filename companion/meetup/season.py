@@ -51,6 +51,7 @@ class MatchRecord:
     entrants: tuple[int, ...] = ()  # per seat, what the game ranks (partners share one); () = each seat alone
     ids: tuple[str, ...] = ()  # per seat, the player's id where storage keeps players; () = by name
     at: str = ""  # when the match finished (ISO), to order matches within a night
+    at_time: bool = False  # ended with the deals played when time was called (issue 33)
 
     # Worked out once, when the record is made: a season table reads them for every seat of
     # thousands of records (a cached_property's lookup alone cost a third of the table).
@@ -84,7 +85,8 @@ def record_of(result: MatchResult, night: str, table: str, at: str = "",
     """The record of a replayed, finished match (:func:`companion.meetup.points.match_result`)."""
     seats = result.placings
     return MatchRecord(night, result.game, table, tuple(p.player for p in seats), tuple(p.place for p in seats),
-                       tuple(p.score for p in seats), tuple(p.entrant for p in seats), tuple(ids), at)
+                       tuple(p.score for p in seats), tuple(p.entrant for p in seats), tuple(ids), at,
+                       result.at_time)
 
 
 def _in_span(record: MatchRecord, since: str | None, until: str | None, game: str | None) -> bool:

@@ -74,7 +74,8 @@ def night_document(conn) -> dict:
     }
 
 
-CSV_COLUMNS = ("table", "game", "round", "deal", "player", "points", "total", "place", "place_points")
+CSV_COLUMNS = ("table", "game", "round", "deal", "player", "points", "total", "place", "place_points",
+               "ended_at_time")
 
 
 def night_rows_of_deals(conn) -> list[dict]:
@@ -104,7 +105,8 @@ def night_rows_of_deals(conn) -> list[dict]:
                              "deal": record.number, "player": player,
                              "points": record.score.points[entrant], "total": record.totals[entrant],
                              "place": ended[seat].place if last else "",
-                             "place_points": round(ended[seat].points, 6) if last else ""})
+                             "place_points": round(ended[seat].points, 6) if last else "",
+                             "ended_at_time": "yes" if last and match.at_time else ""})
     return rows
 
 

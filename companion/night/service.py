@@ -51,9 +51,9 @@ def start_night(conn: Connection) -> str:
 
 
 def night_tables(conn: Connection) -> list[Table]:
-    """The current night's tables, in the order they were opened (one query for all): those the
-    organiser prepared or drew, rematches, and any table once a deal is played at it (a table a
-    phone opened and never played is not the night's: a device opening hundreds fills no hall)."""
+    """The current night's tables, in the order they were opened (one query for all): those with
+    a number in the night, which the organiser drew, prepared, opened on the laptop or added
+    (a table phones opened outside the draws is a side table until then: :func:`side_tables`)."""
     found = (table_service.table_of(record)
              for record in table_rows.tables_after(conn, night_rows.night_after_table(conn), organised_or_played=True))
     return [table for table in found if table is not None]
@@ -255,6 +255,7 @@ class RoundTable:
     number: int  # "Table 3" of the round
     player_ids: tuple[int, ...]  # the roster players in seat order
     extra_minutes: int = 0
+    time_called: str | None = None  # when the organiser called time for this table (UTC)
 
     @property
     def started(self) -> bool:
@@ -300,7 +301,8 @@ def night_rounds(conn: Connection, tables: Sequence[Table] | None = None) -> lis
     by_id = {t.id: t for t in (night_tables(conn) if tables is None else tables)}
     found = []
     for row in night_rows.rounds(conn, current_night(conn)):
-        round_tables = tuple(RoundTable(by_id[t["table_id"]], t["number"], tuple(t["seats"]), t["extra_minutes"])
+        round_tables = tuple(RoundTable(by_id[t["table_id"]], t["number"], tuple(t["seats"]), t["extra_minutes"],
+                                        t["time_called"])
                              for t in row["tables"] if t["table_id"] in by_id)
         found.append(Round(row["id"], row["number"], row["drawn_at"], row["seed"], row["minutes"], row["clock_from"],
                            round_tables))
@@ -380,9 +382,9 @@ def draw_round(conn: Connection, chosen: Sequence[seating.Chosen] | None = None,
             raise Conflict("the roster or the rounds changed while drawing")
         stamp = table_service.now()
         round_id = night_rows.insert_round(conn, night, len(earlier) + 1, stamp, seed, minutes)
-        # A drawn table continues the night's numbering ("Table 8" after seven prepared or phone
+        # A drawn table continues the night's numbering ("Table 8" after seven prepared or laptop
         # tables), so no two tables of the night share a label on the hall or in the seating list.
-        first = max(next_table_number(conn), 1 + night_rows.night_table_count(conn))
+        first = next_table_number(conn)
         for number, table in enumerate(drawn.tables, start=1):
             game = GAMES[table.game]
             options = options_of[game.id]
@@ -503,22 +505,6 @@ def extend_table(conn: Connection, table_id: int, minutes: int = EXTEND_MINUTES)
     publish(Change("night"))
 
 
-def table_clock(conn: Connection, table: Table) -> dict | None:
-    """A round table's clock for its phones: {"round", "table", "seconds"} (seconds None: no clock
-    running, or the match is over), or None for a table outside the night's rounds."""
-    found = night_rows.table_round(conn, table.id)
-    if found is None:
-        return None
-    # Named as the hall board names it (the night-wide number, or the organiser's label), not by
-    # its number within the round.
-    clock = {"round": found["number"], "table": table.seq or found["table_number"], "label": table.label,
-             "seconds": None}
-    if found["minutes"] and found["clock_from"] and not table.match().over:
-        ends = datetime.fromisoformat(found["clock_from"]) + timedelta(minutes=found["minutes"] + found["extra_minutes"])
-        clock["seconds"] = max(0, int((ends - datetime.now(timezone.utc)).total_seconds()))
-    return clock
-
-
 # ---- results and the leaderboard ----------------------------------------------------------
 
 
@@ -559,7 +545,11 @@ def night_results(conn: Connection, tables: Sequence[Table] | None = None,
 
 
 def leaderboard(results: Sequence[TableResult]) -> tuple[place_points.Standing, ...]:
-    return place_points.leaderboard(r.result for r in results)
+    """Tonight's players ranked by place points: only players on tonight's list (someone else at
+    a table counts for its places, never gets a line)."""
+    return place_points.leaderboard(replace(r.result, placings=tuple(p for p in r.result.placings
+                                                                     if r.player_ids[p.seat] is not None))
+                                    for r in results)
 
 
 def player_summary(results: Sequence[TableResult], who: Player) -> list[dict]:

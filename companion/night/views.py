@@ -18,8 +18,9 @@ from ..store import Conflict, NotFound, Repeated, StorageError, get_db
 from ..qr import qr_svg
 from ..numbers import ascii_number, number_or_error
 from ..tables.forms import option_values, write_id
-from ..tables.links import join_link, table_or_404
+from ..tables.links import join_link, table_or_404, table_url
 from ..tables.service import Refused, Table
+from ..web import render_text
 from ..web.downloads import csv_download, json_download
 from ..web.forms import form_values, group_errors
 from ..web.host import is_host_request, join_url
@@ -27,7 +28,7 @@ from ..web.refusals import storage_message
 from ..web.times import local_time
 from . import service
 from .exports import CSV_COLUMNS, night_document, night_name, night_rows_of_deals, round_label, table_label
-from . import claims
+from . import claims, round_time, side_tables
 from .phone import forget_me, join_as_this_phone, join_page, my_player, remember_me, waiting_page
 
 bp = Blueprint("hall", __name__)
@@ -38,7 +39,7 @@ CYCLE_MS = 8000  # how long the cycling mode shows each table
 
 # What a phone may open: a prepared table's seating, and the night's own pages (join, "me").
 PHONE_ENDPOINTS = ("hall.seat", "hall.seat_players", "hall.join", "hall.join_post", "hall.me", "hall.me_live",
-                   "hall.me_summary", "hall.me_forget", "hall.table_clock")
+                   "hall.me_summary", "hall.me_forget", "hall.table_clock", "hall.end_at_time")
 
 
 @bp.before_request
@@ -126,7 +127,8 @@ def hall_context(cycle: bool = False) -> dict:
     for row in rows:
         found = round_of.get(row["table"].id)
         if found:
-            row.update(round=found[0], rt=found[1], label=round_label(found[1]))
+            row.update(round=found[0], rt=found[1], label=round_label(found[1]),
+                       time_up=round_time.round_time_is_up(*found), can_end=round_time.can_end_at_time(*found))
     url, warning = join_url()
     link = url.rstrip("/") + url_for("hall.join")
     return dict(rows=rows, paging=paging, signature=service.night_signature(conn),
@@ -143,7 +145,18 @@ def hall_context(cycle: bool = False) -> dict:
                 standings=service.leaderboard(results), place_points_rule=place_points.PLACE_POINTS_RULE,
                 leaderboard_order=place_points.LEADERBOARD_ORDER,
                 join_link=link, join_warning=warning, join_qr=None if warning else qr_svg(link),
-                clock=clock_of(latest), claims=claims.waiting(conn), **draw_format_context(rounds))
+                clock=clock_of(latest), claims=claims.waiting(conn), **draw_format_context(rounds), **time_context(conn, latest))
+
+
+def time_context(conn, latest: service.Round | None) -> dict:
+    """What calling time and side tables add to the hall (issue 33): whether the latest round is
+    over (every table has a result), how many of its tables still run, and tonight's side tables."""
+    apart = side_tables.side_tables(conn)
+    first = max(0, len(apart) - BOARD_MAX)  # the latest opened: one device's flood fills no hall
+    return dict(round_over=round_time.round_over(latest),
+                running=len(round_time.unfinished(latest)) if latest else 0,
+                side_rows=[dict(row, label=gettext("Side table %(n)s", n=position))
+                           for position, row in enumerate(board_rows(apart[first:]), start=first + 1)])
 
 
 def draw_format_context(rounds: list[service.Round]) -> dict:
@@ -159,8 +172,8 @@ def draw_format_context(rounds: list[service.Round]) -> dict:
 
 def clock_of(latest: service.Round | None) -> dict | None:
     """The latest round's clock for the hall: seconds left (the round's own), per extended table too."""
-    if latest is None or latest.seconds_left() is None:
-        return None
+    if latest is None or latest.seconds_left() is None or round_time.round_over(latest):
+        return None  # no clock, or the round is over: the clock stops
     return dict(seconds=latest.seconds_left(), minutes=latest.minutes,
                 extended=[(round_label(rt), latest.seconds_left(rt)) for rt in latest.tables if rt.extra_minutes])
 
@@ -559,9 +572,12 @@ def me_context(who: service.Player) -> dict:
     if mine:
         rt, seat = mine
         names = {p.id: p.name for p in service.roster(conn, with_left=True)}
+        over = round_time.round_over(latest)
         table_page = dict(rt=rt, seat=seat + 1, label=round_label(rt), round=latest,
                           others=[names.get(p, "?") for p in rt.player_ids],
-                          seconds=latest.seconds_left(rt))
+                          seconds=None if over or rt.table.match().over else
+                          0 if round_time.round_time_is_up(latest, rt) else latest.seconds_left(rt),
+                          round_over=over)
     return dict(who=who, line=line, mine=table_page, summary=service.player_summary(results, who),
                 signature=service.night_signature(conn), poll_ms=2000, players=len(standings),
                 place_points_rule=place_points.PLACE_POINTS_RULE)
@@ -608,7 +624,7 @@ def me_summary():
 def round_clock(table: Table) -> dict | None:
     """A round table's clock for its page: {"round", "table", "seconds" (None: no clock running)};
     None for a table outside the night's rounds."""
-    return service.table_clock(get_db(), table)
+    return round_time.table_clock(get_db(), table)
 
 
 @bp.get("/t/<token>/clock")
@@ -619,3 +635,73 @@ def table_clock(token: str):
     response = Response(render_template("night/_table_clock.html", table=table, fragment=True))
     response.headers["Cache-Control"] = "no-store"
     return response
+
+
+# --------------------------------------------------------------------------
+# Calling time, and side tables (issue 33)
+
+
+@bp.post("/t/<token>/end-at-time")
+def end_at_time(token: str):
+    """A round table's players end their match with the deals played, once its time is up."""
+    from ..tables.views import stale  # the table page's own "this page is out of date" answer
+    table = table_or_404(token)
+    try:
+        round_time.end_at_time(get_db(), token, write_id=write_id())
+    except Repeated:
+        pass  # sent again: answered as the first time
+    except Refused as refused:
+        return stale(table_or_404(token), refused.errors[0].message)
+    return redirect(table_url(table) + "#sheet", code=303)
+
+
+@bp.post("/hall/tables/<int:table_id>/call-time")
+def call_time(table_id: int):
+    """The organiser calls time for one table of the latest round."""
+    try:
+        round_time.call_time(get_db(), table_id)
+    except NotFound:
+        abort(404)
+    return after("#hall-table-%d" % table_id)
+
+
+@bp.post("/hall/tables/<int:table_id>/end-at-time")
+def end_table_at_time(table_id: int):
+    """The organiser ends one round table's match at time (its time is up)."""
+    found = next((rt for r in service.night_rounds(get_db()) for rt in r.tables if rt.table.id == table_id), None)
+    if found is None:
+        abort(404)
+    try:
+        round_time.end_at_time(get_db(), found.table.token)
+    except Refused as refused:
+        return hall_page({}, {"board": [render_text(refused.errors[0].message)]}, 409)
+    return after("#hall-table-%d" % table_id)
+
+
+@bp.post("/hall/call-time")
+def call_time_for_round():
+    """Call time for every unfinished table of the latest round (``end=1``: and end them at time)."""
+    conn = get_db()
+    try:
+        if request.form.get("end") == "1":
+            _ended, left = round_time.end_round_at_time(conn)
+            if left:
+                return hall_page({}, {"time": [ngettext(
+                    "%(tables)s has no deal played yet: it has no result to end with and goes on.",
+                    "%(tables)s have no deal played yet: they have no result to end with and go on.",
+                    len(left), tables=", ".join(round_label(rt) for rt in left))]}, 200)
+        else:
+            round_time.call_time_for_round(conn)
+    except NotFound:
+        return hall_page({}, {"time": [gettext("Draw a round first.")]}, 422)
+    return after("#seating")
+
+
+@bp.post("/hall/tables/<int:table_id>/add")
+def add_side_table(table_id: int):
+    """The organiser adds a side table to tonight: it gets the night's next number and counts."""
+    try:
+        side_tables.add_to_night(get_db(), table_id)
+    except NotFound:
+        abort(404)
+    return after("#board")

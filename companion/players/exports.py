@@ -33,11 +33,13 @@ def player_document(context: dict[str, Any]) -> dict[str, Any]:
     doc["matches"] = [{"night": m["night"], "at": m["at"], "game": m["game"], "table": m["table"],
                        "name_at_table": m["name"], "place": m["place"], "of": m["of"],
                        "place_points": round(m["points"], 6), "score": m["score"],
-                       "with": [names.get(k, n) for n, k in m["with"]]} for m in reversed(context["matches"])]
+                       "with": [names.get(k, n) for n, k in m["with"]],
+                       "ended_at_time": m.get("at_time", False)} for m in reversed(context["matches"])]
     return doc
 
 
-PLAYER_CSV = ("night", "time", "game", "table", "name_at_table", "place", "of", "place_points", "score", "with")
+PLAYER_CSV = ("night", "time", "game", "table", "name_at_table", "place", "of", "place_points", "score", "with",
+              "ended_at_time")
 
 
 def history_rows(doc: dict[str, Any]) -> list[dict[str, Any]]:
@@ -45,7 +47,8 @@ def history_rows(doc: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"night": m["night"], "time": m["at"],
              "game": GAMES[m["game"]].name_en if m["game"] in GAMES else m["game"],
              "table": m["table"], "name_at_table": m["name_at_table"], "place": m["place"], "of": m["of"],
-             "place_points": m["place_points"], "score": m["score"], "with": " / ".join(m["with"])}
+             "place_points": m["place_points"], "score": m["score"], "with": " / ".join(m["with"]),
+             "ended_at_time": "yes" if m["ended_at_time"] else ""}
             for m in doc["matches"]]
 
 

@@ -85,30 +85,31 @@ def refresh(conn: Connection) -> int:
         for table in stale:
             game = GAMES.get(table["game"])
             over, names, places, scores, entrants = False, list(table["players"]), [], [], []
+            at_time = False
             if game is not None and (table["deals"] or table["finished"]):
                 try:
                     result = match_result(table["game"], table["players"], table["deals"], table["options"],
-                                          table["finished"])
+                                          table["finished"], at_time=table["ended_at_time"])
                 except (InvalidDeal, ValueError, KeyError, TypeError):  # a table its game no longer reads
                     result = None
                 if result is not None:
-                    over = result.over
+                    over, at_time = result.over, result.at_time
                     names = [p.player for p in result.placings]
                     places = [p.place for p in result.placings]
                     scores = [p.score for p in result.placings]
                     entrants = [p.entrant for p in result.placings]
             started = table["night_started"] or table["created_at"]
-            replayed.append((table, over, names, places, scores, entrants, started[:10]))
+            replayed.append((table, over, names, places, scores, entrants, started[:10], at_time))
         stamp = now()
         with write(conn):
             keys_seen: dict[str, str] = {}
-            for table, over, names, places, scores, entrants, night in replayed:
+            for table, over, names, places, scores, entrants, night, at_time in replayed:
                 keys = [name_key(n) for n in names]
                 for k, n in zip(keys, names):
                     keys_seen[k] = n  # the latest table's spelling (tables come oldest first)
                 player_rows.save_result(conn, table["id"], table["revision"], table["finished"], over, night,
                                  table["updated_at"], table["game"], table_label(table), names, keys, places,
-                                 scores, entrants)
+                                 scores, entrants, at_time)
             for k in sorted(player_rows.missing_keys(conn, keys_seen)):
                 if k:
                     player_rows.insert_player(conn, keys_seen[k], k, stamp)
@@ -158,10 +159,10 @@ class _Cache:
                     season.rows.pop(table_id, None)
                     season.built.pop(table_id, None)
                 stale = [t for t, mark in marks.items() if season.rows.get(t, (None, None))[:2] != mark]
-                for table_id, revision, finished, night, at, game, label, data in player_rows.results_of(conn, stale):
+                for table_id, revision, finished, night, at, game, label, data, at_time in player_rows.results_of(conn, stale):
                     names, keys, places, scores, entrants = json.loads(data)
                     season.rows[table_id] = (revision, finished, night, at, game, label, tuple(names), tuple(keys),
-                                             tuple(places), tuple(scores), tuple(entrants))
+                                             tuple(places), tuple(scores), tuple(entrants), bool(at_time))
                 changed = set(stale) | gone
             if season.who_mark != who_mark:
                 season.built.clear()  # every record's players by id again
@@ -172,7 +173,7 @@ class _Cache:
                     continue
                 if by_key is None:
                     by_key, by_seat = player_rows.name_map(conn), player_rows.seat_map(conn)
-                _revision, _finished, night, at, game, label, names, keys, places, scores, entrants = row
+                _revision, _finished, night, at, game, label, names, keys, places, scores, entrants, at_time = row
                 ids = ids_of_keys.get(keys)
                 if ids is None:
                     ids = ids_of_keys[keys] = tuple(str(by_key.get(k, "k:" + k)) for k in keys)
@@ -180,7 +181,8 @@ class _Cache:
                     seats = [by_seat.get((table_id, seat)) for seat in range(len(keys))]
                     if any(x is not None for x in seats):
                         ids = tuple(str(x) if x is not None else i for x, i in zip(seats, ids))
-                season.built[table_id] = MatchRecord(night, game, label, names, places, scores, entrants, ids, at)
+                season.built[table_id] = MatchRecord(night, game, label, names, places, scores, entrants, ids, at,
+                                                     at_time)
             order = sorted(season.built)
             season.records = [season.built[t] for t in order]
             season.table_of = dict(enumerate(order))
@@ -391,6 +393,7 @@ def matches_of(conn: Connection, player: Player, *, since: str | None = None, un
                     found.append({"index": index, "table_id": tables[index], "seat": seat, "night": r.night,
                                   "at": r.at, "game": r.game, "table": r.table, "name": r.players[seat],
                                   "place": r.places[seat], "of": r.size, "points": num / den, "score": r.scores[seat],
+                                  "at_time": r.at_time,
                                   "with": [(r.players[o], r.keys[o]) for o in range(len(r.keys)) if o != seat]})
         found.sort(key=lambda m: (m["night"], m["at"], m["index"]), reverse=True)
         return found

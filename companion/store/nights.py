@@ -109,12 +109,12 @@ def rounds(conn: sqlite3.Connection, night: int) -> list[dict]:
     if not found:
         return found
     for row in conn.execute(
-            "SELECT t.round_id, t.table_id, t.number, t.extra_minutes, x.token FROM round_tables AS t"
+            "SELECT t.round_id, t.table_id, t.number, t.extra_minutes, t.time_called, x.token FROM round_tables AS t"
             " JOIN night_rounds AS r ON r.id = t.round_id JOIN tables AS x ON x.id = t.table_id"
             " WHERE r.night = ? ORDER BY t.round_id, t.number", (night,)):
         by_id[row["round_id"]]["tables"].append(dict(table_id=row["table_id"], number=row["number"],
                                                      extra_minutes=row["extra_minutes"], token=row["token"],
-                                                     seats=[]))
+                                                     time_called=row["time_called"], seats=[]))
     tables = {t["table_id"]: t for r in found for t in r["tables"]}
     for row in conn.execute(
             "SELECT s.table_id, s.seat, s.player_id FROM round_seats AS s JOIN round_tables AS t"
@@ -172,7 +172,8 @@ def extend_table(conn: sqlite3.Connection, table_id: int, minutes: int) -> None:
 @translated
 def table_round(conn: sqlite3.Connection, table_id: int) -> dict | None:
     """The round a table was drawn in (its clock), or None for a table outside any round."""
-    row = conn.execute("SELECT r.id, r.number, r.minutes, r.clock_from, t.number AS table_number, t.extra_minutes"
+    row = conn.execute("SELECT r.id, r.number, r.minutes, r.clock_from, t.number AS table_number, t.extra_minutes,"
+                       " t.time_called"
                        " FROM round_tables AS t JOIN night_rounds AS r ON r.id = t.round_id WHERE t.table_id = ?",
                        (table_id,)).fetchone()
     return None if row is None else dict(row)
@@ -197,3 +198,12 @@ def unseat_table(conn: sqlite3.Connection, table_id: int, stamp: str) -> None:
     """A table with no deal waits for its players again (its phones are asked for the names)."""
     conn.execute("UPDATE tables SET seated = 0, revision = revision + 1, updated_at = ? WHERE id = ?",
                  (stamp, table_id))
+
+
+@translated
+def call_time(conn: sqlite3.Connection, table_ids: list[int], stamp: str) -> None:
+    """The organiser calls time for these round tables (those already called keep their time)."""
+    conn.executemany("UPDATE round_tables SET time_called = coalesce(time_called, ?) WHERE table_id = ?",
+                     [(stamp, table_id) for table_id in table_ids])
+    conn.executemany("UPDATE night_rounds SET version = version + 1 WHERE id ="
+                     " (SELECT round_id FROM round_tables WHERE table_id = ?)", [(t,) for t in table_ids])

@@ -29,7 +29,7 @@ def stale_tables(conn: sqlite3.Connection, limit: int = 500) -> list[dict[str, A
     found: dict[int, dict[str, Any]] = {}
     for row in conn.execute(
             "SELECT t.id, t.game, t.players, t.options, t.finished, t.revision, t.created_at, t.updated_at,"
-            " t.label, t.seq, d.facts AS deal_facts,"
+            " t.label, t.seq, t.ended_at_time, d.facts AS deal_facts,"
             " (SELECT n.started_at FROM nights AS n WHERE n.after_table < t.id ORDER BY n.id DESC LIMIT 1)"
             "  AS night_started"
             " FROM (SELECT t.* FROM tables AS t LEFT JOIN results AS r ON r.table_id = t.id"
@@ -42,7 +42,8 @@ def stale_tables(conn: sqlite3.Connection, limit: int = 500) -> list[dict[str, A
                 "id": row["id"], "game": row["game"], "players": json.loads(row["players"]),
                 "options": json.loads(row["options"]), "finished": bool(row["finished"]),
                 "revision": row["revision"], "created_at": row["created_at"], "updated_at": row["updated_at"],
-                "label": row["label"], "seq": row["seq"], "night_started": row["night_started"], "deals": []}
+                "label": row["label"], "seq": row["seq"], "night_started": row["night_started"],
+                "ended_at_time": bool(row["ended_at_time"]), "deals": []}
         if row["deal_facts"] is not None:
             record["deals"].append(json.loads(row["deal_facts"]))
     return list(found.values())
@@ -51,11 +52,11 @@ def stale_tables(conn: sqlite3.Connection, limit: int = 500) -> list[dict[str, A
 @translated
 def save_result(conn: sqlite3.Connection, table_id: int, revision: int, finished: bool, over: bool, night: str,
                 at: str, game: str, label: str, names: list[str], keys: list[str], places: list[int],
-                scores: list[int], entrants: list[int]) -> None:
-    conn.execute("INSERT OR REPLACE INTO results (table_id, revision, finished, over, night, at, game, label, data)"
-                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                scores: list[int], entrants: list[int], at_time: bool = False) -> None:
+    conn.execute("INSERT OR REPLACE INTO results (table_id, revision, finished, over, night, at, game, label, data,"
+                 " at_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                  (table_id, revision, int(finished), int(over), night, at, game, label,
-                  _json([names, keys, places, scores, entrants])))
+                  _json([names, keys, places, scores, entrants]), int(at_time)))
 
 
 @translated
@@ -89,12 +90,12 @@ def result_marks(conn: sqlite3.Connection) -> dict[int, tuple[int, int]]:
 
 @translated
 def results_of(conn: sqlite3.Connection, table_ids: Iterable[int]) -> list[tuple]:
-    """(table_id, revision, finished, night, at, game, label, data JSON) of these ended matches."""
+    """(table_id, revision, finished, night, at, game, label, data JSON, at_time) of these ended matches."""
     ids = list(table_ids)
     found: list[tuple] = []
     for start in range(0, len(ids), 500):
         chunk = ids[start:start + 500]
-        found.extend(conn.execute("SELECT table_id, revision, finished, night, at, game, label, data FROM results"
+        found.extend(conn.execute("SELECT table_id, revision, finished, night, at, game, label, data, at_time FROM results"
                                   f" WHERE over = 1 AND table_id IN ({','.join('?' * len(chunk))})", chunk))
     return found
 

@@ -187,6 +187,14 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX name_claims_by_device ON name_claims(device);
     """,
+    # 8: calling time (issue 33). A match its table ended with the deals played when time was
+    # called (a raw fact of the table, set with ``finished`` and cleared with it on reopen); the
+    # organiser calling time for one table of a round; and whether a stored result is such a match.
+    """
+    ALTER TABLE tables ADD COLUMN ended_at_time INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE round_tables ADD COLUMN time_called TEXT;  -- when the organiser called time (UTC), NULL: not
+    ALTER TABLE results ADD COLUMN at_time INTEGER NOT NULL DEFAULT 0;
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

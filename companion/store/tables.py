@@ -27,7 +27,8 @@ def _record(row: sqlite3.Row, deals: list[dict[str, Any]]) -> dict[str, Any]:
             "finished": bool(row["finished"]), "revision": row["revision"],
             "created_at": row["created_at"], "updated_at": row["updated_at"],
             "label": row["label"], "seated": bool(row["seated"]), "rematch_token": row["rematch_token"],
-            "seq": row["seq"], "rematch_of": row["rematch_of"], "deals": deals}
+            "seq": row["seq"], "rematch_of": row["rematch_of"], "ended_at_time": bool(row["ended_at_time"]),
+            "deals": deals}
 
 
 @translated
@@ -42,14 +43,21 @@ def load_table(conn: sqlite3.Connection, token: str) -> dict[str, Any] | None:
 
 
 @translated
-def tables_after(conn: sqlite3.Connection, after_id: int, organised_or_played: bool = False) -> list[dict[str, Any]]:
+def tables_after(conn: sqlite3.Connection, after_id: int, organised_or_played: bool = False,
+                 unnumbered: bool = False) -> list[dict[str, Any]]:
     """Every table with an id above ``after_id``, in the order they were opened, with their
     deals: one query for all of them (a night's hall view asks this every second).
-    ``organised_or_played``: only tables the organiser made (prepared or drawn: numbered),
-    rematches, and tables with a deal; a table any phone opened and never played is left out."""
+    ``organised_or_played``: only the night's own tables: those with a number in the night
+    (drawn, prepared, opened on the laptop or added by the organiser). ``unnumbered``: only the
+    tables phones opened outside the draws (no number) that were played or are rematches; a
+    table any phone opened and never played is in neither."""
     found: dict[int, dict[str, Any]] = {}
-    which = (" AND (t.seq IS NOT NULL OR t.rematch_of IS NOT NULL"
-             " OR EXISTS (SELECT 1 FROM deals AS e WHERE e.table_id = t.id))") if organised_or_played else ""
+    which = ""
+    if organised_or_played:
+        which = " AND t.seq IS NOT NULL"
+    elif unnumbered:
+        which = (" AND t.seq IS NULL AND (t.rematch_of IS NOT NULL"
+                 " OR EXISTS (SELECT 1 FROM deals AS e WHERE e.table_id = t.id))")
     for row in conn.execute(_TABLE_COLUMNS + ", d.facts AS deal_facts FROM tables AS t"
                             " LEFT JOIN deals AS d ON d.table_id = t.id"
                             " WHERE t.id > ?" + which + " ORDER BY t.id, d.number", (after_id,)):
@@ -155,8 +163,17 @@ def delete_deal(conn: sqlite3.Connection, table_id: int, number: int) -> None:
 
 
 @translated
-def set_finished(conn: sqlite3.Connection, table_id: int, finished: bool) -> None:
-    conn.execute("UPDATE tables SET finished = ? WHERE id = ?", (int(finished), table_id))
+def add_to_night(conn: sqlite3.Connection, table_id: int, seq: int) -> None:
+    """The organiser adds a side table to the night: it gets the night's next number."""
+    conn.execute("UPDATE tables SET seq = ?, revision = revision + 1 WHERE id = ? AND seq IS NULL", (seq, table_id))
+
+
+@translated
+def set_finished(conn: sqlite3.Connection, table_id: int, finished: bool, at_time: bool = False) -> None:
+    """Finish or reopen a match; ``at_time``: it ended with the deals played when time was
+    called (reopening clears it)."""
+    conn.execute("UPDATE tables SET finished = ?, ended_at_time = ? WHERE id = ?",
+                 (int(finished), int(finished and at_time), table_id))
 
 
 # --------------------------------------------------------------------------

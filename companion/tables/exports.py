@@ -60,6 +60,8 @@ def export_rows(table: Table):
         pairs += [(gettext("Points: %(name)s", name=name), str(record.score.points[i]))
                   for i, name in enumerate(entrants)]
         pairs += [(gettext("Total: %(name)s", name=name), str(record.totals[i])) for i, name in enumerate(entrants)]
+        if match.at_time and record.number == len(match.deals):  # issue 33: the result, marked
+            pairs.append((gettext("Ended at time"), render_text(match.outcome.message)))
         rows.append(dict(zip(distinct([c for c, _v in pairs]), [v for _c, v in pairs])))
     return match, rows
 
@@ -80,6 +82,7 @@ def table_document(table: Table) -> dict:
         "created_at": table.created_at,  # UTC, ISO 8601
         "created_at_local": local_time(table.created_at),  # the laptop's clock
         "finished": table.finished,
+        "ended_at_time": match.at_time,  # issue 33: ended with the deals played when time was called
         "deals": [{
             "number": r.number,
             "facts": r.facts,

@@ -1,4 +1,4 @@
-"""Issue 32 in the pages: a finished match's changes stay with its table (companion.access), and
+"""Issue 32 in the pages: a finished match's changes stay with its table (companion.tables.access), and
 the read-only record of a match that the players' and season pages link to instead of the
 table's link (which would let any phone change it)."""
 
@@ -37,7 +37,7 @@ def lock_key(table: service.Table) -> str:
 
 
 def remember_opened(table: service.Table) -> None:
-    """This device has the table open while its match runs (see companion.access.remember)."""
+    """This device has the table open while its match runs (see companion.tables.access.remember)."""
     access.remember(session, table)
 
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from functools import cached_property
 from datetime import datetime, timezone
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from ..games import GAMES, DealScore, Game, InvalidDeal, Match, MatchSetup, Progress
 from ..lru import BytesLRU
@@ -76,6 +76,7 @@ class Table:
     seated: bool = True  # False while a prepared table waits for its players' names
     rematch_token: str | None = None  # the table its rematch started, once someone pressed Rematch
     seq: int | None = None  # a prepared table's number in its night (shown as "Table 3")
+    ended_at_time: bool = False  # its players ended the match with the deals played when time was called
 
     def progress(self, upto: int | None = None) -> Progress:
         """The match state after the first ``upto`` stored deals (all by default)."""
@@ -105,7 +106,7 @@ class Table:
 
     @cached_property
     def _concluded(self) -> Match:
-        return self.game.conclude(self.progress(), self.finished)
+        return self.game.conclude(self.progress(), self.finished, self.ended_at_time)
 
     def can_finish(self) -> bool:
         """Whether ending the match by hand means something: only after a deal, and where the
@@ -399,7 +400,7 @@ def table_of(record: Mapping[str, Any] | None) -> Table | None:
                  MatchSetup(record["game"], tuple(record["players"]), record["options"]),
                  record["finished"], record["revision"], record["created_at"], record["updated_at"],
                  tuple(record["deals"]), record["label"], record["seated"], record["rematch_token"],
-                 seq=record["seq"])
+                 seq=record["seq"], ended_at_time=record.get("ended_at_time", False))
 
 
 def load(conn: Connection, token: str) -> Table | None:
@@ -710,24 +711,47 @@ def undo_last(conn: Connection, token: str, number: int, write_id: str | None = 
     return undo_deal(conn, token, number, write_id).table_or_raise()
 
 
-def finish_match(conn: Connection, token: str, finished: bool, write_id: str | None = None) -> Written:
-    """End the match by hand (``finished``), where its rules let it end by agreement, or reopen it."""
+def finish_match(conn: Connection, token: str, finished: bool, write_id: str | None = None,
+                 time_up: Callable[[Table], bool] | None = None) -> Written:
+    """End the match by hand (``finished``), where its rules let it end by agreement, or reopen it.
+    With ``time_up``, end it *at time* (issue 33): with the deals played, ranked by the game's
+    rule for it (``Game.outcome_at_time``), when ``time_up(table)``, asked inside this write,
+    says the table's time is up. Reopening undoes either."""
     with write(conn):
         table, answered = _opened(conn, token, write_id)
         if answered is not None:
             return answered
-        if finished and not table.finished and not table.can_finish():
+        at_time = finished and time_up is not None
+        if at_time:
+            refusal = at_time_refusal(table, time_up)
+            if refusal is not None:
+                return Written(Outcome.REFUSED, table, errors=(FieldError("finished", refusal),))
+        elif finished and not table.finished and not table.can_finish():
             reason = (T("This match ends by itself under its rules; there is nothing to finish by hand.")
                       if table.deals else T("Enter a deal first: there is no match to finish yet."))
             return Written(Outcome.REFUSED, table, errors=(FieldError("finished", reason),))
         if table.finished != finished:
-            table_rows.set_finished(conn, table.id, finished)
-            _touch(conn, table.id, "finish" if finished else "reopen", None, None, None)
+            table_rows.set_finished(conn, table.id, finished, at_time)
+            _touch(conn, table.id, "finish" if finished else "reopen", None, None,
+                   {"at_time": True} if at_time else None)
         remember_outcome(conn, table, write_id, {"action": "finish" if finished else "reopen"})
         stored = load(conn, token)
     return announced(Written(Outcome.SAVED, stored))
 
 
-def set_finished(conn: Connection, token: str, finished: bool, write_id: str | None = None) -> Table:
+def set_finished(conn: Connection, token: str, finished: bool, write_id: str | None = None,
+                 time_up: Callable[[Table], bool] | None = None) -> Table:
     """:func:`finish_match` for scripts and tests: the table as stored, or what happened raised."""
-    return finish_match(conn, token, finished, write_id).table_or_raise()
+    return finish_match(conn, token, finished, write_id, time_up).table_or_raise()
+
+
+def at_time_refusal(table: Table, time_up: Callable[[Table], bool]) -> Text | None:
+    """Why this table's match can't end at time now, or None when it can: a deal is played,
+    the match is still running, and its time is up."""
+    if not table.deals:
+        return T("Enter a deal first: there is no match to end yet.")
+    if table.finished or table.match().over:
+        return T("This match is already over.")
+    if not time_up(table):
+        return T("The time of this table is not up yet: the match goes on.")
+    return None

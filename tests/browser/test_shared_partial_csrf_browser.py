@@ -24,7 +24,7 @@ def test_forms_pushed_in_from_another_phones_change_use_this_pages_token(live_se
     phone.wait_for_selector("#deal-2", state="detached", timeout=10000)
     assert "security check failed" not in phone.content()
     with live_server.app.app_context():
-        from companion import tables as store
+        from companion.tables import service as store
         from companion.store import get_db
         assert len(store.load(get_db(), token).deals) == 1
     assert not [e for e in phone.errors if "400" in e], phone.errors

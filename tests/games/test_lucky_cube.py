@@ -31,7 +31,7 @@ def messages(errors) -> str:
 def test_declaration():
     assert GAME.order == 3 and GAME.name_ja == "ラッキー・キューブ"
     assert GAME.players == (3, 4, 5)
-    assert {r.id for r in GAME.rulings} == {"thirty_held", "payment_cap", "tie_shared"}
+    assert {r.id for r in GAME.rulings} == {"thirty_held", "payment_cap", "tie_shared", "at_time"}
     assert [o.key for o in GAME.options] == ["first_dealer"]
 
 

@@ -76,7 +76,8 @@ def test_the_csv_is_one_row_per_player_per_deal(client, conn):
     rounds = night_of_two_rounds(client, conn)
     response = client.get("/hall/export.csv")
     rows = list(csv.DictReader(io.StringIO(response.get_data().decode("utf-8-sig"))))
-    assert list(rows[0]) == ["table", "game", "round", "deal", "player", "points", "total", "place", "place_points"]
+    assert list(rows[0]) == ["table", "game", "round", "deal", "player", "points", "total", "place", "place_points",
+                            "ended_at_time"]
     first = rounds[0].tables[0].table
     deals = len(store.load(conn, first.token).deals)
     mine = [r for r in rows if r["round"] == "1" and r["table"] == "Table 1"]

@@ -41,7 +41,7 @@ TABLES_PLAYED = {name: sum(name in table for table in EXPECTED.values()) for nam
 
 
 def play(conn, game: str, names: list[str], options: dict, deals: list[dict]) -> str:
-    token = store.create(conn, game, names, options)
+    token = store.create(conn, game, names, options, numbered=True)  # the laptop's: tonight's tables
     for number, facts in enumerate(deals, 1):
         store.add_deal(conn, token, number, facts)
     return token

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from itertools import combinations
 
+from companion.night import round_time
 from companion.night import service as night
 from companion.tables import service as store
 from companion.meetup import seating
@@ -145,7 +146,7 @@ def test_the_round_clock_counts_down_and_one_table_gets_more_time(app, client, c
     assert 'data-countdown="' in page and "Finish the deal you are playing" in page
     left = int(page.split('data-countdown="')[1].split('"')[0])
     assert left > 24 * 60
-    assert night.table_clock(conn, r.tables[0].table)["seconds"] > 24 * 60
+    assert round_time.table_clock(conn, r.tables[0].table)["seconds"] > 24 * 60
     bad = client.post("/hall/clock", data={"minutes": "999"})
     assert bad.status_code == 422 and "1 to 240 minutes" in text_of(bad.get_data(as_text=True))
 

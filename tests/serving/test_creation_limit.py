@@ -123,8 +123,9 @@ def test_a_flood_leaves_the_hall_board_as_it_was(server_process):
     assert after[2].count('class="hall-table') == before[2].count('class="hall-table') == 0
 
 
-def rwd_table(conn, names) -> str:
-    return store.create(conn, "rwd", names, {})
+def rwd_table(conn, names, numbered: bool = False) -> str:
+    """An RWD table a phone opens (``numbered``: the laptop, so one of tonight's at once)."""
+    return store.create(conn, "rwd", names, {}, numbered=numbered)
 
 
 def play(conn, token: str) -> None:
@@ -143,8 +144,12 @@ def test_the_nights_tables_are_the_organisers_and_those_played(client, conn):
     prepared = board_tables(client)
     assert len(prepared) == 2  # the organiser's: shown while waiting for players
     play(conn, phone_table)
+    # Played, a phone's table is a side table (issue 33): tonight's once the organiser adds it.
+    table_id = store.load(conn, phone_table).id
+    assert len(board_tables(client)) == 2 and len(night.night_tables(conn)) == 2
+    assert client.post(f"/hall/tables/{table_id}/add").status_code == 303
     shown = board_tables(client)
-    assert str(store.load(conn, phone_table).id) in shown and len(shown) == 3
+    assert str(table_id) in shown and len(shown) == 3
     assert len(night.night_tables(conn)) == 3
     # ...and it is in the night's exports
     assert "Ann" in client.get("/hall/export.csv").get_data(as_text=True)
@@ -153,7 +158,7 @@ def test_the_nights_tables_are_the_organisers_and_those_played(client, conn):
 def test_the_board_shows_the_48_most_recently_changed_and_pages_to_the_rest(client, conn):
     tokens = []
     for n in range(60):
-        tokens.append(rwd_table(conn, [f"A{n}", f"B{n}", f"C{n}", f"D{n}"]))
+        tokens.append(rwd_table(conn, [f"A{n}", f"B{n}", f"C{n}", f"D{n}"], numbered=True))
         play(conn, tokens[-1])
     ids = [store.load(conn, t).id for t in tokens]
     first = client.get("/hall/board").get_data(as_text=True)

@@ -1,8 +1,8 @@
 """Issue 32's rules, in-process (the real-server tests are tests/test_trust_serve.py):
 
-- who may change a finished match, and until when (companion.access);
+- who may change a finished match, and until when (companion.tables.access);
 - the read-only record of a match the players' pages link to;
-- names on tonight's list belong to their phones (companion.claims): waiting requests, the
+- names on tonight's list belong to their phones (companion.night.claims): waiting requests, the
   organiser's answers, removed names, a device's limit, removing many names at once.
 """
 
@@ -179,7 +179,7 @@ def test_the_players_pages_link_to_a_read_only_record(app, conn, client):
 
 
 # --------------------------------------------------------------------------
-# Names and their phones (companion.claims)
+# Names and their phones (companion.night.claims)
 
 
 def test_a_name_is_its_phones(conn):

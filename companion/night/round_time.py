@@ -1,0 +1,146 @@
+"""Calling time on a meetup night's round, and a round that ends (issue 33).
+
+When a round table's time is up (the round clock reached zero, with the table's extension, or
+the organiser called time for it), its players may end their match with the deals played: one
+tap on the table, after saving the deal they were typing. The organiser may do the same for every
+unfinished table of the latest round in one action. Either way it is the table's ordinary finish
+(``tables.set_finished``) marked *at time*: the result follows the game's own rule for it
+(``Game.outcome_at_time``, declared as the game's ``at_time`` ruling) and reopening undoes it.
+
+Once every table of a round has a result, the round is over: its clock stops, and the hall, the
+tables and the phones say so.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from typing import Mapping
+
+from . import service
+from ..tables import service as table_service
+from ..tables.service import Refused
+from ..changes import Change, publish
+from ..store import Connection, NotFound, write
+from ..store import nights as night_rows
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def _row_time_up(found: Mapping, now: datetime | None = None) -> bool:
+    """Whether a round table's time is up, from its ``night_rows.table_round`` row."""
+    if found.get("time_called"):
+        return True
+    if not found["minutes"] or not found["clock_from"]:
+        return False
+    ends = datetime.fromisoformat(found["clock_from"]) + timedelta(minutes=found["minutes"] + found["extra_minutes"])
+    return (now or _now()) >= ends
+
+
+def time_is_up(conn: Connection, table: table_service.Table) -> bool:
+    """Whether ``table`` is a round table whose time is up (clock at zero, or time called)."""
+    found = night_rows.table_round(conn, table.id)
+    return found is not None and _row_time_up(found)
+
+
+def round_time_is_up(r: service.Round, rt: service.RoundTable, now: datetime | None = None) -> bool:
+    if rt.time_called:
+        return True
+    ends = r.ends_at(rt)
+    return ends is not None and (now or _now()) >= ends
+
+
+def round_over(r: service.Round | None) -> bool:
+    """Every table of the round has a result (its match is over, by its rules, by hand or at time)."""
+    return r is not None and bool(r.tables) and all(rt.table.match().over for rt in r.tables)
+
+
+def can_end_at_time(r: service.Round, rt: service.RoundTable) -> bool:
+    """The table may end its match at time now: a deal is played, it runs, and its time is up."""
+    return bool(rt.table.deals) and not rt.table.match().over and round_time_is_up(r, rt)
+
+
+def end_at_time(conn: Connection, token: str, write_id: str | None = None) -> table_service.Table:
+    """A round table's players end their match with the deals played, once its time is up.
+    Raises ``Refused`` (field "finished") when it may not, saying why."""
+    return table_service.set_finished(conn, token, True, write_id=write_id, time_up=lambda table: time_is_up(conn, table))
+
+
+def call_time(conn: Connection, table_id: int) -> None:
+    """The organiser calls time for one table of the latest round: its players may end the match."""
+    latest = service.night_rounds(conn)[-1:] or [None]
+    if latest[0] is None or table_id not in {rt.table.id for rt in latest[0].tables}:
+        raise NotFound(str(table_id))
+    with write(conn):
+        night_rows.call_time(conn, [table_id], table_service.now())
+    publish(Change("night"))
+    publish(Change("table", next(rt.table.token for rt in latest[0].tables if rt.table.id == table_id)))
+
+
+def unfinished(r: service.Round) -> list[service.RoundTable]:
+    return [rt for rt in r.tables if not rt.table.match().over]
+
+
+def call_time_for_round(conn: Connection) -> list[int]:
+    """The organiser calls time for every unfinished table of the latest round; their ids."""
+    rounds = service.night_rounds(conn)
+    if not rounds:
+        raise NotFound("round")
+    ids = [rt.table.id for rt in unfinished(rounds[-1])]
+    with write(conn):
+        night_rows.call_time(conn, ids, table_service.now())
+    publish(Change("night"))
+    for rt in unfinished(rounds[-1]):
+        publish(Change("table", rt.table.token))  # its phones now offer the end at time
+    return ids
+
+
+def end_round_at_time(conn: Connection) -> tuple[list[service.RoundTable], list[service.RoundTable]]:
+    """The organiser's one action: time is called for every unfinished table of the latest round
+    and each with a deal played ends at time. Returns (the tables ended, those left running:
+    no deal played yet, so no result to end with)."""
+    call_time_for_round(conn)
+    latest = service.night_rounds(conn)[-1]
+    ended, left = [], []
+    for rt in unfinished(latest):
+        if not rt.table.deals:
+            left.append(rt)
+            continue
+        try:
+            end_at_time(conn, rt.table.token)
+            ended.append(rt)
+        except Refused:  # a phone ended it (or saved the deal that ends it) meanwhile
+            pass
+    return ended, left
+
+
+def table_clock(conn: Connection, table: table_service.Table) -> dict | None:
+    """A round table's clock for its phones: {"round", "table", "seconds"} (seconds None: no clock
+    running, or the match is over), or None for a table outside the night's rounds."""
+    found = night_rows.table_round(conn, table.id)
+    if found is None:
+        return None
+    # Named as the hall board names it (the night-wide number, or the organiser's label), not by
+    # its number within the round.
+    clock = {"round": found["number"], "table": table.seq or found["table_number"], "label": table.label,
+             "seconds": None}
+    if found["minutes"] and found["clock_from"] and not table.match().over:
+        ends = datetime.fromisoformat(found["clock_from"]) + timedelta(minutes=found["minutes"] + found["extra_minutes"])
+        clock["seconds"] = max(0, int((ends - datetime.now(timezone.utc)).total_seconds()))
+    return table_clock_ending(conn, table, found, clock)
+
+
+def table_clock_ending(conn: Connection, table: table_service.Table, found: Mapping, clock: dict) -> dict:
+    """A round table's clock (:func:`table_clock`) with what calling time adds: ``time_up``
+    (the table may end its match at time now), ``at_time`` (it did), ``round_over`` (every
+    table of its round has a result: the clock stops)."""
+    match = table.match()
+    clock.update(time_up=False, at_time=match.at_time, round_over=False)
+    if match.over:
+        r = next((r for r in service.night_rounds(conn) if r.id == found["id"]), None)
+        clock["round_over"] = round_over(r)
+    elif _row_time_up(found):
+        clock["time_up"] = bool(table.deals)
+        clock["seconds"] = 0
+    return clock

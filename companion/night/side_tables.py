@@ -1,0 +1,35 @@
+"""Side tables of a meetup night (issue 33).
+
+The night counts its drawn tables, the tables the laptop opens or prepares, and the tables the
+organiser adds to it: each has a number in the night ("Table 7"). A table phones opened outside
+the draws is a *side table*: shown apart on the hall, on neither the board's count nor the
+leaderboard, until the organiser adds it to tonight (it then gets the night's next number).
+"""
+
+from __future__ import annotations
+
+from ..tables import service as table_service
+from ..changes import Change, publish
+from ..store import Connection, NotFound, write
+from ..store import nights as night_rows
+from ..store import tables as table_rows
+
+
+def side_tables(conn: Connection) -> list[table_service.Table]:
+    """Tonight's side tables, in the order they were opened: opened by phones outside the
+    draws and played (or rematches), not added to the night."""
+    found = (table_service.table_of(record)
+             for record in table_rows.tables_after(conn, night_rows.night_after_table(conn), unnumbered=True))
+    return [table for table in found if table is not None]
+
+
+def add_to_night(conn: Connection, table_id: int) -> int:
+    """The organiser adds a side table to tonight: it gets the night's next number and counts
+    from now on (the board, the leaderboard, the exports). Returns that number."""
+    with write(conn):
+        if table_id not in {t.id for t in side_tables(conn)}:
+            raise NotFound(str(table_id))
+        number = night_rows.next_table_number(conn)
+        table_rows.add_to_night(conn, table_id, number)
+    publish(Change("night"))
+    return number
