@@ -366,7 +366,8 @@ def _timed_out_table(world: World) -> tuple[int, str]:
 
 def _side_table_id(world: World) -> int:
     """A table a phone opened and played outside the draws: a side table of the night (issue 33)."""
-    from companion import store, tables
+    from companion import store
+    from companion.tables import service as tables
     if not hasattr(world, "_side"):
         conn = store.connect(world.db)
         try:
