@@ -3,7 +3,7 @@
 - "has my table changed?" (GET /t/<token>/live?rev=R, a phone's fallback check): 204 when it
   hasn't, the revision known in memory for a watched table (companion/serving/events.py);
 - its changed partial (the same URL once its stream said "changed"): rendered once per table,
-  revision, language and form by the Flask view (companion/web/tables.py, ``live``), which files
+  revision, language and form by the Flask view (companion/tables/views.py, ``live``), which files
   it here as the bytes sent, gzipped once; the other phones of the table get those bytes. The
   partial carries no CSRF token (its forms use the page's, see templates/tables/show.html), so
   the bytes are the same for every phone.

@@ -175,7 +175,7 @@ def compress(response: Response) -> Response:
 def page_csrf_token() -> str:
     """``csrf_token()`` in templates, macros included: this phone's token, or in a rendering
     shared by phones ``g.csrf_stand_in``: "" for a table's live partial (its forms use the page's
-    token, see companion/web/tables.py, live), a placeholder for a full page (each phone's copy
+    token, see companion/tables/views.py, live), a placeholder for a full page (each phone's copy
     gets its own token spliced in, see show)."""
     stand_in = g.get("csrf_stand_in")
     return generate_csrf() if stand_in is None else stand_in
