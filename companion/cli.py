@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import errno
 import os
-import signal
 import sys
 import threading
 import webbrowser

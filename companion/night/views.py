@@ -11,7 +11,6 @@ from flask import Blueprint, Response, abort, redirect, render_template, request
 from flask_babel import get_locale, gettext, ngettext
 
 from ..games import GAMES
-from ..games import FieldError
 from ..meetup import points as place_points
 from ..names import name_key
 from ..store import Conflict, NotFound, Repeated, StorageError, get_db
