@@ -214,8 +214,10 @@ def test_two_phones_share_a_live_scoresheet(game, live_server, phone, phone2, ar
     width = a.evaluate("document.documentElement.scrollWidth")
     assert width <= 390, f"the table page scrolls sideways on a phone ({width}px)"
 
-    # Phone A corrects deal 1.
+    # Phone A corrects deal 1 (once its page is live: a tap before htmx took over the page could
+    # land while it still moves).
     a.goto(url)
+    settled(a)
     a.locator("#deal-1 summary").tap()
     a.get_by_role("link", name="Correct deal 1").tap()
     a.wait_for_url(re.compile(r"/deals/1/edit$"))
