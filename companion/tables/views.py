@@ -309,14 +309,6 @@ def live(token: str):
     found = partials.get(key) if partials is not None else None
     if found is None:
         table = table_or_404(token)
-        if view == "host":
-            context = sheet_context(table, form_number)
-            template = "tables/_host_board.html"
-        else:
-            context = entry_context(table)
-            context.update(sheet_context(table, form_number=context["form_number"]))
-            context["asked_number"] = form_number
-            template = "tables/_live_response.html"
         # A finished match's change buttons depend on the device (issue 32: who may still change
         # it), so its partial is this device's own, kept here by that; a running match's is the
         # same for every phone, filed with the serving layer to be served without Flask.
@@ -325,6 +317,14 @@ def live(token: str):
         if mine is not None:
             found = (mine, None)
         else:
+            if view == "host":
+                context = sheet_context(table, form_number)
+                template = "tables/_host_board.html"
+            else:
+                context = entry_context(table)
+                context.update(sheet_context(table, form_number=context["form_number"]))
+                context["asked_number"] = form_number
+                template = "tables/_live_response.html"
             g.csrf_stand_in = ""  # no phone's token: the page's is used (see above)
             try:
                 body = render_template(template, **context).encode()
