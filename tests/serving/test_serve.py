@@ -28,9 +28,17 @@ posix_only = pytest.mark.skipif(sys.platform == "win32", reason="SIGTERM is POSI
 
 # --- helpers ---------------------------------------------------------------------------------
 
-def free_port() -> int:
+def free_port(host: str = "127.0.0.1") -> int:
+    """A port nothing holds on ``host``. For ``::`` the probe is itself a dual-stack wildcard
+    socket: a port free on 127.0.0.1 can still be held on 127.0.0.2 or ::1 (other tests'
+    clients), and then a wildcard bind fails with "address in use"."""
+    if host == "::":
+        with socket.socket(socket.AF_INET6, socket.SOCK_STREAM) as s:
+            s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+            s.bind(("::", 0))
+            return s.getsockname()[1]
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
+        s.bind((host, 0))
         return s.getsockname()[1]
 
 
@@ -46,16 +54,17 @@ def serve_env() -> dict[str, str]:
 class Served:
     """A `companion serve` subprocess with its output in files."""
 
-    def __init__(self, tmp_path: Path, *args: str, port: int | None = None):
-        self.port = port or free_port()
+    def __init__(self, tmp_path: Path, *args: str, port: int | None = None, host: str = "127.0.0.1"):
+        self.port = port or free_port(host)
         self.db = tmp_path / "serve.sqlite"
         self.out_path, self.err_path = tmp_path / "stdout.txt", tmp_path / "stderr.txt"
-        self.args = [sys.executable, "-m", "companion.cli", "serve", "--host", "127.0.0.1",
+        self.args = [sys.executable, "-m", "companion.cli", "serve", "--host", host,
                      "--port", str(self.port), "--db", str(self.db), *args]
         with open(self.out_path, "wb") as out, open(self.err_path, "wb") as err:
             self.proc = subprocess.Popen(self.args, cwd=tmp_path, env=serve_env(), stdout=out,
                                          stderr=err, stdin=subprocess.DEVNULL)
-        self.url = f"http://127.0.0.1:{self.port}/"
+        shown = "[::1]" if host == "::" else host
+        self.url = f"http://{shown}:{self.port}/"
 
     @property
     def stdout(self) -> str:
@@ -96,8 +105,8 @@ def http_status(url: str) -> int:
 def served(tmp_path):
     started: list[Served] = []
 
-    def start(*args: str, port: int | None = None) -> Served:
-        server = Served(tmp_path, *args, port=port)
+    def start(*args: str, port: int | None = None, host: str = "127.0.0.1") -> Served:
+        server = Served(tmp_path, *args, port=port, host=host)
         started.append(server)
         return server
 
@@ -529,27 +538,14 @@ def test_a_300_mb_post_is_refused_from_its_headers(server_process):
 
 @pytest.mark.slow
 @pytest.mark.skipif(not socket.has_ipv6, reason="no IPv6 on this machine")
-def test_host_double_colon_serves_ipv4_and_ipv6(tmp_path):
+def test_host_double_colon_serves_ipv4_and_ipv6(served):
     """`--host ::` listens on both, so the IPv4 address printed and drawn as the QR code works."""
     try:
         with socket.socket(socket.AF_INET6) as probe:
             probe.bind(("::1", 0))
     except OSError:
         pytest.skip("IPv6 loopback unavailable")
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "companion.cli", "serve", "--host", "::", "--port", str(port),
-                             "--db", str(tmp_path / "dual.sqlite"), "--no-qr"], cwd=tmp_path, env=serve_env(),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 15
-        while True:
-            try:
-                assert http_status(f"http://[::1]:{port}/healthz") == 200
-                break
-            except (urllib.error.URLError, ConnectionError):
-                assert time.monotonic() < deadline, "serve --host :: did not answer on ::1"
-                time.sleep(0.1)
-        assert http_status(f"http://127.0.0.1:{port}/healthz") == 200  # and over IPv4
-    finally:
-        proc.kill()
-        proc.wait(10)
+    server = served("--no-qr", host="::")
+    status, _page = server.wait_until_up()  # on ::1; says why if serve exited or stayed silent
+    assert status == 200
+    assert http_status(f"http://127.0.0.1:{server.port}/healthz") == 200  # and over IPv4
