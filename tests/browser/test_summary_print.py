@@ -1,6 +1,6 @@
 """A player's night to keep (issue 33) in Chromium: a night of six matches (Twin Shoot at six and
 at four, a shared RWD win, a match ended at time, a level Lucky Cube) and a side table prints on
-ONE A4 page, in English and in Japanese, and reads on a 390 px phone and a 1280 px laptop without
+ONE A4 (and one Letter) page, in English and in Japanese, and reads on a 390 px phone and a 1280 px laptop without
 sideways scrolling. PDFs and screenshots in test-artifacts/ (summary-*.pdf, summary-*.png)."""
 
 from __future__ import annotations
@@ -78,9 +78,10 @@ def test_a_night_of_six_matches_prints_on_one_a4_page(browser, live_server, arti
                 page.screenshot(path=str(artifacts_dir / f"summary-{lang}-{width}.png"), full_page=True)
             page.emulate_media(media="print")
             assert not page.locator(".topbar").is_visible() and not page.locator("a", has_text="Back").is_visible()
-            pdf = artifacts_dir / f"summary-{lang}-a4.pdf"
-            pdf.write_bytes(page.pdf(format="A4", print_background=False))
-            assert pdf_pages(pdf) == 1, f"the summary ({lang}) prints on {pdf_pages(pdf)} A4 pages"
+            for paper in ("A4", "Letter"):
+                pdf = artifacts_dir / f"summary-{lang}-{paper.lower()}.pdf"
+                pdf.write_bytes(page.pdf(format=paper, print_background=False))
+                assert pdf_pages(pdf) == 1, f"the summary ({lang}) prints on {pdf_pages(pdf)} {paper} pages"
             printed = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True).stdout
             assert ("Total of 6 finished matches" if lang == "en" else "終わった6対戦の合計") in printed
             page.emulate_media(media="screen")

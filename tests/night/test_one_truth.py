@@ -66,6 +66,7 @@ EXPECTED_BY_SEAT = {
     "miraiscope_a": (1, 0),
     "miraiscope_b": (1, 0),
 }
+AT_TIME = ("rwd_at_time", "miraiscope_a", "miraiscope_b")  # the tables ended at time
 SIDE_BY_SEAT = (0, HALF, 1)  # the side table: one RWD deal, seat 3 wins, then seat 2
 
 
@@ -219,7 +220,9 @@ def check_every_view(laptop, phones, conn, expected: dict[str, dict[str, Fractio
         mine = text_of(phone.get("/night/me").get_data(as_text=True))
         points_word = "place point" if totals[name] == 1 else "place points"
         assert f"of {len(NAMES)} · {shown(totals[name])} {points_word}" in mine, name
-        rows, total, decimal, _side = summary_of(phone.get("/night/me/summary").get_data(as_text=True))
+        summary = phone.get("/night/me/summary").get_data(as_text=True)
+        rows, total, decimal, _side = summary_of(summary)
+        assert summary.count('class="at-time"') == sum(name in expected[key] for key in AT_TIME if key in expected)
         assert sorted(rows) == sorted(table[name] for table in expected.values() if name in table), name
         assert sum(rows, Fraction(0)) == total == totals[name], name
         assert decimal == shown(totals[name]), name
