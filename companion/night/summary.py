@@ -58,6 +58,11 @@ class SummaryRow:
         return self.placing.exact if self.over else Fraction(0)
 
     @property
+    def own(self) -> Entrant:
+        """The player's own entrant (themselves, or their team)."""
+        return next(entrant for entrant in self.ranking if entrant.mine)
+
+    @property
     def opponents(self) -> tuple[Entrant, ...]:
         return tuple(entrant for entrant in self.ranking if not entrant.mine)
 

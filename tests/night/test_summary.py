@@ -50,23 +50,22 @@ def test_each_match_shows_partners_opponents_scores_and_how_its_points_came(app,
 
     page = summary_text(phones["Ann"])
     twin, rwd = page.split("Table 1 ", 1)[1].split("Table 2 ")
-    assert "Twin Shoot With: Bo Against: Cy & Di · Ed & Fay" in twin
-    assert "Scores: Cy & Di 111 · Ann & Bo 90 · Ed & Fay 9" in twin  # best first, every side's final score
+    assert "Twin Shoot With: Bo · Team score: 90 Against: Cy & Di 111 · Ed & Fay 9" in twin  # every final score
     assert "2nd of 3 teams: ½" in twin  # a team counts once: ½, not the 0.5-of-five-others of seats
     assert "RWD (Rewind) ended at time" in rwd and "With:" not in rwd.split("Total")[0]
-    assert "Against: Bo · Cy Scores: Ann 3 · Bo 2 · Cy -5" in rwd and "1st of 3 players: 1" in rwd
+    assert "Score: 3 Against: Bo 2 · Cy -5" in rwd and "1st of 3 players: 1" in rwd
     assert "Total of 2 finished matches 1½ (1.5)" in page
     # The side table: apart, with its place, and no points.
     side = page.split("Side tables (not counted tonight)")[1]
-    assert "Side table 1 RWD (Rewind) Against: Ed · Cy Scores: Ed 3 · Cy 2 · Ann -5 3rd of 3 players" in side
+    assert "Side table 1 RWD (Rewind) Score: -5 Against: Ed 3 · Cy 2 3rd of 3 players" in side
     assert "Place points" not in side.split("Place points compare")[0]
 
     ja = summary_text(phones["Ann"], "ja").replace(" ", "")  # Japanese has no spaces (text_of reads tags as one)
-    assert "ツインシュートパートナー：Bo対戦相手：Cy&Di、Ed&Fay得点：Cy&Di111、Ann&Bo90、Ed&Fay9" in ja
+    assert "ツインシュートパートナー：Bo·チームの得点：90対戦相手：Cy&Di111、Ed&Fay9" in ja
     assert "2位（3チーム中）：½" in ja and "1位（3人中）：1" in ja and "時間切れ" in ja
     assert "番外テーブル（今夜の成績には数えません）" in ja and "3位（3人中）" in ja
     # Bo's partner is Ann: the same match from the other seat of the team.
-    assert "With: Ann Against: Cy & Di · Ed & Fay" in summary_text(phones["Bo"])
+    assert "With: Ann · Team score: 90 Against: Cy & Di 111 · Ed & Fay 9" in summary_text(phones["Bo"])
 
 
 def test_the_total_is_the_exact_sum_of_the_rows_and_the_leaderboards_line(app, client, conn):
