@@ -17,7 +17,6 @@ from helpers import text_of
 from tests.browser.pages import PHONE, TIMEOUT_MS
 
 NAMES = ["Annabelle", "Bartholomew", "Chiyo", "Daisuke", "Emi", "Fumiko"]
-A, B, C, D, E, F = NAMES
 TWIN_4 = {"bids": [["X", "D"], ["C", "D"], ["D", "D"], ["D", "D"]], "tricks": [4, 3, 2, 1], "open_bid": None}
 TWIN_6 = {"bids": [["X", "D"], ["C", "D"], ["D", "D"], ["D", "D"], ["D", "D"], ["D", "D"]],
           "tricks": [4, 3, 2, 1, 0, 0], "open_bid": None}
@@ -35,17 +34,37 @@ def play(conn, game, names, options, deals, numbered=True) -> str:
     return token
 
 
-def six_matches(conn) -> None:
-    for name in NAMES:
+def six_matches(conn, names) -> None:
+    """Six of every kind: both Twin Shoot sizes, a shared win, a third of four, a match ended at
+    time, a level table; and a side table."""
+    for name in names:
         night.join(conn, name)
-    play(conn, "twin_shoot", [C, D, E, F, A, B], {}, [TWIN_6] * 3)
-    play(conn, "twin_shoot", [A, B, C, D], {}, [TWIN_4] * 3)
-    play(conn, "rwd", [A, B, C], {"first_start_player": 0}, RWD_SHARED_WIN)
-    play(conn, "rwd", [B, C, A, D], {"length": 1, "first_start_player": 0}, [RWD_FOUR_IN_ORDER])
-    at_time = play(conn, "rwd", [C, B, A], {"first_start_player": 0}, [RWD_THIRD_WINS])
+    a, b, c, d, e, f = names
+    play(conn, "twin_shoot", [c, d, e, f, a, b], {}, [TWIN_6] * 3)
+    play(conn, "twin_shoot", [a, b, c, d], {}, [TWIN_4] * 3)
+    play(conn, "rwd", [a, b, c], {"first_start_player": 0}, RWD_SHARED_WIN)
+    play(conn, "rwd", [b, c, a, d], {"length": 1, "first_start_player": 0}, [RWD_FOUR_IN_ORDER])
+    at_time = play(conn, "rwd", [c, b, a], {"first_start_player": 0}, [RWD_THIRD_WINS])
     assert store.finish_match(conn, at_time, True, time_up=lambda table: True).table.ended_at_time
-    play(conn, "lucky_cube", [D, E, F, A], {"first_dealer": 0}, LUCKY_LEVEL)
-    play(conn, "rwd", [A, C, E], {"length": 1, "first_start_player": 0}, [RWD_THIRD_WINS], numbered=False)
+    play(conn, "lucky_cube", [d, e, f, a], {"first_dealer": 0}, LUCKY_LEVEL)
+    play(conn, "rwd", [a, c, e], {"length": 1, "first_start_player": 0}, [RWD_THIRD_WINS], numbered=False)
+
+
+def six_long_matches(conn, names) -> None:
+    """The longest rows: six Twin Shoot matches at six, every name long (a team's name and score
+    ran 477 px wide on a 390 px phone, and the night onto a second A4 page)."""
+    for name in names:
+        night.join(conn, name)
+    a, b, c, d, e, f = names
+    for order in ([c, d, e, f, a, b], [a, b, c, d, e, f], [e, f, a, b, c, d], [c, d, a, b, e, f],
+                  [a, b, e, f, c, d], [e, f, c, d, a, b]):
+        play(conn, "twin_shoot", order, {}, [TWIN_6] * 3)
+    play(conn, "rwd", [a, c, e], {"length": 1, "first_start_player": 0}, [RWD_THIRD_WINS], numbered=False)
+
+
+LONG_NAMES = ["Annabelle Fujimoto-Richardson", "Bartholomew Tanaka-Smithfield", "Chiyo Watanabe-Lee of Kyoto",
+              "Daisuke Yamamoto the Great", "Emiko Kobayashi from Osaka", "Fumiko Nakamura-Oppenheimer"]
+NIGHTS = {"mixed": (six_matches, NAMES), "long": (six_long_matches, LONG_NAMES)}
 
 
 def pdf_pages(path) -> int:
@@ -55,18 +74,21 @@ def pdf_pages(path) -> int:
 
 
 @pytest.mark.browser
-def test_a_night_of_six_matches_prints_on_one_a4_page(browser, live_server, artifacts_dir):
+@pytest.mark.parametrize("kind", list(NIGHTS))
+def test_a_night_of_six_matches_prints_on_one_a4_page(browser, live_server, artifacts_dir, kind):
     assert shutil.which("pdfinfo"), "pdfinfo (poppler-utils) counts the PDF's pages"
     conn = connect(live_server.app.config["DATABASE"])
     context = browser.new_context(**PHONE)
+    night_of, names = NIGHTS[kind]
+    prefix = "summary" if kind == "mixed" else f"summary-{kind}"
     try:
-        six_matches(conn)
+        night_of(conn, names)
         page = context.new_page()
         page.set_default_timeout(TIMEOUT_MS)
         errors: list[str] = []
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
         page.goto(live_server("/night"))
-        page.get_by_role("button", name=A).tap()  # tonight's list: tap your name
+        page.get_by_role("button", name=names[0]).tap()  # tonight's list: tap your name
         page.wait_for_url("**/night/me")
         for lang in ("en", "ja"):
             page.goto(live_server(f"/night/me/summary?lang={lang}"))
@@ -75,18 +97,18 @@ def test_a_night_of_six_matches_prints_on_one_a4_page(browser, live_server, arti
             for width in (390, 1280):
                 page.set_viewport_size({"width": width, "height": 900})
                 assert page.evaluate("document.documentElement.scrollWidth") <= width, (lang, width)
-                page.screenshot(path=str(artifacts_dir / f"summary-{lang}-{width}.png"), full_page=True)
+                page.screenshot(path=str(artifacts_dir / f"{prefix}-{lang}-{width}.png"), full_page=True)
             page.emulate_media(media="print")
             assert not page.locator(".topbar").is_visible() and not page.locator("a", has_text="Back").is_visible()
             for paper in ("A4", "Letter"):
-                pdf = artifacts_dir / f"summary-{lang}-{paper.lower()}.pdf"
+                pdf = artifacts_dir / f"{prefix}-{lang}-{paper.lower()}.pdf"
                 pdf.write_bytes(page.pdf(format=paper, print_background=False))
                 assert pdf_pages(pdf) == 1, f"the summary ({lang}) prints on {pdf_pages(pdf)} {paper} pages"
             printed = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True).stdout
             assert ("Total of 6 finished matches" if lang == "en" else "終わった6対戦の合計") in printed
             page.emulate_media(media="screen")
         assert errors == []
-        assert "Annabelle" in text_of(page.content())
+        assert names[0] in text_of(page.content())
     finally:
         context.close()
         conn.close()
