@@ -28,6 +28,7 @@ from ..web.times import local_time
 from . import service
 from .exports import CSV_COLUMNS, night_document, night_name, night_rows_of_deals, round_label, table_label
 from . import claims, round_time, side_tables
+from .summary import fraction_text, night_summary
 from .phone import forget_me, join_as_this_phone, join_page, my_player, remember_me, waiting_page
 
 bp = Blueprint("hall", __name__)
@@ -612,7 +613,8 @@ def me_summary():
     who = my_player()
     if who is None:
         return redirect(url_for("hall.join"), code=303)
-    return render_template("night/summary.html", night_date=night_name(get_db()), **me_context(who))
+    return render_template("night/summary.html", night_date=night_name(get_db()), night=night_summary(get_db(), who),
+                           fraction=fraction_text, **me_context(who))
 
 
 # --------------------------------------------------------------------------

@@ -83,9 +83,9 @@ def test_a_players_night_summary(app, client, conn):
     assert summary.status_code == 303
     page = text_of(phones[who].get("/night/me/summary").get_data(as_text=True))
     assert f"{who}'s night" in page
-    assert "Round 1 Table 1 RWD (Rewind) 1st 1" in page
+    assert "Round 1 · Table 1 RWD (Rewind)" in page and "1st of 4 players: 1" in page
     rt2, _seat = r2.table_of(next(p for p, n in names.items() if n == who))
-    assert f"Round 2 Table {rt2.table.seq} Lucky Cube" in page and "(playing) –" in page
+    assert f"Round 2 · Table {rt2.table.seq} Lucky Cube" in page and "players (playing)" in page
     assert "share of the other players you beat" in page
 
 
