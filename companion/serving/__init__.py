@@ -96,7 +96,7 @@ def query_revision(environ: dict) -> int | None:
 def install(app, headers: list[tuple[str, str]], join_host: Callable[[], str | None]) -> None:
     """Wrap ``app.wsgi_app`` in the serving layers (see the module's docstring for the order).
     ``headers``: the security headers every answer carries, Flask's or not."""
-    from .events import TableEvents, TableWatch
+    from .events import NightWatch, TableEvents, TableWatch
     from .fair import FairShare
     from .guard import LinkGuessGuard
     from .live import LiveAnswers, SharedPartials
@@ -116,6 +116,8 @@ def install(app, headers: list[tuple[str, str]], join_host: Callable[[], str | N
     # What is known without Flask: "unchanged" (204), and a partial already rendered for the table.
     app.wsgi_app = LiveAnswers(app.wsgi_app, watch, partials, headers, pages)
     # Each table page's event stream (push): held open outside Flask and the turns.
-    app.wsgi_app = app.extensions["table_events"] = TableEvents(app.wsgi_app, watch, headers, pages)
+    # ... and the night's pages' one (the projector's screen, the hall's board, a phone's night).
+    night = app.extensions["night_watch"] = NightWatch()
+    app.wsgi_app = app.extensions["table_events"] = TableEvents(app.wsgi_app, watch, headers, pages, night=night)
     app.wsgi_app = app.extensions["link_guard"] = LinkGuessGuard(app.wsgi_app, headers, pages,
                                                                  join_host=join_host)
