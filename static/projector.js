@@ -1,7 +1,7 @@
 // The screen for the room never scrolls and uses its space: a list (data-screen-pages: the
 // seating's or the round's tables, the leaderboard's rows) is shown as large as it fits whole,
 // up to 1.6 times the body text; one that doesn't fit at the body text's size is cut into pages
-// of about equal length that do, shown in turn every data-page-ms (window.screenPageMs in
+// of about equal length that do (then drawn as large as every page still fits), shown in turn every data-page-ms (window.screenPageMs in
 // tests), "1 / 3" in the corner. Laid out again when the night's push swaps the content in
 // (static/night_live.js) and when the window changes size; the cycle goes on where it was.
 (() => {
@@ -58,9 +58,15 @@
     clearInterval(timer);
     pages = [];
     if (!items.length || !area()) return;
-    const scale = SCALES.find((s) => { area().style.fontSize = `${s}em`; return fits(items, 0, items.length); });
-    if (scale === undefined) area().style.fontSize = "1em";
-    pages = cut(items);
+    const scaled = (s) => { area().style.fontSize = `${s}em`; return s; };
+    if (SCALES.find((s) => scaled(s) && fits(items, 0, items.length)) === undefined) {
+      scaled(1);
+      pages = cut(items);
+      // Its pages even, each may be drawn larger too (12 rows a page need not stay small).
+      SCALES.find((s) => scaled(s) && pages.every(([start, end]) => fits(items, start, end)));
+    } else {
+      pages = [[0, items.length]];
+    }
     show();
     const every = window.screenPageMs || Number(screen()?.dataset.pageMs) || 10000;
     if (pages.length > 1) timer = setInterval(() => { shown += 1; show(); }, every);

@@ -88,14 +88,14 @@ def test_every_state_fits_the_screen_and_shows_everyone_within_one_cycle(browser
 
         join_everyone(conn)
         page.goto(live_server("/hall/screen"))
-        assert page.locator("#screen.screen-welcome").count() == 1
+        assert page.locator("#screen.state-welcome").count() == 1
         assert page.locator("h1").inner_text() == ("今夜の会に参加" if lang == "ja" else "Join tonight")
         fits(page, "welcome", artifacts_dir, lang)
 
         # A round drawn, nothing played: who sits where, every player on one page or another.
         first = draw(conn, minutes=40)
         page.goto(live_server("/hall/screen"))
-        assert page.locator("#screen.screen-seating").count() == 1
+        assert page.locator("#screen.state-seating").count() == 1
         for width, height in SIZES:
             page.set_viewport_size({"width": width, "height": height})
             assert sorted(one_cycle(page, ".screen-players li")) == sorted(NAMES)
@@ -106,7 +106,7 @@ def test_every_state_fits_the_screen_and_shows_everyone_within_one_cycle(browser
         for number, rt in enumerate(first.tables[:4]):
             play(conn, rt, winner=number % 4)
         page.goto(live_server("/hall/screen"))
-        assert page.locator("#screen.screen-playing").count() == 1
+        assert page.locator("#screen.state-playing").count() == 1
         assert page.locator(".screen-clock").count() == 1
         for width, height in SIZES:
             page.set_viewport_size({"width": width, "height": height})
@@ -120,7 +120,7 @@ def test_every_state_fits_the_screen_and_shows_everyone_within_one_cycle(browser
             play(conn, rt)
         played_round(conn)
         page.goto(live_server("/hall/screen"))
-        assert page.locator("#screen.screen-leaderboard").count() == 1
+        assert page.locator("#screen.state-leaderboard").count() == 1
         for width, height in SIZES:
             page.set_viewport_size({"width": width, "height": height})
             rows = one_cycle(page, "th[scope=row]")
@@ -143,7 +143,7 @@ def test_a_result_entered_at_a_table_reaches_the_open_screen_by_push(browser, li
         asked: list[str] = []
         screen.on("request", lambda r: asked.append(r.url) if "/hall/screen/live" in r.url else None)
         screen.goto(live_server("/hall/screen"))
-        screen.locator("#screen.screen-playing").wait_for()
+        screen.locator("#screen.state-playing").wait_for()
         screen.evaluate("() => { window.sameDocument = true; }")
         night_watch = live_server.app.extensions["night_watch"]
         screen.wait_for_function("() => true")  # the stream opens on DOMContentLoaded
