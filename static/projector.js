@@ -68,6 +68,7 @@
       pages = [[0, items.length]];
     }
     show();
+    list().dataset.laidOut = `${innerWidth}x${innerHeight}`;  // for tests: laid out at this size
     const every = window.screenPageMs || Number(screen()?.dataset.pageMs) || 10000;
     if (pages.length > 1) timer = setInterval(() => { shown += 1; show(); }, every);
   };

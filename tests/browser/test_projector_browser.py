@@ -44,10 +44,16 @@ SHOWN_ITEMS = """(selector) => { const list = document.querySelector("[data-scre
           outside: outside.map(item => item.textContent.trim().slice(0, 60))}; }"""
 
 
+def resize(page, width: int, height: int) -> None:
+    """The screen at this size, once its lists are laid out (and cut into pages) for it."""
+    page.set_viewport_size({"width": width, "height": height})
+    page.wait_for_function("(size) => { const list = document.querySelector('[data-screen-pages]');"
+                           " return !list || list.dataset.laidOut === size; }", arg=f"{width}x{height}")
+
+
 def one_cycle(page, selector: str) -> list[str]:
     """Every text matching ``selector`` inside the items shown, page by page, over one cycle of
     the screen's pages (each page's items checked to be wholly on the screen)."""
-    page.wait_for_function("() => document.querySelector('[data-screen-pages]')?.dataset.pageCount")
     count = int(page.get_attribute("[data-screen-pages]", "data-page-count"))
     seen: list[str] = []
     for number in range(1, count + 1):
@@ -65,8 +71,7 @@ def one_cycle(page, selector: str) -> list[str]:
 def fits(page, name: str, artifacts_dir, lang: str) -> None:
     """At each size: nothing scrolls either way, screenshot; at 1920×1080 text is ≥ 28 px, axe passes."""
     for width, height in SIZES:
-        page.set_viewport_size({"width": width, "height": height})
-        page.wait_for_timeout(250)  # the resize's new layout, and its pages cut again
+        resize(page, width, height)
         scroll = page.evaluate(SCROLL)
         assert scroll["width"] <= scroll["clientWidth"] and scroll["height"] <= scroll["clientHeight"], (name, width, scroll)
         page.screenshot(path=str(artifacts_dir / f"projector-{name}-{lang}-{width}x{height}.png"))
@@ -97,7 +102,7 @@ def test_every_state_fits_the_screen_and_shows_everyone_within_one_cycle(browser
         page.goto(live_server("/hall/screen"))
         assert page.locator("#screen.state-seating").count() == 1
         for width, height in SIZES:
-            page.set_viewport_size({"width": width, "height": height})
+            resize(page, width, height)
             assert sorted(one_cycle(page, ".screen-players li")) == sorted(NAMES)
         fits(page, "seating", artifacts_dir, lang)
 
@@ -109,7 +114,7 @@ def test_every_state_fits_the_screen_and_shows_everyone_within_one_cycle(browser
         assert page.locator("#screen.state-playing").count() == 1
         assert page.locator(".screen-clock").count() == 1
         for width, height in SIZES:
-            page.set_viewport_size({"width": width, "height": height})
+            resize(page, width, height)
             labels = one_cycle(page, ".screen-label")
             assert labels == [f"テーブル{n}" if lang == "ja" else f"Table {n}" for n in range(1, 7)], labels
         assert page.locator(".screen-table.over").count() == 4
@@ -122,7 +127,7 @@ def test_every_state_fits_the_screen_and_shows_everyone_within_one_cycle(browser
         page.goto(live_server("/hall/screen"))
         assert page.locator("#screen.state-leaderboard").count() == 1
         for width, height in SIZES:
-            page.set_viewport_size({"width": width, "height": height})
+            resize(page, width, height)
             rows = one_cycle(page, "th[scope=row]")
             assert sorted(rows) == sorted(NAMES), rows  # each row once, none left out
         fits(page, "leaderboard", artifacts_dir, lang)
@@ -146,8 +151,7 @@ def test_a_result_entered_at_a_table_reaches_the_open_screen_by_push(browser, li
         screen.locator("#screen.state-playing").wait_for()
         screen.evaluate("() => { window.sameDocument = true; }")
         night_watch = live_server.app.extensions["night_watch"]
-        screen.wait_for_function("() => true")  # the stream opens on DOMContentLoaded
-        for _ in range(50):
+        for _ in range(50):  # the stream opens on DOMContentLoaded
             if night_watch.streams:
                 break
             screen.wait_for_timeout(100)
