@@ -5,7 +5,8 @@
 - WSGI layers in front of Flask, outermost first (:func:`install` wires them):
 
   1. :mod:`.guard`: a device trying table links at random is cut off (429);
-  2. :mod:`.events`: each table page's event stream (push), held open outside Flask;
+  2. :mod:`.events`: each table page's event stream (push), and the night's (the night's
+     pages: the screen for the room, the hall's board, a phone's night page), held open outside Flask;
   3. :mod:`.live`: "has my table changed?" answered 204 without Flask when it hasn't, and a
      changed table's partial, rendered once by Flask, sent to the table's other phones as bytes;
   4. :mod:`.fair`: the app's work in turns, round-robin by device, so one device can't slow

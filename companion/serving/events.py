@@ -243,7 +243,8 @@ def last_event_id(environ: dict) -> int | None:
 
 
 class TableEvents:
-    """WSGI layer: serves GET /t/<token>/events; everything else passes through untouched."""
+    """WSGI layer: serves GET /t/<token>/events and the night's GET /night/events (with a
+    :class:`NightWatch`); everything else passes through untouched."""
 
     def __init__(self, app: Callable, watch: TableWatch, headers: list[tuple[str, str]],
                  pages: Pages, heartbeat: float = HEARTBEAT_S, night: NightWatch | None = None):
@@ -271,11 +272,13 @@ class TableEvents:
         answers only the devices allowed to see it), so any device may hold one, as a table's."""
         night = self.night
         assert night is not None
-        night.streams += 1
+        with night.lock:
+            night.streams += 1
         start_response("200 OK", self.stream_headers)
 
         def closed() -> None:
-            night.streams -= 1
+            with night.lock:
+                night.streams -= 1
 
         return Stream(self.night_stream(night), closed)
 
