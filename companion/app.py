@@ -53,6 +53,7 @@ def register_features(app: Flask) -> None:
     the same security headers as the pages."""
     from .night.claim_views import bp as name_claims  # issue 32: names on tonight's list belong to their phones
     from .night.views import bp as night_pages
+    from .night.projector import bp as room_screen  # issue 33: the screen for the room
     from .players.views import bp as players_pages  # issue 26: players across nights, the season table
     from .serving import install
     from .tables.record import bp as match_records  # issue 32: who may change a finished match; its record
@@ -60,7 +61,8 @@ def register_features(app: Flask) -> None:
     from .web import CSP, FIXED_HEADERS, games, home
     from .web.host import own_join_host
 
-    for blueprint in (home.bp, games.bp, table_pages, match_records, night_pages, name_claims, players_pages):
+    for blueprint in (home.bp, games.bp, table_pages, match_records, night_pages, room_screen, name_claims,
+                      players_pages):
         app.register_blueprint(blueprint)
     install(app, [("Content-Security-Policy", CSP)] + list(FIXED_HEADERS.items()),
             join_host=lambda: own_join_host(app.config))

@@ -33,7 +33,7 @@ from .phone import forget_me, join_as_this_phone, join_page, my_player, remember
 
 bp = Blueprint("hall", __name__)
 
-HALL_POLL_MS = 1000  # the projector is the laptop itself: polling loopback costs nothing
+HALL_POLL_MS = 1000  # the board is pushed (static/night_live.js); it polls this often only while its stream is silent
 CYCLE_MS = 8000  # how long the cycling mode shows each table
 
 

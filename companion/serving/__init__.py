@@ -5,7 +5,8 @@
 - WSGI layers in front of Flask, outermost first (:func:`install` wires them):
 
   1. :mod:`.guard`: a device trying table links at random is cut off (429);
-  2. :mod:`.events`: each table page's event stream (push), held open outside Flask;
+  2. :mod:`.events`: each table page's event stream (push), and the night's (the night's
+     pages: the screen for the room, the hall's board, a phone's night page), held open outside Flask;
   3. :mod:`.live`: "has my table changed?" answered 204 without Flask when it hasn't, and a
      changed table's partial, rendered once by Flask, sent to the table's other phones as bytes;
   4. :mod:`.fair`: the app's work in turns, round-robin by device, so one device can't slow
@@ -96,7 +97,7 @@ def query_revision(environ: dict) -> int | None:
 def install(app, headers: list[tuple[str, str]], join_host: Callable[[], str | None]) -> None:
     """Wrap ``app.wsgi_app`` in the serving layers (see the module's docstring for the order).
     ``headers``: the security headers every answer carries, Flask's or not."""
-    from .events import TableEvents, TableWatch
+    from .events import NightWatch, TableEvents, TableWatch
     from .fair import FairShare
     from .guard import LinkGuessGuard
     from .live import LiveAnswers, SharedPartials
@@ -116,6 +117,8 @@ def install(app, headers: list[tuple[str, str]], join_host: Callable[[], str | N
     # What is known without Flask: "unchanged" (204), and a partial already rendered for the table.
     app.wsgi_app = LiveAnswers(app.wsgi_app, watch, partials, headers, pages)
     # Each table page's event stream (push): held open outside Flask and the turns.
-    app.wsgi_app = app.extensions["table_events"] = TableEvents(app.wsgi_app, watch, headers, pages)
+    # ... and the night's pages' one (the projector's screen, the hall's board, a phone's night).
+    night = app.extensions["night_watch"] = NightWatch()
+    app.wsgi_app = app.extensions["table_events"] = TableEvents(app.wsgi_app, watch, headers, pages, night=night)
     app.wsgi_app = app.extensions["link_guard"] = LinkGuessGuard(app.wsgi_app, headers, pages,
                                                                  join_host=join_host)

@@ -31,6 +31,7 @@ bytes here, and no Flask request context or database connection.
 from __future__ import annotations
 
 import threading
+import time
 import weakref
 from typing import Callable, Iterable, Iterator
 
@@ -180,6 +181,54 @@ class TableWatch:
             moved.set()
 
 
+class NightWatch:
+    """The night's pages (the projector's screen, the hall's board, a phone's night page) show
+    the night and every table of it: a count of the changes announced since start, kept in
+    memory, and one Event set (and replaced) when it moves. Any table's change counts (which
+    tables are tonight's is the store's to say: the page's own check, by the night's
+    signature, answers 204 when nothing it shows changed); the players' season does not.
+    On a table's save this costs one lock and one increment."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.count = 0
+        self.moved: threading.Event | None = None
+        self.streams = 0  # open, for tests and benchmarks
+        method = weakref.WeakMethod(self.changed)
+
+        def listener(change: changes.Change) -> None:
+            found = method()
+            if found is not None:
+                found(change)
+
+        self.close = changes.subscribe(listener)
+        weakref.finalize(self, self.close)
+
+    def changed(self, change: changes.Change) -> None:
+        if change.kind == changes.PLAYERS:
+            return
+        with self.lock:
+            self.count += 1
+            moved, self.moved = self.moved, None
+        if moved is not None:
+            moved.set()
+
+    def wait(self, shown: int, timeout: float) -> int:
+        """The count once it differs from ``shown``, or after ``timeout`` seconds."""
+        with self.lock:
+            if self.count != shown:
+                return self.count
+            if self.moved is None:
+                self.moved = threading.Event()
+            moved = self.moved
+        moved.wait(timeout)
+        return self.count
+
+
+NIGHT_EVENTS_PATH = "/night/events"
+NIGHT_GAP_S = 0.5  # a busy room's saves reach a night page at most twice a second, each a request
+
+
 def event(revision: int) -> bytes:
     return f"event: changed\nid: {revision}\ndata: {revision}\n\n".encode()
 
@@ -194,23 +243,58 @@ def last_event_id(environ: dict) -> int | None:
 
 
 class TableEvents:
-    """WSGI layer: serves GET /t/<token>/events; everything else passes through untouched."""
+    """WSGI layer: serves GET /t/<token>/events and the night's GET /night/events (with a
+    :class:`NightWatch`); everything else passes through untouched."""
 
     def __init__(self, app: Callable, watch: TableWatch, headers: list[tuple[str, str]],
-                 pages: Pages, heartbeat: float = HEARTBEAT_S):
+                 pages: Pages, heartbeat: float = HEARTBEAT_S, night: NightWatch | None = None):
         self.app = app
         self.pages = pages
         self.heartbeat = heartbeat
         self.watch = watch
+        self.night = night
         self.stream_headers = [("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-store"),
                                ("X-Accel-Buffering", "no")] + headers  # no proxy may hold events back
         self.gone_headers = [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store")] + headers
         self.opened = 0  # streams opened, for tests and benchmarks
 
     def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
-        if table_route(environ) == "events" and environ.get("REQUEST_METHOD") == "GET":
+        route = table_route(environ)
+        if route == "events" and environ.get("REQUEST_METHOD") == "GET":
             return self.open(table_token(environ), environ, start_response)
+        if (route is None and self.night is not None and environ.get("PATH_INFO") == NIGHT_EVENTS_PATH
+                and environ.get("REQUEST_METHOD") == "GET"):
+            return self.open_night(start_response)
         return self.app(environ, start_response)
+
+    def open_night(self, start_response: Callable) -> Iterable[bytes]:
+        """The night's stream: a signal only (what changed is for the page's own request, which
+        answers only the devices allowed to see it), so any device may hold one, as a table's."""
+        night = self.night
+        assert night is not None
+        with night.lock:
+            night.streams += 1
+        start_response("200 OK", self.stream_headers)
+
+        def closed() -> None:
+            with night.lock:
+                night.streams -= 1
+
+        return Stream(self.night_stream(night), closed)
+
+    def night_stream(self, night: NightWatch) -> Iterator[bytes]:
+        # No catching up by id: the page asks once on every (re)opening ("hello"), by the
+        # night's signature, so a restart or a lost connection misses nothing.
+        shown = night.count
+        yield f"retry: {RETRY_MS}\nevent: hello\ndata:\n\n".encode()
+        while True:
+            current = night.wait(shown, self.heartbeat)
+            if current == shown:
+                yield b"event: ping\ndata:\n\n"
+                continue
+            yield f"event: changed\ndata: {current}\n\n".encode()
+            time.sleep(NIGHT_GAP_S)  # the saves meanwhile are one more "changed", not one each
+            shown = current
 
     def open(self, token: str, environ: dict, start_response: Callable) -> Iterable[bytes]:
         # What the phone shows: the last event it saw, else the revision its page was drawn at.

@@ -1,0 +1,126 @@
+"""The screen for the room (issue 33): a read-only page of the night for a projector, opened
+from the laptop's hall (/hall/screen), with no organiser control on it.
+
+What it shows follows the night: before a round is drawn, the join code; once drawn and until
+a deal is recorded, who sits where; while the round is played, the clock and each of its
+tables' progress (the deal being played, who leads); once the round is over (or when the night
+has no rounds), the whole leaderboard. Only the latest round's tables are ever shown. Every
+figure comes from the night service and the tables' own matches: nothing is recomputed here.
+
+It is a /hall page, so like the hall it answers only the laptop itself (the projector hangs off
+the laptop; any device could read it, but nothing a phone needs is there, and the hall's rule
+stays one rule: README, "Every /hall page answers only the laptop itself"). It is updated by push: the page holds the night's event stream (/night/events,
+companion/serving/events.py ``NightWatch``) and, on "changed", asks /hall/screen/live with the
+night's signature, answered 204 when nothing it shows changed. Long lists are paged on the
+page itself (static/projector.js), so the page never scrolls.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, render_template, request, url_for
+from flask_babel import gettext
+
+from ..serving.events import NIGHT_EVENTS_PATH
+from ..store import Connection, get_db
+from ..web.host import is_host_request, join_url
+from ..qr import qr_svg
+from . import round_time, service
+from .exports import round_label
+from .views import board_rows
+
+bp = Blueprint("screen", __name__)
+
+WELCOME, SEATING, PLAYING, LEADERBOARD = "welcome", "seating", "playing", "leaderboard"
+PAGE_MS = 10000  # how long the screen shows each page of a list too long for it
+
+
+def screen_state(latest: service.Round | None, has_standings: bool) -> str:
+    """What the room needs to see now: the latest round's seating until one of its tables has a
+    deal, its play until every table has a result, then the leaderboard (the join code while
+    there is neither a round nor a result)."""
+    if latest is not None and not round_time.round_over(latest):
+        return PLAYING if any(rt.started for rt in latest.tables) else SEATING
+    return LEADERBOARD if latest is not None or has_standings else WELCOME
+
+
+def round_rows(latest: service.Round | None) -> list[dict]:
+    """The latest round's tables (never an earlier round's), each as the hall's board row (its
+    match, its leaders) labelled by the round, with whether its time is up."""
+    if latest is None:
+        return []
+    rows = board_rows([rt.table for rt in latest.tables])
+    for row, rt in zip(rows, latest.tables):
+        match = row["match"]
+        row.update(rt=rt, label=round_label(rt), time_up=round_time.round_time_is_up(latest, rt),
+                   deal=None if match.over else len(match.deals) + 1)
+    return rows
+
+
+def seating_tables(latest: service.Round | None, names: dict[int, str]) -> list[dict]:
+    """Who sits where, a table at a time: its label, game and players in seat order."""
+    if latest is None:
+        return []
+    return [dict(rt=rt, label=round_label(rt), game=rt.table.game, players=[names.get(pid, "?") for pid in rt.player_ids])
+            for rt in latest.tables]
+
+
+def screen_context(conn: Connection) -> dict:
+    tables = service.night_tables(conn)
+    rounds = service.night_rounds(conn, tables)
+    latest = rounds[-1] if rounds else None
+    standings = service.leaderboard(service.night_results(conn, tables, rounds))
+    state = screen_state(latest, bool(standings))
+    context = dict(state=state, latest=latest, standings=standings, signature=service.night_signature(conn),
+                   page_ms=PAGE_MS, round_over=round_time.round_over(latest))
+    if state == SEATING:
+        names = {p.id: p.name for p in service.roster(conn, with_left=True)}
+        context["seating"] = seating_tables(latest, names)
+    if state in (SEATING, PLAYING):
+        seconds = latest.seconds_left()
+        context["clock"] = None if seconds is None else dict(seconds=seconds)
+    if state == PLAYING:
+        context["rows"] = round_rows(latest)
+    if state == WELCOME:
+        context["players"] = len(service.roster(conn))
+    return context
+
+
+def page_context(conn: Connection) -> dict:
+    """The screen's context and, before the first round, the join code (the hall's own)."""
+    context = screen_context(conn)
+    if context["state"] == WELCOME:
+        url, warning = join_url()
+        link = url.rstrip("/") + url_for("hall.join")
+        context.update(join_link=link, join_qr=None if warning else qr_svg(link))
+    return context
+
+
+@bp.app_template_global("night_events_url")
+def night_events_url() -> str:
+    """Where a night's page opens the night's event stream (static/night_live.js)."""
+    return NIGHT_EVENTS_PATH
+
+
+def no_store(response: Response) -> Response:
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@bp.before_request
+def laptop_only():
+    if not is_host_request():  # as every /hall page (companion/night/views.py)
+        return render_template("error.html", message=gettext("The hall view opens only on the host laptop.")), 403
+
+
+@bp.get("/hall/screen")
+def index():
+    return no_store(Response(render_template("night/projector.html", **page_context(get_db()))))
+
+
+@bp.get("/hall/screen/live")
+def live():
+    """The screen's content once the night's stream said "changed": 204 while nothing changed."""
+    conn = get_db()
+    if request.args.get("sig") == service.night_signature(conn):
+        return no_store(Response(status=204))
+    return no_store(Response(render_template("night/_projector_live.html", **page_context(conn))))
