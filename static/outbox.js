@@ -472,6 +472,11 @@
   function decide(item, why, reason, note, next) {
     change(item.id, (it) => Q.toDecide(it, why, reason, note, next));
     render();
+    // The player has to choose: bring it into view (the bar is at the top of the page, and
+    // the player is down at the form; QA: a refused deal's notice was off-screen).
+    const actions = document.querySelector('.outbox-actions[data-write="' + CSS.escape(item.id) + '"]');
+    const holder = actions && actions.closest(".outbox-item, .conflict-box");
+    if (holder) holder.scrollIntoView({ block: "start" });
   }
 
   function settled(item) {
