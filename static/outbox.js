@@ -676,7 +676,9 @@
     const shown = parseInt(wrap.dataset.number, 10) || 0;
     const what = Q.nextFormFor(all(), table, offered, shown, storedHere[table] || []);
     if (what === "keep") template.remove();
-    else if (what === "quiet") template.content.querySelectorAll("#entry-wrap > .told-other").forEach((el) => el.remove());
+    else if (what === "quiet") {
+      template.content.querySelectorAll("#entry-wrap > .told-other").forEach((el) => el.remove());
+    }
   }
   // Capturing, on the document: before app.js's own listener adopts the form.
   document.addEventListener("htmx:after:swap", ownNextForm, true);
