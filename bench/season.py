@@ -16,7 +16,9 @@ Then the same season through the store and the pages (issue 26): a database of 2
 tables with their deals (each game's whole match, about ten deals), the first visit's replay
 of every table into ``results``, and the season table page, a player's page and the season CSV
 from the real app (Flask test client), with the records kept in memory and rebuilt from the
-stored results (as after any change). ``--no-store`` skips this part.
+stored results (as after any change); the first page after a start (`companion serve` reads the
+records before its port opens) is held to the target too, and a page that finds nothing in
+memory and reads every record itself is shown beside it. ``--no-store`` skips this part.
 
     python bench/season.py [--nights 200] [--tables 20] [--deals 10] [--repeat 7] [--no-store]
 """
@@ -176,6 +178,7 @@ def store_figures(nights: int, tables: int, repeat: int) -> bool:
     from companion import store
     from companion.players import service as players
     from companion.app import create_app
+    from companion.cli import bring_results_up_to_date
     from companion.meetup.points import match_result as replay
 
     for game, (size, options, match) in MATCHES.items():  # every pattern is a whole, valid match
@@ -210,11 +213,23 @@ def store_figures(nights: int, tables: int, repeat: int) -> bool:
             with store.write(conn):
                 table_rows.log_change(conn, 1 + next(bumped) % made, "edit", None, None, None, "2026-01-01T00:00:00")
 
+        def started() -> None:
+            """The laptop started: nothing kept in memory, then what `companion serve` does before
+            its port opens (results brought up to date, the season's records read)."""
+            players.RECORDS.clear()
+            bring_results_up_to_date(path)
+
         modes = [("nothing changed since the last page (records and figures kept in memory):", None),
                  ("one table changed before each page (it is replayed; its record alone read again):",
                   one_table_changed),
-                 ("the first page after the laptop started (every record read from the stored results):",
+                 ("the first page after the laptop started (serve read the records before its port opened):",
+                  started),
+                 ("nothing kept in memory (every record read from the stored results by the page itself):",
                   players.RECORDS.clear)]
+        start = time.perf_counter()
+        bring_results_up_to_date(path)
+        print(f"at a start, before the port opens: the season's records read in "
+              f"{(time.perf_counter() - start) * 1000:.0f} ms")
         for title, before_each in modes:
             print(title)
             for label, url in pages:
@@ -229,7 +244,7 @@ def store_figures(nights: int, tables: int, repeat: int) -> bool:
                     assert response.status_code == 200, (url, response.status_code)
                 best, median = min(wall), statistics.median(wall)
                 verdict = "PASS" if best <= TARGET_MS else "FAIL"
-                if before_each is not players.RECORDS.clear:  # once per start: reported, not held to the target
+                if before_each is not players.RECORDS.clear:  # a page with nothing kept (rare): reported only
                     failed |= verdict == "FAIL"
                 cpu_verdict = "PASS" if statistics.median(cpu) <= TARGET_MS else "FAIL"
                 print(f"  {label:38s} best {best:6.1f} ms  median {median:6.1f} ms  worst {max(wall):6.1f} ms  "

@@ -431,11 +431,19 @@
     decide(item, "conflict", box ? box.outerHTML : reasonOf(doc), null, next ? parseInt(next.dataset.number, 10) : null);
   }
 
+  // Deal numbers this page's outbox had stored, per table: the laptop answered their write ids,
+  // so a live answer telling of them tells this phone of its own deals (ownNextForm).
+  const storedHere = {};
+  function storedDeal(item) {
+    if (item.kind === "deal" && item.number) (storedHere[item.table] = storedHere[item.table] || []).push(item.number);
+  }
+
   // What the laptop answered to a write sent from the outbox. Returns false to stop flushing.
   function answered(item, res) {
     const doc = res.ok ? null : parse(res.text);
     const what = Q.answerTo(item, { status: res.status, ok: res.ok }, false);
     if (what === "stored") {
+      storedDeal(item);
       drop(item.id);
       told(title(item));
       settled(item);
@@ -464,6 +472,11 @@
   function decide(item, why, reason, note, next) {
     change(item.id, (it) => Q.toDecide(it, why, reason, note, next));
     render();
+    // The player has to choose: bring it into view (the bar is at the top of the page, and
+    // the player is down at the form; QA: a refused deal's notice was off-screen).
+    const actions = document.querySelector('.outbox-actions[data-write="' + CSS.escape(item.id) + '"]');
+    const holder = actions && actions.closest(".outbox-item, .conflict-box");
+    if (holder) holder.scrollIntoView({ block: "start" });
   }
 
   function settled(item) {
@@ -650,6 +663,25 @@
     flush();  // anything queued behind it
   });
   document.addEventListener("htmx:after:swap", () => render());
+
+  function ownNextForm() {
+    // A live answer brought the next form (#entry-next, which app.js adopts after this): not
+    // for a deal this phone is still sending (its form is already past it), and never telling
+    // this phone that its own deals were "just entered from another phone" (QA, issue 31).
+    const template = document.querySelector("#entry-next > template");
+    const wrap = document.getElementById("entry-wrap");
+    if (!template || !wrap) return;
+    const table = pageTable();
+    const offered = parseInt(template.dataset.number, 10) || 0;
+    const shown = parseInt(wrap.dataset.number, 10) || 0;
+    const what = Q.nextFormFor(all(), table, offered, shown, storedHere[table] || []);
+    if (what === "keep") template.remove();
+    else if (what === "quiet") {
+      template.content.querySelectorAll("#entry-wrap > .told-other").forEach((el) => el.remove());
+    }
+  }
+  // Capturing, on the document: before app.js's own listener adopts the form.
+  document.addEventListener("htmx:after:swap", ownNextForm, true);
 
   document.addEventListener("htmx:config:request", (event) => {
     // A Save that hangs (a laptop frozen, a Wi-Fi that swallows packets) goes to the outbox

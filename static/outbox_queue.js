@@ -63,6 +63,21 @@
     return last;
   }
 
+  // --- the next form a live answer brings (app.js adopts it), as this phone's own writes see it.
+  // `offered`: the deal the answer's form is for; `shown`: the deal this phone's form is for;
+  // `stored`: deal numbers this page's outbox had stored (the laptop answered their write ids).
+  //   "keep"   this phone still has that deal (or a later one) waiting here: its form is already
+  //            past it; taking the answer's form would put it back on a deal it is sending
+  //   "quiet"  every deal recorded since this phone's form was its own (sent from here): take
+  //            the form, without "Deal n was just entered from another phone"
+  //   "adopt"  another phone moved the table: take it as it came
+  function nextFormFor(items, table, offered, shown, stored) {
+    if (offered && lastWaitingDeal(items, table, offered)) return "keep";
+    if (!offered || !shown || shown >= offered) return "adopt";
+    for (let n = shown; n < offered; n++) if (!stored.includes(n)) return "adopt";
+    return "quiet";
+  }
+
   // --- when to try again: 1 s, then twice as long each time up to 5 s, each wait shaken by
   // ±20 % so a room of phones does not knock all at once.
   function backoff(random = Math.random) {
@@ -127,6 +142,6 @@
 
   window.outboxQueue = {
     writeOfPath, field, setField, withItem, without, changed, nextToSend, waitingBefore, lastWaitingDeal,
-    backoff, answerTo, asNextDeal, toDecide, retryRefusedTokens, titleOf, FIRST_DELAY, MAX_DELAY,
+    backoff, answerTo, asNextDeal, toDecide, retryRefusedTokens, titleOf, nextFormFor, FIRST_DELAY, MAX_DELAY,
   };
 })();

@@ -38,7 +38,7 @@ def min_matches_text(n: int) -> Text:
               "* Fewer than {n} matches played: ranked after the players who have played {n} or more.", n)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class MatchRecord:
     """One finished match as storage keeps it; every per-seat tuple is in seat order."""
 
@@ -61,23 +61,27 @@ class MatchRecord:
     size: int = field(init=False, repr=False, compare=False)  # entrants ranked (players, or teams)
     when: tuple[str, str] = field(init=False, repr=False, compare=False)  # (night, at): time order
 
-    def __post_init__(self) -> None:
-        put = object.__setattr__  # frozen: derived fields are set once, here
-        teams = tuple(self.entrants) if self.entrants else tuple(range(len(self.players)))
-        put(self, "keys", tuple(self.ids) if self.ids else tuple(map(player_key, self.players)))
-        put(self, "teams", teams)
-        # Place points as (numerator, denominator) integers: a season adds thousands exactly and fast.
-        put(self, "shares", _shares(teams, tuple(self.places)))
-        put(self, "size", len(set(teams)))
-        put(self, "when", (self.night, self.at))
+    def __init__(self, night: str, game: str, table: str, players: tuple[str, ...], places: tuple[int, ...],
+                 scores: tuple[int, ...], entrants: tuple[int, ...] = (), ids: tuple[str, ...] = (), at: str = "",
+                 at_time: bool = False) -> None:
+        # One update of the instance's dict, not fifteen frozen setattr calls: the first page
+        # after a start makes a record of every stored match (4,000 over 200 nights).
+        teams = tuple(entrants) if entrants else tuple(range(len(players)))
+        shares, size = _shares(teams, tuple(places))  # place points as exact integers (num, den)
+        self.__dict__.update(night=night, game=game, table=table, players=players, places=places, scores=scores,
+                             entrants=entrants, ids=ids, at=at, at_time=at_time,
+                             keys=tuple(ids) if ids else tuple(map(player_key, players)), teams=teams,
+                             shares=shares, size=size, when=(night, at))
 
 
 @lru_cache(maxsize=4096)
-def _shares(teams: tuple[int, ...], places: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
-    """:attr:`MatchRecord.shares` of one pattern of places: the match's own place points
-    (:func:`companion.meetup.points.match_place_points`, partners counted once) as integers
-    (cached: a season has thousands of matches but few patterns, 1-2-3-4 above all)."""
-    return tuple((points.numerator, points.denominator) for points in match_place_points(teams, places))
+def _shares(teams: tuple[int, ...], places: tuple[int, ...]) -> tuple[tuple[tuple[int, int], ...], int]:
+    """:attr:`MatchRecord.shares` and :attr:`~MatchRecord.size` of one pattern of places: the
+    match's own place points (:func:`companion.meetup.points.match_place_points`, partners
+    counted once) as integers, and the entrants ranked (cached: a season has thousands of
+    matches but few patterns, 1-2-3-4 above all)."""
+    shares = tuple((points.numerator, points.denominator) for points in match_place_points(teams, places))
+    return shares, len(set(teams))
 
 
 def record_of(result: MatchResult, night: str, table: str, at: str = "",

@@ -11,7 +11,10 @@ rules once per revision (:func:`refresh`), never per page.
 
 from __future__ import annotations
 
+import gc
+import json
 import threading
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
 from typing import Any, Sequence
@@ -21,12 +24,12 @@ from ..games import GAMES
 from ..games import FieldError, InvalidDeal
 from ..games.text import T, Text
 from ..meetup.points import match_result
-from ..meetup.season import MatchRecord, PlayerStats, SeasonTable, player_stats, season_table
+from ..meetup.season import MIN_MATCHES, MatchRecord, PlayerStats, SeasonTable, player_stats, season_table
 from ..names import clean_name, name_key
 from ..store import Connection, write
 from ..store import players as player_rows
 
-__all__ = ["Player", "refresh", "records", "everyone", "get", "player_of_name", "merge", "rename", "keep_apart",
+__all__ = ["Player", "refresh", "records", "warm", "everyone", "get", "player_of_name", "merge", "rename", "keep_apart",
            "give_seat", "Refused", "span_bounds", "SPANS", "stats", "season", "table_label", "seat_players"]
 
 
@@ -131,6 +134,31 @@ class _Season:
         self.memo: dict[tuple, Any] = {}  # (what, arguments) -> a statistic of these records
 
 
+@contextmanager
+def _no_collection():
+    """Hold the cyclic garbage collector off while thousands of records are made: they hold no
+    cycles, but their allocations would set off full collections walking the whole heap (about
+    a third of the first season page's time after a start)."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
+
+
+class _Ids(dict):
+    """Name key -> the player id a record carries (as text); a key no player has yet stands
+    for itself ("k:" + key)."""
+
+    def __init__(self, by_key: dict[str, int]) -> None:
+        super().__init__((k, str(player_id)) for k, player_id in by_key.items())
+
+    def __missing__(self, key: str) -> str:
+        return "k:" + key
+
+
 class _Cache:
     """The season's records per database. A page asks two cheap questions (did any stored
     result change? did who-is-who change?); a changed result is read again alone, and only a
@@ -142,7 +170,6 @@ class _Cache:
         self.by_path: dict[tuple, _Season] = {}
 
     def get(self, conn: Connection) -> _Season:
-        import json
         path = (getattr(conn, "path", ""), getattr(conn, "identity", None))  # a restored file is another season
         results_mark, who_mark = player_rows.results_signature(conn), player_rows.who_signature(conn)
         with self.lock:
@@ -151,44 +178,57 @@ class _Cache:
                 season = self.by_path[path] = _Season()
             if season.results_mark == results_mark and season.who_mark == who_mark:
                 return season
-            changed: set[int] = set()
-            if season.results_mark != results_mark:
+            with _no_collection():
+                self._read(conn, season, results_mark, who_mark)
+            return season
+
+    @staticmethod
+    def _read(conn: Connection, season: _Season, results_mark: tuple, who_mark: tuple) -> None:
+        """Read the changed results into ``season`` and make the records they change."""
+        changed: set[int] = set()
+        if season.results_mark != results_mark:
+            if not season.rows:  # the first page after a start: every stored result, one query
+                found, gone = player_rows.ended_results(conn), set()
+            else:
                 marks = player_rows.result_marks(conn)
                 gone = set(season.rows) - set(marks)
                 for table_id in gone:
                     season.rows.pop(table_id, None)
                     season.built.pop(table_id, None)
                 stale = [t for t, mark in marks.items() if season.rows.get(t, (None, None))[:2] != mark]
-                for table_id, revision, finished, night, at, game, label, data, at_time in player_rows.results_of(conn, stale):
-                    names, keys, places, scores, entrants = json.loads(data)
-                    season.rows[table_id] = (revision, finished, night, at, game, label, tuple(names), tuple(keys),
-                                             tuple(places), tuple(scores), tuple(entrants), bool(at_time))
-                changed = set(stale) | gone
-            if season.who_mark != who_mark:
-                season.built.clear()  # every record's players by id again
-            by_key = by_seat = None
-            ids_of_keys: dict[tuple, tuple[str, ...]] = {}
-            for table_id, row in season.rows.items():
-                if table_id in season.built and table_id not in changed:
-                    continue
-                if by_key is None:
-                    by_key, by_seat = player_rows.name_map(conn), player_rows.seat_map(conn)
-                _revision, _finished, night, at, game, label, names, keys, places, scores, entrants, at_time = row
-                ids = ids_of_keys.get(keys)
-                if ids is None:
-                    ids = ids_of_keys[keys] = tuple(str(by_key.get(k, "k:" + k)) for k in keys)
-                if by_seat:
-                    seats = [by_seat.get((table_id, seat)) for seat in range(len(keys))]
-                    if any(x is not None for x in seats):
-                        ids = tuple(str(x) if x is not None else i for x, i in zip(seats, ids))
-                season.built[table_id] = MatchRecord(night, game, label, names, places, scores, entrants, ids, at,
-                                                     at_time)
-            order = sorted(season.built)
-            season.records = [season.built[t] for t in order]
-            season.table_of = dict(enumerate(order))
-            season.memo = {}
-            season.results_mark, season.who_mark = results_mark, who_mark
-            return season
+                found = player_rows.results_of(conn, stale)
+            # One parse of every result's JSON, not one call per match (4,000 after a start).
+            decoded = json.loads("[" + ",".join(row[7] for row in found) + "]")
+            for (table_id, revision, finished, night, at, game, label, _data, at_time), data in zip(found, decoded):
+                names, keys, places, scores, entrants = data
+                season.rows[table_id] = (revision, finished, night, at, game, label, tuple(names), tuple(keys),
+                                         tuple(places), tuple(scores), tuple(entrants), bool(at_time))
+            changed = {row[0] for row in found} | gone
+        if season.who_mark != who_mark:
+            season.built.clear()  # every record's players by id again
+        by_seat: dict[tuple[int, int], int] | None = None
+        ids_of: _Ids | None = None
+        ids_of_keys: dict[tuple, tuple[str, ...]] = {}
+        for table_id, row in season.rows.items():
+            if table_id in season.built and table_id not in changed:
+                continue
+            if ids_of is None:
+                ids_of, by_seat = _Ids(player_rows.name_map(conn)), player_rows.seat_map(conn)
+            _revision, _finished, night, at, game, label, names, keys, places, scores, entrants, at_time = row
+            ids = ids_of_keys.get(keys)
+            if ids is None:
+                ids = ids_of_keys[keys] = tuple(map(ids_of.__getitem__, keys))
+            if by_seat:
+                seats = [by_seat.get((table_id, seat)) for seat in range(len(keys))]
+                if any(x is not None for x in seats):
+                    ids = tuple(str(x) if x is not None else i for x, i in zip(seats, ids))
+            season.built[table_id] = MatchRecord(night, game, label, names, places, scores, entrants, ids, at,
+                                                 at_time)
+        order = sorted(season.built)
+        season.records = [season.built[t] for t in order]
+        season.table_of = dict(enumerate(order))
+        season.memo = {}
+        season.results_mark, season.who_mark = results_mark, who_mark
 
     def clear(self) -> None:
         with self.lock:
@@ -211,6 +251,15 @@ def records(conn: Connection, fresh: bool = True) -> list[MatchRecord]:
     if fresh:
         refresh(conn)
     return RECORDS.get(conn).records
+
+
+def warm(conn: Connection) -> int:
+    """Read every stored result into the season's records and work out the season table's
+    default page (all nights, all games), as the first page after a start would: `companion
+    serve` does it before its port opens, so no page pays for it. Returns the records' count."""
+    refresh(conn)
+    season(conn, min_matches=MIN_MATCHES)
+    return len(RECORDS.get(conn).records)
 
 
 def record_tables(conn: Connection) -> dict[int, int]:

@@ -101,6 +101,14 @@ def results_of(conn: sqlite3.Connection, table_ids: Iterable[int]) -> list[tuple
 
 
 @translated
+def ended_results(conn: sqlite3.Connection) -> list[tuple]:
+    """Every ended match, as :func:`results_of` gives them, in table order (one query: what the
+    season reads after a start)."""
+    return conn.execute("SELECT table_id, revision, finished, night, at, game, label, data, at_time FROM results"
+                        " WHERE over = 1 ORDER BY table_id").fetchall()
+
+
+@translated
 def signature(conn: sqlite3.Connection) -> tuple:
     """Changes whenever a stored result or who-is-who changes (the domain's cache key)."""
     results = conn.execute("SELECT count(*), coalesce(sum(revision), 0), coalesce(sum(finished), 0),"

@@ -166,6 +166,7 @@ class Outcome(Enum):
     CONFLICT = "conflict"  # another phone changed the table first: nothing written
     REFUSED = "refused"  # against the rules (``errors`` say which field and why): nothing written
     NO_TABLE = "no_table"  # no table has this token
+    LOCKED = "locked"  # this device may not change the finished match (``lock`` says why): nothing written
 
 
 @dataclass(frozen=True)
@@ -185,6 +186,7 @@ class Written:
     recorded: dict[str, Any] = field(default_factory=dict)  # a repeated write's first outcome
     undone: dict[str, Any] | None = None  # the facts of the deal an undo removed
     rematch_token: str | None = None  # the rematch's table
+    lock: Any = None  # LOCKED: why this device may not (a companion.tables.access.Lock)
 
     @property
     def saved(self) -> bool:
@@ -202,6 +204,8 @@ class Written:
         (:class:`Repeated`, :class:`Conflict`, :class:`Refused` and its kinds, :class:`NotFound`)."""
         if self.outcome is Outcome.NO_TABLE:
             raise NoSuchTable("")
+        if self.outcome is Outcome.LOCKED:
+            raise Refused([FieldError("table", self.message)])
         if self.outcome is Outcome.REPEATED:
             raise Repeated(self.recorded)
         if self.outcome in (Outcome.CONFLICT, Outcome.SAME):
@@ -318,12 +322,22 @@ def first_answer(conn: Connection, table: "Table", write_id: str | None) -> dict
     return None if write_id is None else table_rows.recorded_outcome(conn, table.id, write_id)
 
 
-def _opened(conn: Connection, token: str, write_id: str | None) -> tuple[Table | None, Written | None]:
+# Whether the device asking may change a table (companion/tables/access.py; None: it may), asked
+# by a write inside its transaction, of the table as that transaction read it.
+Gate = Callable[[Connection, "Table"], Any]
+
+
+def _opened(conn: Connection, token: str, write_id: str | None,
+            gate: Gate | None = None) -> tuple[Table | None, Written | None]:
     """Inside a write transaction, its first step: the table as stored, and the answer already
-    given if there is one (no such table; this write id sent before: as the first time)."""
+    given if there is one (no such table; this device may not change it, by ``gate``; this
+    write id sent before: as the first time). One read of the table serves the check and the write."""
     table = load(conn, token)
     if table is None:
         return None, Written(Outcome.NO_TABLE, None)
+    lock = gate(conn, table) if gate is not None else None
+    if lock is not None:
+        return table, Written(Outcome.LOCKED, table, message=lock.message, lock=lock)
     first = first_answer(conn, table, write_id)
     if first is not None:
         return table, Written(Outcome.REPEATED, table, first.get("number"), recorded=first,
@@ -628,8 +642,10 @@ def check_entry(table: Table, form: Mapping[str, str], correcting: int | None = 
 
 def correct_deal(conn: Connection, token: str, number: int, facts: dict[str, Any] | None = None, *,
                  form: Mapping[str, str] | None = None, was: str, choices: Mapping[int, Any] | None = None,
-                 write_id: str | None = None, remove_after_end: int | None = None) -> Written:
+                 write_id: str | None = None, remove_after_end: int | None = None,
+                 gate: Gate | None = None) -> Written:
     """Replace deal ``number``; everything after it is recomputed. ``was`` guards a concurrent edit.
+    ``gate``: may the device asking change this table (asked inside the write)?
 
     Give the ``facts`` (and ``choices``), or the correction ``form`` a phone sent: then the game
     reads it against the match as stored, inside the lock, as :func:`enter_deal` does.
@@ -645,7 +661,7 @@ def correct_deal(conn: Connection, token: str, number: int, facts: dict[str, Any
     answers are written into those deals in the same transaction, each logged as an edit.
     """
     with write(conn):
-        table, answered = _opened(conn, token, write_id)
+        table, answered = _opened(conn, token, write_id, gate)
         if answered is not None:
             return answered
         if not 1 <= number <= len(table.deals):
@@ -689,11 +705,13 @@ def edit_deal(conn: Connection, token: str, number: int, facts: dict[str, Any], 
                         remove_after_end=remove_after_end).table_or_raise()
 
 
-def undo_deal(conn: Connection, token: str, number: int, write_id: str | None = None) -> Written:
+def undo_deal(conn: Connection, token: str, number: int, write_id: str | None = None,
+              gate: Gate | None = None) -> Written:
     """Remove the last deal, only if it is still deal ``number`` (two phones can't undo twice).
-    What happened carries the removed deal's facts (``undone``), to give back to the form."""
+    What happened carries the removed deal's facts (``undone``), to give back to the form.
+    ``gate``: may the device asking change this table (asked inside the write)?"""
     with write(conn):
-        table, answered = _opened(conn, token, write_id)
+        table, answered = _opened(conn, token, write_id, gate)
         if answered is not None:
             return answered
         if len(table.deals) != number or number == 0:
@@ -712,13 +730,14 @@ def undo_last(conn: Connection, token: str, number: int, write_id: str | None = 
 
 
 def finish_match(conn: Connection, token: str, finished: bool, write_id: str | None = None,
-                 time_up: Callable[[Table], bool] | None = None) -> Written:
+                 time_up: Callable[[Table], bool] | None = None, gate: Gate | None = None) -> Written:
     """End the match by hand (``finished``), where its rules let it end by agreement, or reopen it.
+    ``gate``: may the device asking change this table (asked inside the write)?
     With ``time_up``, end it *at time* (issue 33): with the deals played, ranked by the game's
     rule for it (``Game.outcome_at_time``), when ``time_up(table)``, asked inside this write,
     says the table's time is up. Reopening undoes either."""
     with write(conn):
-        table, answered = _opened(conn, token, write_id)
+        table, answered = _opened(conn, token, write_id, gate)
         if answered is not None:
             return answered
         at_time = finished and time_up is not None

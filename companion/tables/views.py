@@ -449,14 +449,19 @@ def refused_change(table: service.Table):
     lock = change_lock(table)
     if lock is None:
         return None
+    return locked(table, lock)
+
+
+def locked(table: service.Table, lock):
+    """The table as it is, with why this device can't change it (403)."""
     return render_page(table, 403, banner={"kind": "conflict", "message": render_text(lock.message)})
 
 
-def refused_change_of(token: str):
-    """:func:`refused_change` for a change posted to ``token`` (404 for no such table)."""
-    if not TOKEN_SHAPE.match(token):
-        abort(404)
-    return refused_change(table_or_404(token))
+def change_gate(_conn, table: service.Table):
+    """For a write to a table: may this device change it? Asked by the service inside the write's
+    transaction, of the table it read there (one read of the table serves the check and the write);
+    remembered for the page that answers (change_lock: this request's connection, the same one)."""
+    return change_lock(table)
 
 
 @bp.get("/t/<token>/deals/<int:number>/edit")
@@ -513,19 +518,20 @@ def update(token: str, number: int):
         abort(404)
     values = form_values()
     was = request.form.get("was", "")
-    current = table_or_404(token)
-    if (lock := change_lock(current)) is not None:  # what was typed stays in the form, not saved
-        return render_edit(current, number, values, {}, lock.message, was, 403) if 1 <= number <= len(current.deals) \
-            else refused_change(current)
     try:
-        # The service reads the correction against the match as stored, as for a new deal.
+        # The service reads the correction against the match as stored, as for a new deal, after
+        # asking whether this device may change the table (a finished match's trust).
         correction = service.correct_deal(get_db(), token, number, form=values, was=was, write_id=write_id(),
-                                          remove_after_end=request.form.get("remove_after_end", type=number_or_error))
+                                          remove_after_end=request.form.get("remove_after_end", type=number_or_error),
+                                          gate=change_gate)
     except StorageError as error:
         return render_edit(table_or_404(token), number, values, {"deal": [storage_message(error)]}, None, was, 503)
     table = correction.table
     if table is None:
         abort(404)
+    if correction.outcome is service.Outcome.LOCKED:  # what was typed stays in the form, not saved
+        return render_edit(table, number, values, {}, correction.lock.message, was, 403) \
+            if 1 <= number <= len(table.deals) else locked(table, correction.lock)
     if correction.saved:  # now, or sent again (maybe after the deal was undone): as the first time
         tell(table, "edited", number)
         return redirect(table_url(table) + f"#deal-{number}", code=303)
@@ -545,13 +551,15 @@ def update(token: str, number: int):
 
 @bp.post("/t/<token>/undo")
 def undo(token: str):
-    if (refused := refused_change_of(token)) is not None:
-        return refused
+    if not TOKEN_SHAPE.match(token):
+        abort(404)
     number = request.form.get("number", type=number_or_error) or 0
-    undone = service.undo_deal(get_db(), token, number, write_id=write_id())
+    undone = service.undo_deal(get_db(), token, number, write_id=write_id(), gate=change_gate)
     table = undone.table
     if table is None:
         abort(404)
+    if undone.outcome is service.Outcome.LOCKED:
+        return locked(table, undone.lock)
     if undone.outcome is service.Outcome.CONFLICT:
         return stale(table, undone.message)
     # Undo gives the deal back: its values return to the form, ready to fix one and save.
@@ -562,12 +570,15 @@ def undo(token: str):
 
 @bp.post("/t/<token>/finish")
 def finish(token: str):
-    if (refused := refused_change_of(token)) is not None:  # reopening, or accepting a tie
-        return refused
-    finished = service.finish_match(get_db(), token, request.form.get("finished", "1") == "1", write_id=write_id())
+    if not TOKEN_SHAPE.match(token):
+        abort(404)
+    finished = service.finish_match(get_db(), token, request.form.get("finished", "1") == "1", write_id=write_id(),
+                                    gate=change_gate)
     table = finished.table
     if table is None:
         abort(404)
+    if finished.outcome is service.Outcome.LOCKED:  # reopening, or accepting a tie
+        return locked(table, finished.lock)
     if finished.outcome is service.Outcome.REFUSED:
         return stale(table, finished.errors[0].message)
     return redirect(table_url(table) + "#sheet", code=303)

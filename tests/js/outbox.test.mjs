@@ -146,3 +146,22 @@ describe("the player's choices", () => {
     assert.equal(Q.titleOf(write("a", { kind: "rematch" }), say), "rematch");
   });
 });
+
+describe("the next form a live answer brings", () => {
+  test("not for a deal this phone is still sending: its form stays past it", () => {
+    const items = [write("a", { number: 1 }), write("b", { number: 2 })];
+    assert.equal(Q.nextFormFor(items, TABLE, 1, 3, []), "keep");
+    assert.equal(Q.nextFormFor(items, TABLE, 2, 3, [1]), "keep");
+    assert.equal(Q.nextFormFor([write("b", { number: 2 })], TABLE, 3, 3, [1, 2]), "adopt", "past every waiting deal");
+    assert.equal(Q.nextFormFor(items, OTHER, 1, 3, []), "adopt", "another table's writes");
+  });
+  test("deals this phone sent itself are not told as another phone's", () => {
+    assert.equal(Q.nextFormFor([], TABLE, 3, 1, [1, 2]), "quiet");
+    assert.equal(Q.nextFormFor([], TABLE, 2, 1, [1]), "quiet");
+  });
+  test("another phone's deal among them, or the match ended: as it came", () => {
+    assert.equal(Q.nextFormFor([], TABLE, 3, 1, [1]), "adopt", "deal 2 was another phone's");
+    assert.equal(Q.nextFormFor([], TABLE, 2, 1, []), "adopt");
+    assert.equal(Q.nextFormFor([], TABLE, 0, 2, [1, 2]), "adopt", "no next deal: the match ended");
+  });
+});

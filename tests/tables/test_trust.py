@@ -286,3 +286,34 @@ def test_a_phone_from_before_names_had_owners_keeps_its_player(app, conn):
     with ann_phone.session_transaction() as session:
         session.pop("device")
     assert ann_phone.get("/night/me").status_code == 200
+
+
+def test_a_change_reads_the_table_once_inside_its_write(app, conn, monkeypatch):
+    """QA run: the trust check is asked inside the write's transaction, of the table that
+    transaction read (it was: the view read the table, checked, then the service read it again),
+    so nothing can change between the check and the write, and a refused change reads once."""
+    from companion.store import tables as table_rows
+
+    token = one_deal_match(conn)
+    at_table, late = phone(app, 17), phone(app, 18)
+    at_table.get(f"/t/{token}")
+    assert at_table.post(f"/t/{token}/deals", data=DEAL).status_code == 303
+    late.get(f"/t/{token}")
+    typed = {"was": tables.fingerprint(tables.load(conn, token).deals[0]), **DEAL, "chips-0": "9", "chips-2": "0"}
+    reads: list[bool] = []  # per read of the table: inside a write transaction?
+    load_table = table_rows.load_table
+
+    def counted(db, *args, **kwargs):
+        reads.append(db.in_transaction)
+        return load_table(db, *args, **kwargs)
+
+    monkeypatch.setattr(table_rows, "load_table", counted)
+    for path, form in ((f"/t/{token}/undo", {"number": "1"}), (f"/t/{token}/finish", {"finished": "0"}),
+                       (f"/t/{token}/deals/1", typed)):
+        reads.clear()
+        assert late.post(path, data=form).status_code == 403, path
+        assert reads == [True], (path, reads)  # one read, the write's own: refused there
+    reads.clear()
+    assert at_table.post(f"/t/{token}/undo", data={"number": "1"}).status_code == 303
+    assert reads == [True, True], reads  # the write's one read (check and undo), and the table after it
+    assert tables.load(conn, token).deals == ()

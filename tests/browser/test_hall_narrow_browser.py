@@ -1,0 +1,98 @@
+"""QA run (issue 31's helpers): the organiser's hall page fits a 360 px screen in Japanese (it
+was 7 px too wide: the page scrolled sideways)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.browser.pages import settled
+from tests.browser.test_i18n_browser import OVERFLOW_JS
+
+pytestmark = pytest.mark.browser
+
+NARROW = dict(viewport={"width": 360, "height": 740}, device_scale_factor=2, locale="ja-JP")
+# The widest element of the page (what sticks out past the screen's right edge), for the message.
+WIDEST_JS = """() => [...document.body.querySelectorAll('*')]
+    .map((el) => [el.getBoundingClientRect().right, el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') +
+                  (typeof el.className === 'string' && el.className ? '.' + el.className.trim().split(/\\s+/).join('.') : '')])
+    .filter(([right]) => right > document.documentElement.clientWidth).slice(0, 8)"""
+
+
+def hall_in(page, live_server, lang: str) -> None:
+    response = page.goto(live_server(f"/lang/{lang}?next=/hall"))
+    assert response is not None and response.status == 200
+    settled(page)
+    assert page.locator("html").get_attribute("lang") == lang
+
+
+def fits(page) -> tuple[bool, str]:
+    scroll, client = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+    return scroll <= client, f"scrollWidth {scroll} > clientWidth {client}: {page.evaluate(WIDEST_JS)}"
+
+
+NAMES = ["山田 太郎", "ジョナサン・ウィリアムズ", "佐藤花子", "Bartholomew Maximilian", "鈴木一郎", "Bo", "田中", "Eve",
+         "高橋 美咲", "Fay", "伊藤", "Gus"]
+
+
+def a_night_under_way(live_server) -> None:
+    """Twelve players on tonight's list, one gone home and one come after the draw, a round
+    drawn with its clock running, a table under way and one over: every part of the hall shows."""
+    from companion.night import service as night
+    from companion.store import connect
+    from companion.tables import service as tables
+
+    conn = connect(live_server.app.config["DATABASE"])
+    try:
+        joined = [night.join(conn, name) for name in NAMES]
+        night.draw_round(conn, offered=["rwd"], minutes=45, seed="qa")  # three tables of four
+        night.set_left(conn, joined[-1].id)
+        night.join(conn, "渡辺 さくら")  # came after the draw: the round's tools offer her a seat
+        drawn = [t for t in night.night_tables(conn) if t.setup.n == 4]
+        for number in (1, 2):  # one table under way
+            tables.add_deal(conn, drawn[0].token, number, {"chips": [3, 3, 3, 4], "tricks": [7, 2, 2, 2]})
+        table = tables.load(conn, drawn[1].token)  # one over: the night's leaderboard
+        while not table.match().over:
+            table = tables.add_deal(conn, table.token, len(table.deals) + 1,
+                                    {"chips": [3, 3, 3, 4], "tricks": [2, 7, 2, 2]})
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+def test_the_hall_of_a_night_under_way_fits_360_px(lang, browser, live_server, artifacts_dir):
+    a_night_under_way(live_server)
+    context = browser.new_context(**{**NARROW, "locale": "ja-JP" if lang == "ja" else "en-US"})
+    try:
+        page = context.new_page()
+        hall_in(page, live_server, lang)
+        page.screenshot(path=str(artifacts_dir / f"hall-360-night-{lang}.png"), full_page=True)
+        ok, why = fits(page)
+        assert ok, why
+        assert page.evaluate(OVERFLOW_JS) == []
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+def test_the_hall_fits_360_px(lang, browser, live_server, artifacts_dir):
+    context = browser.new_context(**{**NARROW, "locale": "ja-JP" if lang == "ja" else "en-US"})
+    try:
+        page = context.new_page()
+        hall_in(page, live_server, lang)
+        ok, why = fits(page)
+        assert ok, f"empty hall: {why}"
+        # With the night's tables prepared (the board, the cards to print).
+        page.select_option("#f-game", "rwd")
+        page.fill("#f-players", "4")
+        page.fill("#f-count", "3")
+        with page.expect_navigation(url=re.compile(r"/hall(#board)?$")):
+            page.locator("form:has(#f-count) button[type=submit]").click()
+        settled(page)
+        page.screenshot(path=str(artifacts_dir / f"hall-360-{lang}.png"), full_page=True)
+        ok, why = fits(page)
+        assert ok, f"hall with tables: {why}"
+        assert page.evaluate(OVERFLOW_JS) == []
+    finally:
+        context.close()
