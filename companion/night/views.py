@@ -178,10 +178,12 @@ def clock_of(latest: service.Round | None) -> dict | None:
                 extended=[(round_label(rt), latest.seconds_left(rt)) for rt in latest.tables if rt.extra_minutes])
 
 
-def playing_rows(rows: list[dict]) -> list[dict]:
+def playing_rows(rows: list[dict], rounds: list[service.Round]) -> list[dict]:
     """The tables the cycling mode shows: those with players (a table still waiting for its
-    players has no standings to show)."""
-    return [row for row in rows if row["table"].seated]
+    players has no standings to show), and of the drawn tables only the latest round's (an
+    earlier round's table once came up between this round's; issue 33)."""
+    earlier = {rt.table.id for r in rounds[:-1] for rt in r.tables}
+    return [row for row in rows if row["table"].seated and row["table"].id not in earlier]
 
 
 @bp.get("/hall")
@@ -189,7 +191,7 @@ def index():
     cycle = request.args.get("cycle") == "1"
     context = hall_context(cycle)
     if cycle:
-        playing = playing_rows(context["rows"])
+        playing = playing_rows(context["rows"], context["rounds"])
         context["current"] = playing[0] if playing else None
     return render_template("night/index.html", values={}, errors={}, **context)
 
@@ -207,7 +209,9 @@ def board():
 @bp.get("/hall/cycle")
 def cycle():
     """The next table's standings, for the mode that shows one table at a time."""
-    rows = playing_rows(board_rows(service.night_tables(get_db())))
+    conn = get_db()
+    tables = service.night_tables(conn)
+    rows = playing_rows(board_rows(tables), service.night_rounds(conn, tables))
     after = request.args.get("after", type=number_or_error)
     later = [row for row in rows if after is not None and row["table"].id > after]
     current = (later or rows or [None])[0]

@@ -13,6 +13,7 @@ import pytest
 from companion.night import service as night
 from companion.tables import service as store
 from companion.store import connect
+from .screen_night import draw, join_everyone, played_round
 
 PHONE_ON_WIFI = {"REMOTE_ADDR": "192.168.1.23"}
 TOKEN = re.compile(r"/t/([A-Za-z0-9_-]{16,})/seat")
@@ -167,3 +168,21 @@ def test_prepare_refuses_bad_plans_next_to_the_field_and_keeps_them(client):
     assert 'value="Tisch {n}"' in text and 'value="500"' in text
     for bad in ({"game": "chess", "players": "4", "count": "1"}, {"game": "rwd", "players": "x", "count": "y"}):
         assert client.post("/hall/prepare", data=bad).status_code == 422
+
+
+def test_cycle_mode_shows_only_the_latest_rounds_tables(client, conn):
+    """An earlier round's table came up between this round's on the projector (issue 33)."""
+    join_everyone(conn)
+    first = played_round(conn)
+    second = draw(conn, minutes=30)
+    labels = {rt.table.id: rt for rt in second.tables}
+    seen, after = [], None
+    for _ in range(len(second.tables) + 1):
+        page = client.get("/hall/cycle" + (f"?after={after}" if after else "")).get_data(as_text=True)
+        after = int(re.search(r'/hall/cycle\?after=(\d+)', page).group(1))
+        seen.append(after)
+    assert not set(seen) & {rt.table.id for rt in first.tables}
+    assert seen == [rt.table.id for rt in second.tables] + [second.tables[0].table.id]  # and round again
+    assert set(seen) == set(labels)
+    first_page = client.get("/hall?cycle=1").get_data(as_text=True)
+    assert f"/hall/cycle?after={second.tables[0].table.id}" in first_page
