@@ -16,7 +16,11 @@ The rules of the draw:
   rarely as the counts allow; partners in a team game (the seats its ``Game.seating``
   declares as one team, neighbours or across the table) are partners again more rarely still;
 - the draw is random, but the same inputs and seed give the same draw (the search is
-  bounded by a count of steps, never by the clock, so a slow laptop draws the same).
+  bounded by a count of steps, never by the clock, so a slow laptop draws the same);
+- *by standings* (a last round, issue 33): given each player's place points so far, players
+  with similar points sit together (the leaders at one table, listed first), with the same
+  tables and games; each earlier shared table is then weighed against the gap in points
+  (:data:`STANDING_GAP`, :data:`STANDING_REPEAT`) instead of coming first.
 
 A late arrival or a leaver between rounds needs nothing special: the next draw seats the
 roster it is given, and earlier rounds count only between players still on it.
@@ -30,8 +34,10 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import lru_cache
 from itertools import combinations, permutations
+from numbers import Real
 from typing import Hashable, Iterable, Mapping, Sequence, Union
 
 from ..games import GAMES, Game
@@ -263,6 +269,26 @@ def _history_counts(index: Mapping[PlayerId, int], history: Iterable[Round], gam
 REPEAT = 10 ** 8
 PARTNER = 10 ** 5
 
+# By standings, two tablemates cost STANDING_GAP per squared place point between them (so a
+# table of similar players is cheap and the leaders end up together), and a pair who already
+# shared a table tonight costs STANDING_REPEAT (and met² below it, as when mixing): a repeat
+# weighs as much as a gap of about ⅓ place point (a tenth of a squared point). Partners again
+# still cost PARTNER on top: a tenth of a squared point too. Squared gaps make two small gaps
+# cheaper than one big one.
+STANDING_GAP = 10 ** 6
+STANDING_REPEAT = 10 ** 5
+
+
+def _pair_costs(met: list[list[int]], points: Sequence[Fraction] | None) -> list[list[int]]:
+    """What seating each two roster players at one table costs: mixing, a repeat REPEAT (and
+    met² below it); by standings (``points`` per player), the squared gap, and a repeat
+    STANDING_REPEAT (and met²)."""
+    n = len(met)
+    if points is None:
+        return [[0 if met[a][b] == 0 else REPEAT + met[a][b] ** 2 for b in range(n)] for a in range(n)]
+    return [[0 if a == b else round(STANDING_GAP * (points[a] - points[b]) ** 2)
+             + (0 if met[a][b] == 0 else STANDING_REPEAT + met[a][b] ** 2) for b in range(n)] for a in range(n)]
+
 
 def _block_sizes(groups: tuple[tuple[int, ...], ...], size: int) -> tuple[int, ...]:
     grouped = {seat for group in groups for seat in group}
@@ -298,11 +324,11 @@ class _Search:
     """The state of one round's search: players are indexes 0..n-1 into the roster."""
 
     def __init__(self, plan: Sequence[TablePlan], met: list[list[int]], partnered: list[list[int]],
-                 games: Mapping[str, Game]):
+                 games: Mapping[str, Game], points: Sequence[Fraction] | None = None):
         self.plan = plan
         n = len(met)
         self.n = n
-        self.cost = [[0 if met[a][b] == 0 else REPEAT + met[a][b] ** 2 for b in range(n)] for a in range(n)]
+        self.cost = _pair_costs(met, points)
         self.partnered = partnered
         self.any_partners = any(any(row) for row in partnered)
         # Per table: the block sizes of its partners (None for a game of single players).
@@ -503,21 +529,42 @@ STARTS = 12
 KICKS = 6
 
 
+def _exact_points(index: Mapping[PlayerId, int], standings: Mapping[PlayerId, Real]) -> list[Fraction]:
+    """Each roster player's place points so far, exact (0 for a player with no result yet)."""
+    points = [Fraction(0)] * len(index)
+    for player, value in standings.items():
+        if player in index:
+            points[index[player]] = Fraction(value)
+    return points
+
+
+def _strongest_first(plan: Sequence[TablePlan], groups: list[list[int]], points: Sequence[Fraction]
+                     ) -> tuple[list[TablePlan], list[list[int]]]:
+    """The tables reordered by their players' mean place points, highest first (ties keep the
+    plan's order): by standings, table 1 is the leaders' table."""
+    order = sorted(range(len(plan)), key=lambda t: -sum(points[p] for p in groups[t]) / len(groups[t]))
+    return [plan[t] for t in order], [groups[t] for t in order]
+
+
 def draw_round(roster: Sequence[PlayerId], history: Iterable[Round] = (), *, offered: Iterable[str] | None = None,
                chosen: Sequence[Chosen] | None = None, seed: object = 0, games: Mapping[str, Game] = GAMES,
-               starts: int = STARTS, kicks: int = KICKS) -> Draw:
+               starts: int = STARTS, kicks: int = KICKS, standings: Mapping[PlayerId, Real] | None = None) -> Draw:
     """Draw the next round's seating for ``roster``.
 
     ``history``: the night's earlier rounds (each a :class:`Draw` or its tables), in any order.
     ``offered``: the game ids the app may fill tables with (default every game); ``chosen``:
     the organiser's games for this round's tables instead (each a game id, or (id, size)).
     ``seed``: any int or str; the same inputs and seed give the same draw.
+    ``standings``: draw *by standings* instead of mixing: each player's place points so far
+    (read from the night's results; a player not in it has 0); similar players sit together
+    and the leaders' table comes first.
     Raises :class:`SeatingError` when the roster can't be seated so."""
     index = _roster_index(roster)
     plan = plan_tables(len(index), offered, chosen, games, seed)
     met, partnered = _history_counts(index, history, games)
     rng = random.Random(f"{seed}/draw")
-    search = _Search(plan, met, partnered, games)
+    points = None if standings is None else _exact_points(index, standings)
+    search = _Search(plan, met, partnered, games, points)
     n = len(index)
     budget = 4 * n * n  # about eight passes over every pair of players
     best: tuple[int, list[list[int]]] | None = None
@@ -538,7 +585,10 @@ def draw_round(roster: Sequence[PlayerId], history: Iterable[Round] = (), *, off
             break
     assert best is not None
     search.start(best[1])
-    tables = _seat(search, plan, best[1], list(index), games, rng)
+    groups = best[1]
+    if points is not None:
+        plan, groups = _strongest_first(plan, groups, points)
+    tables = _seat(search, plan, groups, list(index), games, rng)
     return _finish(tables, index, met, partnered, games)
 
 

@@ -355,9 +355,11 @@ def _drawn_options(formats: Mapping[str, Mapping[str, int]] | None) -> dict[str,
 
 def draw_round(conn: Connection, chosen: Sequence[seating.Chosen] | None = None,
                offered: Sequence[str] | None = None, minutes: int | None = None,
-               seed: str | None = None, formats: Mapping[str, Mapping[str, int]] | None = None) -> Round:
+               seed: str | None = None, formats: Mapping[str, Mapping[str, int]] | None = None,
+               by_standings: bool = False) -> Round:
     """Draw the next round for tonight's roster and create its tables with the players seated
-    in the drawn order (one transaction). ``chosen``: the organiser's games for the tables;
+    in the drawn order (one transaction). ``by_standings``: players with similar place points
+    so far sit together (the leaders at table 1) instead of mixing. ``chosen``: the organiser's games for the tables;
     else tables are filled from the ``offered`` games (all by default). Raises ``Refused``
     (field "games") when the roster can't be seated so, ``Conflict`` when another draw
     was made meanwhile. ``formats``: per game, its match-format options (:func:`match_format`)
@@ -371,7 +373,8 @@ def draw_round(conn: Connection, chosen: Sequence[seating.Chosen] | None = None,
     seed = seed or secrets.token_hex(4)
     try:
         drawn = seating.draw_round([p.id for p in people], [r.seating() for r in earlier],
-                                   offered=offered or None, chosen=chosen or None, seed=seed)
+                                   offered=offered or None, chosen=chosen or None, seed=seed,
+                                   standings=points_so_far(conn, people) if by_standings else None)
     except seating.SeatingError as refused:
         raise Refused([FieldError("games", refused.message)]) from None
     names = {p.id: p.name for p in people}
@@ -396,6 +399,13 @@ def draw_round(conn: Connection, chosen: Sequence[seating.Chosen] | None = None,
             night_rows.insert_round_table(conn, round_id, table_id, number, list(table.players))
     publish(Change("night"))
     return night_rounds(conn)[-1]
+
+
+def points_so_far(conn: Connection, people: Sequence[Player]) -> dict[int, float]:
+    """Each of ``people``'s place points tonight, as the leaderboard reads them from the
+    night's results (0 before a first finished table)."""
+    totals = {standing.key: standing.points for standing in leaderboard(night_results(conn))}
+    return {p.id: totals.get(p.key, 0.0) for p in people}
 
 
 class RoundStarted(Exception):

@@ -436,6 +436,10 @@ def draw_formats(values: dict) -> dict[str, dict[str, int]]:
     return formats
 
 
+# How the draw seats the round (the form's "by" field): mixing, or by standings (issue 33).
+DRAW_WAYS = ("mix", "standings")
+
+
 @bp.post("/hall/rounds")
 def draw():
     values = form_values()
@@ -443,9 +447,13 @@ def draw():
     if not chosen and not offered:
         return hall_page(values, {"games": [gettext("Tick at least one game, or give some games a number of tables.")]},
                          422)
+    way = values.get("by") or "mix"
+    if way not in DRAW_WAYS:
+        return hall_page(values, {"by": [gettext("Choose how to seat the round.")]}, 422)
     minutes = small_number(values.get("minutes"))
     try:
-        service.draw_round(get_db(), chosen=chosen, offered=offered, minutes=minutes, formats=draw_formats(values))
+        service.draw_round(get_db(), chosen=chosen, offered=offered, minutes=minutes, formats=draw_formats(values),
+                           by_standings=way == "standings")
     except Refused as refused:
         return refused_page(values, refused)
     except Conflict:
