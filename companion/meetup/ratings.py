@@ -1,0 +1,116 @@
+"""Ratings across nights (issue 36): a skill estimate per player, per game and over every game.
+
+The rating is the ``openskill`` package's Weng–Lin Plackett–Luce model with its default
+figures (μ 25, σ 25/3, β 25/6, τ 25/300): every counted match updates the ratings of the
+players at it from its places. It is worked out again, from nothing, from the stored results
+(one :class:`~companion.meetup.season.MatchRecord` per ended match, players by id), replayed in
+the order the matches finished and then by table; so a merge of two players, a seat given to
+someone else or a corrected deal re-rates everyone it touches, and the same results always give
+the same figures.
+
+- **Teams as teams**: partners in a team game are one team of the model (the team's strength
+  is the sum of theirs), ranked by their team's place.
+- **Ties as ties** (:data:`TIE_POLICY`): entrants who share a place are given the same rank and
+  the model's own tie rule applies (the Weng–Lin ``A_q``: each comparison a tied group takes part
+  in is shared among its members). Nothing breaks a tie (not the seat, not the score), and the
+  tied entrants' changes are not averaged afterwards: with different ratings before, they move
+  differently. (openskill 6.2 means to average them but leaves them as computed, because its
+  update has already changed the ratings it compares; the version is pinned in pyproject.toml
+  so the figures don't move under a club's feet.)
+- **Shown** as the conservative value μ − 3σ (a player with few matches shows low until the
+  matches say otherwise), with the number of matches it rests on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Sequence
+
+from openskill.models import PlackettLuce
+
+from ..games.text import T
+from .season import MatchRecord
+
+__all__ = ["Rating", "Ratings", "rate", "replay_order", "TIE_POLICY", "RATING_RULE", "MODEL"]
+
+MODEL = PlackettLuce()  # the library's defaults: μ 25, σ 25/3, β 25/6, τ 25/300
+
+TIE_POLICY = ("Tied entrants get the same rank and the model's own tie rule (Weng-Lin A_q); no tie is broken "
+              "and no change is averaged.")
+
+# Shown on a player's page and under the season table's rating column.
+RATING_RULE = T(
+    "Rating: a skill estimate from every finished match's places, in the order the matches ended "
+    "(openskill's Plackett-Luce model; partners rated as a team, ties as ties). Shown as μ − 3σ: "
+    "it starts at 0 and rises as the matches show how well you play.")
+
+
+@dataclass(frozen=True)
+class Rating:
+    """One player's rating: mean μ and uncertainty σ, after ``matches`` matches."""
+
+    mu: float
+    sigma: float
+    matches: int
+
+    @property
+    def shown(self) -> float:
+        """The conservative value μ − 3σ (what the pages show)."""
+        return self.mu - 3 * self.sigma
+
+
+FRESH = Rating(MODEL.mu, MODEL.sigma, 0)
+
+
+@dataclass(frozen=True)
+class Ratings:
+    """Every player's rating over every game (``overall``) and per game (``by_game``), by the
+    player ids the records carry."""
+
+    overall: Mapping[str, Rating]
+    by_game: Mapping[str, Mapping[str, Rating]]
+
+    def of(self, player: str, game: str | None = None) -> Rating:
+        """``player``'s rating (for one ``game``, or overall); a fresh one if they have none."""
+        table = self.overall if game is None else self.by_game.get(game, {})
+        return table.get(player, FRESH)
+
+    def for_game(self, player: str, game: str) -> Rating:
+        """The rating a draw balances with: for ``game``, or overall where they have no match of it."""
+        found = self.by_game.get(game, {}).get(player)
+        return found if found is not None else self.of(player)
+
+
+def replay_order(records: Sequence[MatchRecord]) -> list[MatchRecord]:
+    """The records in the order the matches finished (night, then finishing time); records that
+    finished at the same moment keep their given order (the caller's: by table)."""
+    return [r for _, r in sorted(enumerate(records), key=lambda pair: (pair[1].when, pair[0]))]
+
+
+def _update(ratings: dict[str, Rating], record: MatchRecord) -> None:
+    """One match: its entrants as the model's teams, ranked by place, ties as ties."""
+    members: dict[int, list[str]] = {}
+    place_of: dict[int, int] = {}
+    for player, team, place in zip(record.keys, record.teams, record.places):
+        members.setdefault(team, []).append(player)
+        place_of[team] = place
+    if len(members) < 2:
+        return  # nothing to compare
+    order = sorted(members)
+    teams = [[MODEL.rating(mu=ratings.get(p, FRESH).mu, sigma=ratings.get(p, FRESH).sigma) for p in members[t]]
+             for t in order]
+    rated = MODEL.rate(teams, ranks=[float(place_of[t]) for t in order])
+    for t, team in zip(order, rated):
+        for player, after in zip(members[t], team):
+            before = ratings.get(player, FRESH)
+            ratings[player] = Rating(after.mu, after.sigma, before.matches + 1)
+
+
+def rate(records: Iterable[MatchRecord]) -> Ratings:
+    """Every player's ratings from ``records`` (ended matches, players by id, in table order)."""
+    overall: dict[str, Rating] = {}
+    by_game: dict[str, dict[str, Rating]] = {}
+    for record in replay_order(list(records)):
+        _update(overall, record)
+        _update(by_game.setdefault(record.game, {}), record)
+    return Ratings(overall, by_game)
