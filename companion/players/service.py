@@ -21,6 +21,7 @@ from ..games import GAMES
 from ..games import FieldError, InvalidDeal
 from ..games.text import T, Text
 from ..meetup.points import match_result
+from ..meetup.ratings import Ratings, rate
 from ..meetup.season import MatchRecord, PlayerStats, SeasonTable, player_stats, season_table
 from ..names import clean_name, name_key
 from ..store import Connection, write
@@ -425,3 +426,10 @@ def season(conn: Connection, *, since: str | None = None, until: str | None = No
 
 
 SPAN_LABELS: dict[str, Text] = {"month": T("This month"), "year": T("This year"), "all": T("All nights")}
+
+
+def ratings(conn: Connection) -> Ratings:
+    """Every player's rating (per game and overall), worked out again from every stored result
+    whenever a result or who-is-who changed (a merge re-rates everyone it touches)."""
+    refresh(conn)
+    return _memo(conn, ("ratings",), rate)
