@@ -436,6 +436,14 @@ def strengths(conn: Connection, people: Sequence[Player]) -> dict[int, dict[str,
     return found
 
 
+def rating_by_key(conn: Connection):
+    """A player's overall rating by their name key (a leaderboard line's ``key``); a name the
+    season doesn't know has the fresh rating."""
+    ratings = season.ratings(conn)
+    ids = player_rows.name_map(conn)
+    return lambda key: ratings.of(str(ids[key]) if key in ids else "")
+
+
 def games_played(conn: Connection, people: Sequence[Player]) -> dict[int, set[str]]:
     """The games each of ``people`` has finished a match of, on any night (the stored results)."""
     ids = _season_ids(conn, people)

@@ -144,7 +144,16 @@ def hall_context(cycle: bool = False) -> dict:
                 standings=service.leaderboard(results), place_points_rule=place_points.PLACE_POINTS_RULE,
                 leaderboard_order=place_points.LEADERBOARD_ORDER,
                 join_link=link, join_warning=warning, join_qr=None if warning else qr_svg(link),
-                clock=clock_of(latest), claims=claims.waiting(conn), **draw_format_context(rounds), **time_context(conn, latest))
+                clock=clock_of(latest), claims=claims.waiting(conn), **draw_format_context(rounds), **time_context(conn, latest),
+                **rating_context(conn))
+
+
+def rating_context(conn) -> dict:
+    """The leaderboard's rating column (issue 36): hidden unless the organiser turns it on
+    (``?ratings=1`` on the hall; some players would rather not see it)."""
+    if request.args.get("ratings") != "1":
+        return dict(show_ratings=False, rating_of=None)
+    return dict(show_ratings=True, rating_of=service.rating_by_key(conn))
 
 
 def time_context(conn, latest: service.Round | None) -> dict:

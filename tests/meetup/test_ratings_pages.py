@@ -113,10 +113,34 @@ def test_a_merge_and_a_correction_rerate_everyone_they_touch(season):
     assert corrected != after and corrected == rate(players.records(conn))
 
 
-def test_the_nights_screens_do_not_show_ratings(season, app):
-    client, _conn, _tokens, _clock = season
-    # The hall's live board (tables and leaderboard) shows no rating: only the draw form speaks
-    # of ratings (what *balanced* uses).
-    for lang, word in (("en", "Rating"), ("ja", "レーティング")):
-        board = client.get("/hall/board", headers={"Accept-Language": lang}).get_data(as_text=True)
-        assert word not in board and word.lower() not in board
+def rating_cells(markup: str) -> dict[str, str]:
+    return dict(re.findall(r'<th scope="row"><bdi>([^<]+)</bdi></th>.*?<td class="num rating">([^<]+)</td>', markup,
+                           re.S))
+
+
+def test_the_nights_screens_show_ratings_only_when_the_organiser_turns_them_on(app, client, conn):
+    from helpers import join_night
+    phones = join_night(app, ["Ann", "Bo", "Cy", "Di"])
+    client.post("/hall/rounds", data={"draw": "1", "tables-rwd": "1"})
+    (round_,) = night.night_rounds(conn)
+    table = tables.load(conn, round_.tables[0].table.token)
+    while not table.match().over:
+        table = tables.add_deal(conn, table.token, len(table.deals) + 1,
+                                {"chips": [3, 3, 3, 4], "tricks": [7, 2, 2, 2]})
+    hall = client.get("/hall").get_data(as_text=True)
+    assert rating_cells(hall) == {} and '<th scope="col" class="num">Rating</th>' not in hall
+    board = client.get("/hall/board").get_data(as_text=True)
+    assert rating_cells(board) == {}
+    for phone in phones.values():  # a phone's night pages never show it
+        assert "rating" not in visible_page(phone, "/night/me").lower()
+    # The organiser turns it on: the leaderboard gets the column, and the live board keeps it.
+    link = re.search(r'<a href="([^"]+)">Show ratings</a>', hall).group(1)
+    on = client.get(link.split("#")[0]).get_data(as_text=True)
+    rated = players.ratings(conn)
+    cells = rating_cells(on)
+    assert set(cells) == {"Ann", "Bo", "Cy", "Di"}
+    for name, cell in cells.items():
+        assert cell == shown(rated.of(str(pid(conn, name))).shown)
+    assert re.search(r'hx-get="/hall/board\?[^"]*ratings=1', on)
+    assert rating_cells(client.get("/hall/board?ratings=1").get_data(as_text=True)) == cells
+    assert "Hide ratings" in on
