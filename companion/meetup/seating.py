@@ -20,7 +20,10 @@ The rules of the draw:
 - *by standings* (a last round, issue 33): given each player's place points so far, players
   with similar points sit together (the leaders at one table, listed first), with the same
   tables and games; each earlier shared table is then weighed against the gap in points
-  (:data:`STANDING_GAP`, :data:`STANDING_REPEAT`) instead of coming first.
+  (:data:`STANDING_GAP`, :data:`STANDING_REPEAT`) instead of coming first;
+- the room's wishes (issue 36), each a weighted cost in the same search: *balanced* tables by
+  rating (instead of by standings), *every game in turn*, *newcomers looked after* and
+  *never together* pairs (:data:`BALANCE`, :data:`GAME_AGAIN`, :data:`NEWCOMER`, :data:`NEVER`).
 
 A late arrival or a leaver between rounds needs nothing special: the next draw seats the
 roster it is given, and earlier rounds count only between players still on it.
