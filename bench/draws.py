@@ -13,7 +13,8 @@ Per way, averaged over the nights:
 - **spread**: per round, the standard deviation of the tables' mean rating (for their game),
   averaged over the rounds (lower: tables of more even strength);
 - **games**: different games met per player over the night, and the share of players who met
-  as many as the rounds allow (min(rounds, games));
+  as many as the rounds allow (min(rounds, the games the night's tables offered: a game for
+  two is seldom drawn, tables of four being preferred));
 - **looked after**: of the seats where a newcomer to the table's game sits (someone on the
   roster knows that game), the share with someone at the table who knows it;
 - **slowest**: the slowest single draw, in seconds (the target: ≤ 1 s for 40 players).
@@ -95,7 +96,7 @@ def night(way: str, n: int, rounds: int, seed: str) -> dict:
                 known[p].add(table.game)
         history.append(drawn)
     met = {p: {t.game for d in history for t in d.tables if p in t.players} for p in players}
-    most = min(rounds, len(GAMES))
+    most = min(rounds, len({t.game for d in history for t in d.tables}))  # the games the night's tables offered
     return {"repeats": repeated_pairs(history), "spread": statistics.fmean(spreads),
             "games": statistics.fmean(len(g) for g in met.values()),
             "all games": sum(1 for g in met.values() if len(g) >= most) / len(players),
