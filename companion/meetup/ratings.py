@@ -31,7 +31,7 @@ from openskill.models import PlackettLuce
 from ..games.text import T
 from .season import MatchRecord
 
-__all__ = ["Rating", "Ratings", "rate", "replay_order", "TIE_POLICY", "RATING_RULE", "MODEL"]
+__all__ = ["Rating", "Ratings", "Replay", "rate", "carry_on", "replay_order", "TIE_POLICY", "RATING_RULE", "MODEL"]
 
 MODEL = PlackettLuce()  # the library's defaults: μ 25, σ 25/3, β 25/6, τ 25/300
 
@@ -106,11 +106,38 @@ def _update(ratings: dict[str, Rating], record: MatchRecord) -> None:
             ratings[player] = Rating(after.mu, after.sigma, before.matches + 1)
 
 
+class Replay:
+    """The ratings after replaying some matches in order, to be carried on when later matches
+    are added (the usual change: a match finished after all the others)."""
+
+    def __init__(self) -> None:
+        self.done: list[MatchRecord] = []
+        self.overall: dict[str, Rating] = {}
+        self.by_game: dict[str, dict[str, Rating]] = {}
+
+    def add(self, record: MatchRecord) -> None:
+        _update(self.overall, record)
+        _update(self.by_game.setdefault(record.game, {}), record)
+        self.done.append(record)
+
+    def ratings(self) -> Ratings:
+        """The ratings so far (a copy: later matches don't change it)."""
+        return Ratings(dict(self.overall), {game: dict(table) for game, table in self.by_game.items()})
+
+
+def carry_on(replay: Replay | None, records: Iterable[MatchRecord]) -> Replay:
+    """The replay of ``records`` (ended matches, players by id, in table order): ``replay``
+    carried on when it replayed the first of them in the same order and nothing else, else a
+    new one from nothing (a merge, a correction or a match that ended earlier: everyone after
+    it is re-rated). Either way the figures are those of :func:`rate`."""
+    ordered = replay_order(list(records))
+    if replay is None or ordered[:len(replay.done)] != replay.done:
+        replay = Replay()
+    for record in ordered[len(replay.done):]:
+        replay.add(record)
+    return replay
+
+
 def rate(records: Iterable[MatchRecord]) -> Ratings:
     """Every player's ratings from ``records`` (ended matches, players by id, in table order)."""
-    overall: dict[str, Rating] = {}
-    by_game: dict[str, dict[str, Rating]] = {}
-    for record in replay_order(list(records)):
-        _update(overall, record)
-        _update(by_game.setdefault(record.game, {}), record)
-    return Ratings(overall, by_game)
+    return carry_on(None, records).ratings()

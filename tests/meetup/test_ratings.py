@@ -176,3 +176,20 @@ def test_a_merge_rerates_everyone_it_touches():
 def test_the_same_results_give_the_same_ratings():
     assert rate(NIGHTS) == rate(list(NIGHTS))
     assert MODEL.mu == MU and MODEL.sigma == pytest.approx(SIGMA) and MODEL.beta == pytest.approx(BETA)
+
+
+def test_a_replay_is_carried_on_for_later_matches_and_started_again_otherwise():
+    from companion.meetup.ratings import carry_on
+    replay = carry_on(None, [TWIN, TIE])
+    same = carry_on(replay, [TWIN, TIE, RWD, CUBE])
+    assert same is replay and same.ratings() == rate(NIGHTS)
+    # A correction to an earlier match (its places changed): everyone is replayed from nothing.
+    corrected = MatchRecord(TIE.night, TIE.game, TIE.table, TIE.players, (1, 2, 3), TIE.scores, TIE.entrants,
+                            TIE.ids, TIE.at)
+    again = carry_on(same, [TWIN, corrected, RWD, CUBE])
+    assert again is not same and again.ratings() == rate([TWIN, corrected, RWD, CUBE])
+    # The ratings handed out earlier don't change with later matches.
+    first = carry_on(None, [TWIN])
+    early = first.ratings()
+    assert carry_on(first, [TWIN, TIE]) is first
+    assert early == rate([TWIN]) != first.ratings()
