@@ -87,53 +87,76 @@ def replay_order(records: Sequence[MatchRecord]) -> list[MatchRecord]:
     return [r for _, r in sorted(enumerate(records), key=lambda pair: (pair[1].when, pair[0]))]
 
 
-def _update(ratings: dict[str, Rating], record: MatchRecord) -> None:
-    """One match: its entrants as the model's teams, ranked by place, ties as ties."""
+def _update(ratings: dict[str, Rating], record: MatchRecord) -> list[tuple[str, Rating | None]]:
+    """One match: its entrants as the model's teams, ranked by place, ties as ties. Returns each
+    changed player's rating before it (None: they had none), to undo it."""
     members: dict[int, list[str]] = {}
     place_of: dict[int, int] = {}
     for player, team, place in zip(record.keys, record.teams, record.places):
         members.setdefault(team, []).append(player)
         place_of[team] = place
     if len(members) < 2:
-        return  # nothing to compare
+        return []  # nothing to compare
     order = sorted(members)
     teams = [[MODEL.rating(mu=ratings.get(p, FRESH).mu, sigma=ratings.get(p, FRESH).sigma) for p in members[t]]
              for t in order]
     rated = MODEL.rate(teams, ranks=[float(place_of[t]) for t in order])
+    before = []
     for t, team in zip(order, rated):
         for player, after in zip(members[t], team):
-            before = ratings.get(player, FRESH)
-            ratings[player] = Rating(after.mu, after.sigma, before.matches + 1)
+            before.append((player, ratings.get(player)))
+            ratings[player] = Rating(after.mu, after.sigma, ratings.get(player, FRESH).matches + 1)
+    return before
 
 
 class Replay:
-    """The ratings after replaying some matches in order, to be carried on when later matches
-    are added (the usual change: a match finished after all the others)."""
+    """The ratings after replaying some matches in order, to be carried on when the matches
+    change: only from the first one that differs (the usual change: a match finished after all
+    the others, or a correction to one of tonight's)."""
 
     def __init__(self) -> None:
         self.done: list[MatchRecord] = []
         self.overall: dict[str, Rating] = {}
         self.by_game: dict[str, dict[str, Rating]] = {}
+        self.undo: list[tuple[list, list]] = []  # per match: what it changed, overall and in its game
 
     def add(self, record: MatchRecord) -> None:
-        _update(self.overall, record)
-        _update(self.by_game.setdefault(record.game, {}), record)
+        changed = _update(self.overall, record)
+        self.undo.append((changed, _update(self.by_game.setdefault(record.game, {}), record)))
         self.done.append(record)
+
+    def rewind(self, count: int) -> None:
+        """Undo the matches after the first ``count``, latest first."""
+        while len(self.done) > count:
+            record = self.done.pop()
+            overall, in_game = self.undo.pop()
+            for table, changed in ((self.overall, overall), (self.by_game[record.game], in_game)):
+                for player, before in reversed(changed):
+                    if before is None:
+                        table.pop(player, None)
+                    else:
+                        table[player] = before
 
     def ratings(self) -> Ratings:
         """The ratings so far (a copy: later matches don't change it)."""
-        return Ratings(dict(self.overall), {game: dict(table) for game, table in self.by_game.items()})
+        return Ratings(dict(self.overall), {game: dict(table) for game, table in self.by_game.items() if table})
 
 
 def carry_on(replay: Replay | None, records: Iterable[MatchRecord]) -> Replay:
     """The replay of ``records`` (ended matches, players by id, in table order): ``replay``
-    carried on when it replayed the first of them in the same order and nothing else, else a
-    new one from nothing (a merge, a correction or a match that ended earlier: everyone after
-    it is re-rated). Either way the figures are those of :func:`rate`."""
+    rewound to the first match that differs (a merge, a correction, a match that ended
+    earlier: everyone after it is re-rated) and carried on from there. The figures are
+    exactly those of :func:`rate`: every update is the same arithmetic in the same order."""
     ordered = replay_order(list(records))
-    if replay is None or ordered[:len(replay.done)] != replay.done:
+    if replay is None:
         replay = Replay()
-    for record in ordered[len(replay.done):]:
+    same = 0
+    for done, record in zip(replay.done, ordered):
+        if done != record:
+            break
+        same += 1
+    replay.rewind(same)
+    for record in ordered[same:]:
         replay.add(record)
     return replay
 

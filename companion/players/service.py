@@ -435,8 +435,9 @@ _REPLAYS_LOCK = threading.Lock()
 def ratings(conn: Connection) -> Ratings:
     """Every player's rating (per game and overall) from every stored result, worked out again
     whenever a result or who-is-who changed (a merge or a correction re-rates everyone it
-    touches); a match that ended after all the others is only added to the replay (a season
-    of 4,000 matches takes seconds from nothing)."""
+    touches). The replay is kept and rewound only to the first match that changed, so a match
+    just finished or a correction to tonight's costs milliseconds (a season of 4,000 matches
+    from nothing: 1-2 s)."""
     refresh(conn)
     path = (getattr(conn, "path", ""), getattr(conn, "identity", None))
 

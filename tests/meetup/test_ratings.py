@@ -178,16 +178,32 @@ def test_the_same_results_give_the_same_ratings():
     assert MODEL.mu == MU and MODEL.sigma == pytest.approx(SIGMA) and MODEL.beta == pytest.approx(BETA)
 
 
-def test_a_replay_is_carried_on_for_later_matches_and_started_again_otherwise():
+def test_a_kept_replay_gives_exactly_the_figures_of_a_replay_from_nothing():
     from companion.meetup.ratings import carry_on
     replay = carry_on(None, [TWIN, TIE])
-    same = carry_on(replay, [TWIN, TIE, RWD, CUBE])
-    assert same is replay and same.ratings() == rate(NIGHTS)
-    # A correction to an earlier match (its places changed): everyone is replayed from nothing.
+    assert carry_on(replay, NIGHTS) is replay and replay.ratings() == rate(NIGHTS)
+    # A correction to an earlier match (its places changed): rewound to it, everyone after re-rated.
     corrected = MatchRecord(TIE.night, TIE.game, TIE.table, TIE.players, (1, 2, 3), TIE.scores, TIE.entrants,
                             TIE.ids, TIE.at)
-    again = carry_on(same, [TWIN, corrected, RWD, CUBE])
-    assert again is not same and again.ratings() == rate([TWIN, corrected, RWD, CUBE])
+    assert carry_on(replay, [TWIN, corrected, RWD, CUBE]).ratings() == rate([TWIN, corrected, RWD, CUBE])
+    # A merge (ids changed in two matches), a match taken away, the first match gone: always the same.
+    merged = [MatchRecord(r.night, r.game, r.table, r.players, r.places, r.scores, r.entrants,
+                          tuple("john" if k == "jon" else k for k in r.keys), r.at) for r in NIGHTS]
+    for records in (merged, [TWIN, TIE, CUBE], [TIE, RWD, CUBE], NIGHTS, [], NIGHTS):
+        assert carry_on(replay, records).ratings() == rate(records)
+    # Random edits of a longer season: the kept replay never drifts from a replay from nothing.
+    rng = random.Random(7)
+    people = [f"p{i}" for i in range(9)]
+    season = [record(f"2026-12-{1 + i // 4:02d}", f"{19 + i % 4}:00", rng.choice(["rwd", "lucky_cube"]), str(i % 4),
+                     rng.sample(people, 4), rng.sample([1, 2, 3, 4], 4)) for i in range(40)]
+    kept = None
+    for _ in range(25):
+        i = rng.randrange(len(season))
+        r = season[i]
+        season[i] = MatchRecord(r.night, r.game, r.table, r.players, tuple(rng.sample(r.places, 4)), r.scores,
+                                r.entrants, r.ids, r.at)
+        kept = carry_on(kept, season)
+        assert kept.ratings() == rate(season)
     # The ratings handed out earlier don't change with later matches.
     first = carry_on(None, [TWIN])
     early = first.ratings()
