@@ -623,7 +623,7 @@ def _finish(tables: tuple[Seating, ...], index: Mapping[PlayerId, int], met: lis
 # 40 in well under a second on a slow laptop (the draw stops early once no pair repeats).
 STARTS = 12
 KICKS = 6
-WEIGHED_LOOKS = 25_000
+WEIGHED_LOOKS = 15_000
 
 
 def _exact_points(index: Mapping[PlayerId, int], standings: Mapping[PlayerId, Real]) -> list[Fraction]:
