@@ -23,8 +23,8 @@ the same figures.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Sequence
 
 from openskill.models import PlackettLuce
 
@@ -52,6 +52,9 @@ class Rating:
     mu: float
     sigma: float
     matches: int
+    # The library's own rating object with these figures, handed to its next update as it is
+    # (making one per player per match was a third of a season's replay).
+    model: Any = field(default=None, compare=False, repr=False)
 
     @property
     def shown(self) -> float:
@@ -87,6 +90,11 @@ def replay_order(records: Sequence[MatchRecord]) -> list[MatchRecord]:
     return [r for _, r in sorted(enumerate(records), key=lambda pair: (pair[1].when, pair[0]))]
 
 
+def _model_rating(rating: Rating) -> Any:
+    """The library's rating object for ``rating`` (rate() copies its input, never changes it)."""
+    return rating.model if rating.model is not None else MODEL.rating(mu=rating.mu, sigma=rating.sigma)
+
+
 def _update(ratings: dict[str, Rating], record: MatchRecord) -> list[tuple[str, Rating | None]]:
     """One match: its entrants as the model's teams, ranked by place, ties as ties. Returns each
     changed player's rating before it (None: they had none), to undo it."""
@@ -98,14 +106,13 @@ def _update(ratings: dict[str, Rating], record: MatchRecord) -> list[tuple[str, 
     if len(members) < 2:
         return []  # nothing to compare
     order = sorted(members)
-    teams = [[MODEL.rating(mu=ratings.get(p, FRESH).mu, sigma=ratings.get(p, FRESH).sigma) for p in members[t]]
-             for t in order]
+    teams = [[_model_rating(ratings.get(p, FRESH)) for p in members[t]] for t in order]
     rated = MODEL.rate(teams, ranks=[float(place_of[t]) for t in order])
     before = []
     for t, team in zip(order, rated):
         for player, after in zip(members[t], team):
             before.append((player, ratings.get(player)))
-            ratings[player] = Rating(after.mu, after.sigma, ratings.get(player, FRESH).matches + 1)
+            ratings[player] = Rating(after.mu, after.sigma, ratings.get(player, FRESH).matches + 1, after)
     return before
 
 
