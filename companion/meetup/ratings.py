@@ -132,7 +132,7 @@ class Replay:
         self.undo.append((changed, _update(self.by_game.setdefault(record.game, {}), record)))
         self.done.append(record)
 
-    def rewind(self, count: int) -> None:
+    def back_to(self, count: int) -> None:
         """Undo the matches after the first ``count``, latest first."""
         while len(self.done) > count:
             record = self.done.pop()
@@ -151,7 +151,7 @@ class Replay:
 
 def carry_on(replay: Replay | None, records: Iterable[MatchRecord]) -> Replay:
     """The replay of ``records`` (ended matches, players by id, in table order): ``replay``
-    rewound to the first match that differs (a merge, a correction, a match that ended
+    taken back to the first match that differs (a merge, a correction, a match that ended
     earlier: everyone after it is re-rated) and carried on from there. The figures are
     exactly those of :func:`rate`: every update is the same arithmetic in the same order."""
     ordered = replay_order(list(records))
@@ -162,7 +162,7 @@ def carry_on(replay: Replay | None, records: Iterable[MatchRecord]) -> Replay:
         if done != record:
             break
         same += 1
-    replay.rewind(same)
+    replay.back_to(same)
     for record in ordered[same:]:
         replay.add(record)
     return replay

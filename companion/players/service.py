@@ -435,7 +435,7 @@ _REPLAYS_LOCK = threading.Lock()
 def ratings(conn: Connection) -> Ratings:
     """Every player's rating (per game and overall) from every stored result, worked out again
     whenever a result or who-is-who changed (a merge or a correction re-rates everyone it
-    touches). The replay is kept and rewound only to the first match that changed, so a match
+    touches). The replay is kept and taken back only to the first match that changed, so a match
     just finished or a correction to tonight's costs milliseconds (a season of 4,000 matches
     from nothing: 1-2 s)."""
     refresh(conn)
