@@ -43,6 +43,13 @@ def laptop_only():
             "The players list opens only on the host laptop.")), 403
 
 
+@bp.app_template_global("rating_text")
+def rating_text(rating) -> str:
+    """A rating as shown: μ − 3σ to one decimal ("0.0", never "-0.0")."""
+    text = f"{rating.shown:.1f}"
+    return "0.0" if text == "-0.0" else text
+
+
 # --------------------------------------------------------------------------
 # The span and game a page shows
 

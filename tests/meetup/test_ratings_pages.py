@@ -36,7 +36,15 @@ def pid(conn, name) -> int:
 
 
 def shown(value: float) -> str:
-    return f"{value:.1f}"
+    text = f"{value:.1f}"
+    return "0.0" if text == "-0.0" else text
+
+
+def test_a_rating_just_below_zero_shows_as_zero():
+    from companion.meetup.ratings import Rating
+    from companion.players.views import rating_text
+    assert rating_text(Rating(25.0, 8.34, 1)) == "0.0"  # μ − 3σ = −0.02
+    assert rating_text(Rating(20.0, 8.0, 2)) == "-4.0" and rating_text(Rating(30.0, 5.0, 9)) == "15.0"
 
 
 def test_the_ratings_are_the_stored_results_replayed(season):
