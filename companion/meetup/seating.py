@@ -131,16 +131,18 @@ def _totals_text(totals: Sequence[int]) -> Text:
 
 
 def plan_tables(players: int, offered: Iterable[str] | None = None, chosen: Sequence[Chosen] | None = None,
-                games: Mapping[str, Game] = GAMES, seed: object = 0) -> tuple[TablePlan, ...]:
+                games: Mapping[str, Game] = GAMES, seed: object = 0,
+                tables_before: Mapping[str, int] | None = None) -> tuple[TablePlan, ...]:
     """The round's tables for ``players`` players: the organiser's ``chosen`` games (each a
     game id, or (game id, size)), or else tables filled from the ``offered`` games (all games
     by default). Raises :class:`SeatingError` when the roster can't be seated that way."""
     if chosen:
         return _plan_chosen(players, chosen, games)
-    return _plan_auto(players, _offered(offered, games), random.Random(f"{seed}/plan"))
+    return _plan_auto(players, _offered(offered, games), random.Random(f"{seed}/plan"), tables_before)
 
 
-def _plan_auto(players: int, offered: Sequence[Game], rng: random.Random) -> tuple[TablePlan, ...]:
+def _plan_auto(players: int, offered: Sequence[Game], rng: random.Random,
+               tables_before: Mapping[str, int] | None = None) -> tuple[TablePlan, ...]:
     costs: dict[int, int] = {}
     for game in offered:
         for size in (*game.players, *game.variant_players):
@@ -165,7 +167,9 @@ def _plan_auto(players: int, offered: Sequence[Game], rng: random.Random) -> tup
                               smallest, roster=players) if players < smallest else
                            T("The games on offer can't seat exactly {n} players. Offer more games.", n=players))
     sizes = sorted(best[players][3], key=lambda s: (s != 4, s))  # type: ignore[index]
-    used = {game.id: 0 for game in offered}
+    # Spread the games over the round's tables; for *every game in turn* (``tables_before``:
+    # the night's tables of each game so far) over the night's tables too.
+    used = {game.id: (tables_before or {}).get(game.id, 0) for game in offered}
     plan = []
     for size in sizes:
         fitting = [g for g in offered if size in g.players] or [g for g in offered if size in g.variant_players]
@@ -643,6 +647,15 @@ def _strongest_first(plan: Sequence[TablePlan], groups: list[list[int]], points:
     return [plan[t] for t in order], [groups[t] for t in order]
 
 
+def _tables_of_each_game(history: Sequence[Round]) -> dict[str, int]:
+    """How many tables of each game the night's earlier rounds had."""
+    counts: dict[str, int] = {}
+    for round_ in history:
+        for table in _tables(round_):
+            counts[table.game] = counts.get(table.game, 0) + 1
+    return counts
+
+
 def _games_tonight(index: Mapping[PlayerId, int], history: Sequence[Round]) -> list[dict[str, int]]:
     """How often each roster player played each game in the night's earlier rounds."""
     counts: list[dict[str, int]] = [{} for _ in index]
@@ -700,7 +713,7 @@ def draw_round(roster: Sequence[PlayerId], history: Iterable[Round] = (), *, off
         raise ValueError("by standings groups the strong; balanced spreads them: choose one")
     index = _roster_index(roster)
     history = list(history)
-    plan = plan_tables(len(index), offered, chosen, games, seed)
+    plan = plan_tables(len(index), offered, chosen, games, seed, _tables_of_each_game(history) if every_game else None)
     met, partnered = _history_counts(index, history, games)
     rng = random.Random(f"{seed}/draw")
     points = None if standings is None else _exact_points(index, standings)

@@ -115,3 +115,15 @@ def test_wishes_combine_and_a_seed_gives_one_draw():
     assert all(not {"A", "H"} <= set(t.players) for d in first for t in d.tables)
     # Mixing still counts: no more repeats than three rounds of eight at tables of four force.
     assert repeated_pairs(first) <= repeated_pairs(night(3)) + 4
+
+
+def test_every_game_in_turn_spreads_the_games_over_the_nights_tables_too():
+    # Twelve players at three tables of four, four games that seat four: over four rounds each
+    # game gets three tables (mixing alone draws each round's games afresh).
+    roster = [f"P{i:02d}" for i in range(12)]
+    games = ["rwd", "lucky_cube", "pair_quad", "twin_shoot"]
+    history: list[Draw] = []
+    for number in range(4):
+        history.append(draw_round(roster, history, seed=f"t/{number}", offered=games, every_game=True))
+    tables = [t.game for d in history for t in d.tables]
+    assert sorted(tables.count(g) for g in games) == [3, 3, 3, 3]
