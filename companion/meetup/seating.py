@@ -16,7 +16,14 @@ The rules of the draw:
   rarely as the counts allow; partners in a team game (the seats its ``Game.seating``
   declares as one team, neighbours or across the table) are partners again more rarely still;
 - the draw is random, but the same inputs and seed give the same draw (the search is
-  bounded by a count of steps, never by the clock, so a slow laptop draws the same).
+  bounded by a count of steps, never by the clock, so a slow laptop draws the same);
+- *by standings* (a last round, issue 33): given each player's place points so far, players
+  with similar points sit together (the leaders at one table, listed first), with the same
+  tables and games; each earlier shared table is then weighed against the gap in points
+  (:data:`STANDING_GAP`, :data:`STANDING_REPEAT`) instead of coming first;
+- the room's wishes (issue 36), each a weighted cost in the same search: *balanced* tables by
+  rating (instead of by standings), *every game in turn*, *newcomers looked after* and
+  *never together* pairs (:data:`BALANCE`, :data:`GAME_AGAIN`, :data:`NEWCOMER`, :data:`NEVER`).
 
 A late arrival or a leaver between rounds needs nothing special: the next draw seats the
 roster it is given, and earlier rounds count only between players still on it.
@@ -30,8 +37,10 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import lru_cache
 from itertools import combinations, permutations
+from numbers import Real
 from typing import Hashable, Iterable, Mapping, Sequence, Union
 
 from ..games import GAMES, Game
@@ -122,16 +131,18 @@ def _totals_text(totals: Sequence[int]) -> Text:
 
 
 def plan_tables(players: int, offered: Iterable[str] | None = None, chosen: Sequence[Chosen] | None = None,
-                games: Mapping[str, Game] = GAMES, seed: object = 0) -> tuple[TablePlan, ...]:
+                games: Mapping[str, Game] = GAMES, seed: object = 0,
+                tables_before: Mapping[str, int] | None = None) -> tuple[TablePlan, ...]:
     """The round's tables for ``players`` players: the organiser's ``chosen`` games (each a
     game id, or (game id, size)), or else tables filled from the ``offered`` games (all games
     by default). Raises :class:`SeatingError` when the roster can't be seated that way."""
     if chosen:
         return _plan_chosen(players, chosen, games)
-    return _plan_auto(players, _offered(offered, games), random.Random(f"{seed}/plan"))
+    return _plan_auto(players, _offered(offered, games), random.Random(f"{seed}/plan"), tables_before)
 
 
-def _plan_auto(players: int, offered: Sequence[Game], rng: random.Random) -> tuple[TablePlan, ...]:
+def _plan_auto(players: int, offered: Sequence[Game], rng: random.Random,
+               tables_before: Mapping[str, int] | None = None) -> tuple[TablePlan, ...]:
     costs: dict[int, int] = {}
     for game in offered:
         for size in (*game.players, *game.variant_players):
@@ -156,7 +167,9 @@ def _plan_auto(players: int, offered: Sequence[Game], rng: random.Random) -> tup
                               smallest, roster=players) if players < smallest else
                            T("The games on offer can't seat exactly {n} players. Offer more games.", n=players))
     sizes = sorted(best[players][3], key=lambda s: (s != 4, s))  # type: ignore[index]
-    used = {game.id: 0 for game in offered}
+    # Spread the games over the round's tables; for *every game in turn* (``tables_before``:
+    # the night's tables of each game so far) over the night's tables too.
+    used = {game.id: (tables_before or {}).get(game.id, 0) for game in offered}
     plan = []
     for size in sizes:
         fitting = [g for g in offered if size in g.players] or [g for g in offered if size in g.variant_players]
@@ -263,6 +276,90 @@ def _history_counts(index: Mapping[PlayerId, int], history: Iterable[Round], gam
 REPEAT = 10 ** 8
 PARTNER = 10 ** 5
 
+# By standings, two tablemates cost STANDING_GAP per squared place point between them (so a
+# table of similar players is cheap and the leaders end up together), and a pair who already
+# shared a table tonight costs STANDING_REPEAT (and met² below it, as when mixing): a repeat
+# weighs as much as a gap of about ⅓ place point (a tenth of a squared point). Partners again
+# still cost PARTNER on top: a tenth of a squared point too. Squared gaps make two small gaps
+# cheaper than one big one.
+STANDING_GAP = 10 ** 6
+STANDING_REPEAT = 10 ** 5
+
+
+# The room's other wishes (issue 36), weighed in the same units as mixing (a repeat REPEAT):
+# - never together (pairs the organiser sets): NEVER per such pair at one table, above all else;
+# - newcomers looked after: NEWCOMER per player new to the table's game with nobody at the table
+#   who has played it (only when someone on the roster has): as much as one repeated pair;
+# - every game in turn: GAME_AGAIN per time a player already played the table's game tonight
+#   (twice before: twice that): below a repeat, so mixing comes first and, among draws that
+#   mix as well, each player gets a game they haven't played tonight;
+# - balanced: BALANCE per squared rating point (μ) between a table's mean and the room's mean for
+#   its game, times the table's size: a table 3 μ points off costs about a tenth of a repeat.
+NEVER = 10 ** 10
+NEWCOMER = 10 ** 8
+GAME_AGAIN = 3 * 10 ** 7
+BALANCE = 10 ** 6
+
+
+class _TableCosts:
+    """What a table's players cost beyond their pairs. A table's players are summed up in a
+    small state (their strength, their games again, how many know the game), so a swap's
+    change is worked out from the two players alone."""
+
+    def __init__(self, plan: Sequence[TablePlan], n: int, *, strength: Sequence[Mapping[str, float]] | None = None,
+                 played_tonight: Sequence[Mapping[str, int]] | None = None,
+                 experienced: Sequence[frozenset[str]] | None = None):
+        # Per table, per player: their strength for its game (centred on the room's mean for
+        # it); what playing it again costs; 1 if they know it. Zeros where the wish is off.
+        self.balance = strength is not None
+        self.strength = [[0.0] * n for _ in plan]
+        if strength is not None:
+            for t, table in enumerate(plan):
+                row = [r.get(table.game, r.get("", 0.0)) for r in strength]
+                mean = sum(row) / n
+                self.strength[t] = [value - mean for value in row]
+        self.again = [[0] * n for _ in plan]
+        if played_tonight is not None:
+            self.again = [[GAME_AGAIN * counts.get(table.game, 0) for counts in played_tonight] for table in plan]
+        # Newcomers count only at a game someone on the roster knows (else nobody could help).
+        self.knows: list[list[int] | None] = [None] * len(plan)
+        if experienced is not None:
+            for t, table in enumerate(plan):
+                row = [int(table.game in games) for games in experienced]
+                self.knows[t] = row if any(row) else None
+
+    def state(self, t: int, members: Sequence[int]) -> tuple[float, int, int, int]:
+        """(strength off the mean, again, players who know the game, players) of table ``t``."""
+        knows = self.knows[t]
+        return (sum(self.strength[t][p] for p in members), sum(self.again[t][p] for p in members),
+                sum(knows[p] for p in members) if knows is not None else 1, len(members))
+
+    def moved(self, t: int, state: tuple[float, int, int, int], out: int, into: int) -> tuple[float, int, int, int]:
+        """The state after ``out`` leaves table ``t`` and ``into`` takes the seat."""
+        strength, again, knowing, size = state
+        knows = self.knows[t]
+        return (strength - self.strength[t][out] + self.strength[t][into],
+                again - self.again[t][out] + self.again[t][into],
+                knowing - knows[out] + knows[into] if knows is not None else 1, size)
+
+    def cost(self, state: tuple[float, int, int, int]) -> int:
+        strength, again, knowing, size = state
+        cost = again + (NEWCOMER * size if knowing == 0 else 0)
+        if self.balance:
+            cost += round(BALANCE * strength * strength / size)
+        return cost
+
+
+def _pair_costs(met: list[list[int]], points: Sequence[Fraction] | None) -> list[list[int]]:
+    """What seating each two roster players at one table costs: mixing, a repeat REPEAT (and
+    met² below it); by standings (``points`` per player), the squared gap, and a repeat
+    STANDING_REPEAT (and met²)."""
+    n = len(met)
+    if points is None:
+        return [[0 if met[a][b] == 0 else REPEAT + met[a][b] ** 2 for b in range(n)] for a in range(n)]
+    return [[0 if a == b else round(STANDING_GAP * (points[a] - points[b]) ** 2)
+             + (0 if met[a][b] == 0 else STANDING_REPEAT + met[a][b] ** 2) for b in range(n)] for a in range(n)]
+
 
 def _block_sizes(groups: tuple[tuple[int, ...], ...], size: int) -> tuple[int, ...]:
     grouped = {seat for group in groups for seat in group}
@@ -294,15 +391,27 @@ def _partitions(members: tuple[int, ...], sizes: tuple[int, ...]) -> Iterable[tu
             yield (block, *tail)
 
 
+@lru_cache(maxsize=64)
+def _partition_patterns(k: int, sizes: tuple[int, ...]) -> tuple[tuple[tuple[int, ...], ...], ...]:
+    """:func:`_partitions` of the positions 0..k-1, worked out once per table shape (a search
+    asks for the partners of thousands of foursomes)."""
+    return tuple(_partitions(tuple(range(k)), sizes))
+
+
 class _Search:
     """The state of one round's search: players are indexes 0..n-1 into the roster."""
 
     def __init__(self, plan: Sequence[TablePlan], met: list[list[int]], partnered: list[list[int]],
-                 games: Mapping[str, Game]):
+                 games: Mapping[str, Game], points: Sequence[Fraction] | None = None,
+                 never: Iterable[tuple[int, int]] = (), table_costs: "_TableCosts | None" = None):
         self.plan = plan
         n = len(met)
         self.n = n
-        self.cost = [[0 if met[a][b] == 0 else REPEAT + met[a][b] ** 2 for b in range(n)] for a in range(n)]
+        self.cost = _pair_costs(met, points)
+        for a, b in never:
+            self.cost[a][b] += NEVER
+            self.cost[b][a] += NEVER
+        self.table_costs = table_costs
         self.partnered = partnered
         self.any_partners = any(any(row) for row in partnered)
         # Per table: the block sizes of its partners (None for a game of single players).
@@ -322,8 +431,11 @@ class _Search:
         found = self._partner_memo.get(key)
         if found is None:
             found = (1 << 62, ())
-            for blocks in _partitions(key[1], sizes):
-                cost = sum(PARTNER * self.partnered[a][b] for block in blocks for a, b in combinations(block, 2))
+            members = key[1]
+            partnered = self.partnered
+            for pattern in _partition_patterns(len(members), sizes):
+                blocks = tuple(tuple(members[i] for i in block) for block in pattern)
+                cost = sum(PARTNER * partnered[a][b] for block in blocks for a, b in combinations(block, 2))
                 if cost < found[0]:
                     found = (cost, blocks)
             self._partner_memo[key] = found
@@ -340,11 +452,15 @@ class _Search:
         # at[p][t]: what p pays for the players of table t (not counting p itself).
         self.at = [[sum(cost[p][x] for x in members if x != p) for members in self.groups] for p in range(self.n)]
         self.partner_cost = [self.partner_best(t, members)[0] for t, members in enumerate(self.groups)]
-        self.total = (sum(self.at[p][self.where[p]] for p in range(self.n)) // 2) + sum(self.partner_cost)
+        costs = self.table_costs
+        self.table_state = [costs.state(t, members) if costs else None for t, members in enumerate(self.groups)]
+        self.table_cost = [costs.cost(state) if costs else 0 for state in self.table_state]
+        self.total = (sum(self.at[p][self.where[p]] for p in range(self.n)) // 2) + sum(self.partner_cost) \
+            + sum(self.table_cost)
 
-    def delta(self, a: int, b: int) -> tuple[int, int, int]:
+    def delta(self, a: int, b: int) -> tuple[int, int, int, tuple | None, tuple | None]:
         """The change of cost if ``a`` and ``b`` (at different tables) swap seats, and the two
-        tables' partner costs after it."""
+        tables' partner costs and table states after it."""
         ta, tb = self.where[a], self.where[b]
         at_a, at_b, cab = self.at[a], self.at[b], self.cost[a][b]
         d = at_b[ta] + at_a[tb] - 2 * cab - at_a[ta] - at_b[tb]
@@ -355,9 +471,16 @@ class _Search:
             if self.blocks[tb] is not None:
                 pb = self.partner_best(tb, [a if x == b else x for x in self.groups[tb]])[0]
             d += pa - self.partner_cost[ta] + pb - self.partner_cost[tb]
-        return d, pa, pb
+        sa = sb = None
+        costs = self.table_costs
+        if costs:
+            sa = costs.moved(ta, self.table_state[ta], a, b)
+            sb = costs.moved(tb, self.table_state[tb], b, a)
+            d += costs.cost(sa) - self.table_cost[ta] + costs.cost(sb) - self.table_cost[tb]
+        return d, pa, pb, sa, sb
 
-    def swap(self, a: int, b: int, d: int, pa: int, pb: int) -> None:
+    def swap(self, a: int, b: int, d: int, pa: int, pb: int, sa: tuple | None = None, sb: tuple | None = None
+             ) -> None:
         ta, tb = self.where[a], self.where[b]
         ga, gb = self.groups[ta], self.groups[tb]
         ga[ga.index(a)] = b
@@ -370,6 +493,9 @@ class _Search:
             at[tb] += row[a] - row[b]
         # A player's own cost[p][p] is 0, so the loop left a's and b's own sums right.
         self.partner_cost[ta], self.partner_cost[tb] = pa, pb
+        if sa is not None and sb is not None:
+            self.table_state[ta], self.table_state[tb] = sa, sb
+            self.table_cost[ta], self.table_cost[tb] = self.table_costs.cost(sa), self.table_costs.cost(sb)
         self.total += d
 
     def descend(self, rng: random.Random, budget: int) -> int:
@@ -384,9 +510,9 @@ class _Search:
                 if self.where[a] == self.where[b]:
                     continue
                 looked += 1
-                d, pa, pb = self.delta(a, b)
+                d, *after = self.delta(a, b)
                 if d < 0:
-                    self.swap(a, b, d, pa, pb)
+                    self.swap(a, b, d, *after)
                     improved = True
                     if self.total == 0:
                         break
@@ -501,44 +627,130 @@ def _finish(tables: tuple[Seating, ...], index: Mapping[PlayerId, int], met: lis
 # 40 in well under a second on a slow laptop (the draw stops early once no pair repeats).
 STARTS = 12
 KICKS = 6
+WEIGHED_LOOKS = 15_000
+
+
+def _exact_points(index: Mapping[PlayerId, int], standings: Mapping[PlayerId, Real]) -> list[Fraction]:
+    """Each roster player's place points so far, exact (0 for a player with no result yet)."""
+    points = [Fraction(0)] * len(index)
+    for player, value in standings.items():
+        if player in index:
+            points[index[player]] = Fraction(value)
+    return points
+
+
+def _strongest_first(plan: Sequence[TablePlan], groups: list[list[int]], points: Sequence[Fraction]
+                     ) -> tuple[list[TablePlan], list[list[int]]]:
+    """The tables reordered by their players' mean place points, highest first (ties keep the
+    plan's order): by standings, table 1 is the leaders' table."""
+    order = sorted(range(len(plan)), key=lambda t: -sum(points[p] for p in groups[t]) / len(groups[t]))
+    return [plan[t] for t in order], [groups[t] for t in order]
+
+
+def _tables_of_each_game(history: Sequence[Round]) -> dict[str, int]:
+    """How many tables of each game the night's earlier rounds had."""
+    counts: dict[str, int] = {}
+    for round_ in history:
+        for table in _tables(round_):
+            counts[table.game] = counts.get(table.game, 0) + 1
+    return counts
+
+
+def _games_tonight(index: Mapping[PlayerId, int], history: Sequence[Round]) -> list[dict[str, int]]:
+    """How often each roster player played each game in the night's earlier rounds."""
+    counts: list[dict[str, int]] = [{} for _ in index]
+    for round_ in history:
+        for table in _tables(round_):
+            for p in table.players:
+                if p in index:
+                    row = counts[index[p]]
+                    row[table.game] = row.get(table.game, 0) + 1
+    return counts
+
+
+def _table_costs(plan: Sequence[TablePlan], index: Mapping[PlayerId, int], history: Sequence[Round], *,
+                 strength: Mapping[PlayerId, Mapping[str, float]] | None, every_game: bool,
+                 experience: Mapping[PlayerId, Iterable[str]] | None) -> _TableCosts | None:
+    if strength is None and not every_game and experience is None:
+        return None
+    tonight = _games_tonight(index, history)
+    rows = None
+    if strength is not None:
+        known = [strength[p] for p in index if p in strength]
+        # A player the caller has no figure for counts as the room's average (of overall figures).
+        average = sum(row.get("", 0.0) for row in known) / len(known) if known else 0.0
+        rows = [strength.get(p, {"": average}) for p in index]
+    experienced = None
+    if experience is not None:  # the games each has played before tonight, and tonight so far
+        experienced = [frozenset(experience.get(p, ())) | frozenset(tonight[i]) for p, i in index.items()]
+    return _TableCosts(plan, len(index), strength=rows, played_tonight=tonight if every_game else None,
+                       experienced=experienced)
 
 
 def draw_round(roster: Sequence[PlayerId], history: Iterable[Round] = (), *, offered: Iterable[str] | None = None,
                chosen: Sequence[Chosen] | None = None, seed: object = 0, games: Mapping[str, Game] = GAMES,
-               starts: int = STARTS, kicks: int = KICKS) -> Draw:
+               starts: int = STARTS, kicks: int = KICKS, standings: Mapping[PlayerId, Real] | None = None,
+               strength: Mapping[PlayerId, Mapping[str, float]] | None = None, every_game: bool = False,
+               experience: Mapping[PlayerId, Iterable[str]] | None = None,
+               never: Iterable[tuple[PlayerId, PlayerId]] = ()) -> Draw:
     """Draw the next round's seating for ``roster``.
 
     ``history``: the night's earlier rounds (each a :class:`Draw` or its tables), in any order.
     ``offered``: the game ids the app may fill tables with (default every game); ``chosen``:
     the organiser's games for this round's tables instead (each a game id, or (id, size)).
     ``seed``: any int or str; the same inputs and seed give the same draw.
+    ``standings``: draw *by standings* instead of mixing: each player's place points so far
+    (read from the night's results; a player not in it has 0); similar players sit together
+    and the leaders' table comes first.
+    The room's wishes, each a weighted cost in the same search (issue 36): ``strength``
+    (*balanced*: per player, their rating per game id, and under "" overall: tables of even
+    strength; not with ``standings``), ``every_game`` (each player meets games they haven't
+    played tonight), ``experience`` (*newcomers looked after*: per player, the games they
+    played before tonight; a newcomer to a table's game sits with someone who knows it) and
+    ``never`` (pairs never seated together where the room allows).
     Raises :class:`SeatingError` when the roster can't be seated so."""
+    if standings is not None and strength is not None:
+        raise ValueError("by standings groups the strong; balanced spreads them: choose one")
     index = _roster_index(roster)
-    plan = plan_tables(len(index), offered, chosen, games, seed)
+    history = list(history)
+    plan = plan_tables(len(index), offered, chosen, games, seed, _tables_of_each_game(history) if every_game else None)
     met, partnered = _history_counts(index, history, games)
     rng = random.Random(f"{seed}/draw")
-    search = _Search(plan, met, partnered, games)
+    points = None if standings is None else _exact_points(index, standings)
+    apart = [(index[a], index[b]) for a, b in never if a in index and b in index and a != b]
+    search = _Search(plan, met, partnered, games, points, apart,
+                     _table_costs(plan, index, history, strength=strength, every_game=every_game,
+                                  experience=experience))
     n = len(index)
     budget = 4 * n * n  # about eight passes over every pair of players
+    # Weighed costs (standings, the room's wishes) seldom reach 0, where mixing stops early:
+    # their search stops after WEIGHED_LOOKS swaps looked at in all (a count: the same draw on
+    # any laptop), so a draw of 40 answers within a second.
+    weighed = points is not None or search.table_costs is not None
+    limit = WEIGHED_LOOKS if weighed else None
+    looked = 0
     best: tuple[int, list[list[int]]] | None = None
     for start in range(starts):
         # The first start is the greedy mixer's seating: the draw is never worse than it.
         groups = _greedy_groups(plan, met, rng) if start == 0 else _random_groups(plan, n, rng)
         search.start(groups)
-        search.descend(rng, budget)
+        looked += search.descend(rng, budget)
         for kick in range(kicks + 1):
             if best is None or search.total < best[0]:
                 best = (search.total, [list(g) for g in search.groups])
-            if best[0] == 0 or kick == kicks:
+            if best[0] == 0 or kick == kicks or (limit is not None and looked >= limit):
                 break
             search.start(best[1])  # kick from the best seen, not from a worse wander
             search.kick(rng, 2 + kick % 3)
-            search.descend(rng, budget)
-        if best[0] == 0:
+            looked += search.descend(rng, budget)
+        if best[0] == 0 or (limit is not None and looked >= limit):
             break
     assert best is not None
     search.start(best[1])
-    tables = _seat(search, plan, best[1], list(index), games, rng)
+    groups = best[1]
+    if points is not None:
+        plan, groups = _strongest_first(plan, groups, points)
+    tables = _seat(search, plan, groups, list(index), games, rng)
     return _finish(tables, index, met, partnered, games)
 
 

@@ -24,9 +24,11 @@ from ..games import FieldError, Game, MatchSetup, Option
 from ..games.text import T
 from ..meetup import points as place_points
 from ..meetup import seating
+from ..players import service as season
 from ..names import clean_name, name_key
 from ..store import Connection, Conflict, NotFound, write
 from ..store import nights as night_rows
+from ..store import players as player_rows
 from ..store import tables as table_rows
 # The tables' service by its module, never its names copied: its clock (``now``) is one, and a
 # test that sets it sets the night's too.
@@ -355,9 +357,14 @@ def _drawn_options(formats: Mapping[str, Mapping[str, int]] | None) -> dict[str,
 
 def draw_round(conn: Connection, chosen: Sequence[seating.Chosen] | None = None,
                offered: Sequence[str] | None = None, minutes: int | None = None,
-               seed: str | None = None, formats: Mapping[str, Mapping[str, int]] | None = None) -> Round:
+               seed: str | None = None, formats: Mapping[str, Mapping[str, int]] | None = None,
+               by_standings: bool = False, balanced: bool = False, every_game: bool = False,
+               newcomers: bool = False, never: Sequence[tuple[int, int]] = ()) -> Round:
     """Draw the next round for tonight's roster and create its tables with the players seated
-    in the drawn order (one transaction). ``chosen``: the organiser's games for the tables;
+    in the drawn order (one transaction). ``by_standings``: players with similar place points
+    so far sit together (the leaders at table 1) instead of mixing; the room's wishes (issue
+    36): ``balanced`` tables by rating, ``every_game`` in turn, ``newcomers`` looked after,
+    ``never`` these pairs of player ids together. ``chosen``: the organiser's games for the tables;
     else tables are filled from the ``offered`` games (all by default). Raises ``Refused``
     (field "games") when the roster can't be seated so, ``Conflict`` when another draw
     was made meanwhile. ``formats``: per game, its match-format options (:func:`match_format`)
@@ -371,7 +378,10 @@ def draw_round(conn: Connection, chosen: Sequence[seating.Chosen] | None = None,
     seed = seed or secrets.token_hex(4)
     try:
         drawn = seating.draw_round([p.id for p in people], [r.seating() for r in earlier],
-                                   offered=offered or None, chosen=chosen or None, seed=seed)
+                                   offered=offered or None, chosen=chosen or None, seed=seed,
+                                   standings=points_so_far(conn, people) if by_standings else None,
+                                   strength=strengths(conn, people) if balanced else None, every_game=every_game,
+                                   experience=games_played(conn, people) if newcomers else None, never=never)
     except seating.SeatingError as refused:
         raise Refused([FieldError("games", refused.message)]) from None
     names = {p.id: p.name for p in people}
@@ -396,6 +406,54 @@ def draw_round(conn: Connection, chosen: Sequence[seating.Chosen] | None = None,
             night_rows.insert_round_table(conn, round_id, table_id, number, list(table.players))
     publish(Change("night"))
     return night_rounds(conn)[-1]
+
+
+def points_so_far(conn: Connection, people: Sequence[Player]) -> dict[int, float]:
+    """Each of ``people``'s place points tonight, as the leaderboard reads them from the
+    night's results (0 before a first finished table)."""
+    totals = {standing.key: standing.points for standing in leaderboard(night_results(conn))}
+    return {p.id: totals.get(p.key, 0.0) for p in people}
+
+
+def _season_ids(conn: Connection, people: Sequence[Player]) -> dict[int, str]:
+    """Tonight's players' ids in the season's records (a name at a table is its player)."""
+    by_key = player_rows.name_map(conn)
+    return {p.id: str(by_key[p.key]) for p in people if p.key in by_key}
+
+
+def strengths(conn: Connection, people: Sequence[Player]) -> dict[int, dict[str, float]]:
+    """Each of ``people``'s rating μ per game and overall (""), from the season's ratings (a
+    player with none has the fresh rating's μ): what a *balanced* draw evens out."""
+    ratings = season.ratings(conn)
+    ids = _season_ids(conn, people)
+    found = {}
+    for p in people:
+        sid = ids.get(p.id)
+        row = {"": ratings.of(sid).mu if sid else ratings.of("").mu}
+        if sid:
+            row.update({game: table[sid].mu for game, table in ratings.by_game.items() if sid in table})
+        found[p.id] = row
+    return found
+
+
+def rating_by_key(conn: Connection):
+    """A player's overall rating by their name key (a leaderboard line's ``key``); a name the
+    season doesn't know has the fresh rating."""
+    ratings = season.ratings(conn)
+    ids = player_rows.name_map(conn)
+    return lambda key: ratings.of(str(ids[key]) if key in ids else "")
+
+
+def games_played(conn: Connection, people: Sequence[Player]) -> dict[int, set[str]]:
+    """The games each of ``people`` has finished a match of, on any night (the stored results)."""
+    ids = _season_ids(conn, people)
+    wanted = {sid: pid for pid, sid in ids.items()}
+    found: dict[int, set[str]] = {p.id: set() for p in people}
+    for record in season.records(conn):
+        for key in record.keys:
+            if key in wanted:
+                found[wanted[key]].add(record.game)
+    return found
 
 
 class RoundStarted(Exception):

@@ -145,7 +145,16 @@ def hall_context(cycle: bool = False) -> dict:
                 standings=service.leaderboard(results), place_points_rule=place_points.PLACE_POINTS_RULE,
                 leaderboard_order=place_points.LEADERBOARD_ORDER,
                 join_link=link, join_warning=warning, join_qr=None if warning else qr_svg(link),
-                clock=clock_of(latest), claims=claims.waiting(conn), **draw_format_context(rounds), **time_context(conn, latest))
+                clock=clock_of(latest), claims=claims.waiting(conn), **draw_format_context(rounds), **time_context(conn, latest),
+                **rating_context(conn))
+
+
+def rating_context(conn) -> dict:
+    """The leaderboard's rating column (issue 36): hidden unless the organiser turns it on
+    (``?ratings=1`` on the hall; some players would rather not see it)."""
+    if request.args.get("ratings") != "1":
+        return dict(show_ratings=False, rating_of=None)
+    return dict(show_ratings=True, rating_of=service.rating_by_key(conn))
 
 
 def time_context(conn, latest: service.Round | None) -> dict:
@@ -441,6 +450,32 @@ def draw_formats(values: dict) -> dict[str, dict[str, int]]:
     return formats
 
 
+# How the draw seats the round (the form's "by" field): mixing, by standings (issue 33), or
+# tables of even strength (issue 36); the room's other wishes are ticked beside it.
+DRAW_WAYS = ("mix", "standings", "balanced")
+
+
+def never_pairs(raw: str | None) -> tuple[list[tuple[int, int]], list[str]]:
+    """The draw form's "never together" pairs: one per line, two names of tonight's list joined
+    by "+" ("Ann + Bob"). Returns (pairs of player ids, messages about what can't be read)."""
+    ids = {p.key: p.id for p in service.roster(get_db())}
+    pairs, errors = [], []
+    for line in (raw or "").replace(";", "\n").splitlines():
+        if not line.strip():
+            continue
+        names = [name.strip() for name in line.split("+")]
+        if len(names) != 2 or not all(names):
+            errors.append(gettext("Write each pair as two names joined by +, one pair per line: %(line)s",
+                                  line=line.strip()))
+            continue
+        missing = [name for name in names if name_key(name) not in ids]
+        if missing:
+            errors.extend(gettext("%(name)s is not on tonight's list.", name=name) for name in missing)
+            continue
+        pairs.append((ids[name_key(names[0])], ids[name_key(names[1])]))
+    return pairs, errors
+
+
 @bp.post("/hall/rounds")
 def draw():
     values = form_values()
@@ -448,16 +483,39 @@ def draw():
     if not chosen and not offered:
         return hall_page(values, {"games": [gettext("Tick at least one game, or give some games a number of tables.")]},
                          422)
+    way = values.get("by") or "mix"
+    if way not in DRAW_WAYS:
+        return hall_page(values, {"by": [gettext("Choose how to seat the round.")]}, 422)
+    never, unread = never_pairs(values.get("never"))
+    if unread:
+        return hall_page(values, {"never": unread}, 422)
     minutes = small_number(values.get("minutes"))
     try:
-        service.draw_round(get_db(), chosen=chosen, offered=offered, minutes=minutes, formats=draw_formats(values))
+        service.draw_round(get_db(), chosen=chosen, offered=offered, minutes=minutes, formats=draw_formats(values),
+                           by_standings=way == "standings", balanced=way == "balanced",
+                           every_game=bool(values.get("every_game")), newcomers=bool(values.get("newcomers")),
+                           never=never)
     except Refused as refused:
         return refused_page(values, refused)
     except Conflict:
         return hall_page(values, {"games": [gettext("The list changed while drawing. Draw again.")]}, 409)
     except StorageError as error:
         return hall_page(values, {"games": [storage_message(error)]}, 503)
-    return after("#seating")
+    # The next round's form starts with the same way and wishes (nothing stores them).
+    kept = {key: values[key] for key in DRAW_WISHES if values.get(key) and values[key] != "mix"}
+    return redirect(url_for("hall.index", **kept) + "#seating", code=303)
+
+
+DRAW_WISHES = ("by", "every_game", "newcomers", "never")  # kept from one draw to the next
+
+
+@bp.app_template_global("draw_wishes")
+def draw_wishes(values: dict) -> dict:
+    """What the draw form's way and wishes start as: the form sent back (a refused draw), else
+    the query string the last draw left (see :func:`draw`)."""
+    if values.get("draw") == "1":
+        return {key: values.get(key, "") for key in DRAW_WISHES}
+    return {key: request.args.get(key, "") for key in DRAW_WISHES}
 
 
 def change_round(values: dict, field_name: str, change):

@@ -14,6 +14,7 @@ from ..games import GAMES
 from ..games import FieldError
 from ..games.text import T
 from ..meetup.points import PLACE_POINTS_RULE
+from ..meetup.ratings import RATING_RULE
 from ..meetup.season import FORM_LENGTH, MIN_MATCHES, SEASON_ORDER, PlayerStats, min_matches_text
 from ..numbers import ascii_number
 from ..store import get_db
@@ -42,6 +43,13 @@ def laptop_only():
             "The players list opens only on the host laptop.")), 403
 
 
+@bp.app_template_global("rating_text")
+def rating_text(rating) -> str:
+    """A rating as shown: μ − 3σ to one decimal ("0.0", never "-0.0")."""
+    text = f"{rating.shown:.1f}"
+    return "0.0" if text == "-0.0" else text
+
+
 # --------------------------------------------------------------------------
 # The span and game a page shows
 
@@ -62,7 +70,8 @@ def chosen() -> dict[str, Any]:
     raw = request.args.get("min", "")
     minimum = number if (number := ascii_number(raw)) is not None and 1 <= number <= MAX_MIN_MATCHES else MIN_MATCHES
     since, until = service.span_bounds(span, today())
-    return {"span": span, "game": game, "min": minimum, "since": since, "until": until}
+    return {"span": span, "game": game, "min": minimum, "since": since, "until": until,
+            "ratings": request.args.get("ratings") == "1"}  # the season table's rating column, when asked
 
 
 def span_links(endpoint: str, choice: dict[str, Any], **values: Any) -> dict[str, Any]:
@@ -71,6 +80,8 @@ def span_links(endpoint: str, choice: dict[str, Any], **values: Any) -> dict[str
         args = {"span": choice["span"], "game": choice["game"], **values, **change}
         if endpoint == "players.season" and choice["min"] != MIN_MATCHES:
             args.setdefault("min", choice["min"])
+        if endpoint == "players.season" and choice.get("ratings"):
+            args.setdefault("ratings", 1)
         return url_for(endpoint, **{k: v for k, v in args.items() if v not in (None, "all") or k == "pid"})
     return {"spans": [(s, service.SPAN_LABELS[s], link(span=s)) for s in service.SPANS],
             "games": [(None, gettext("All games"), link(game=None))]
@@ -158,7 +169,12 @@ def player_context(pid: int) -> dict[str, Any]:
     player = player_or_404(pid)
     choice = chosen()
     stats = service.stats(conn, player, since=choice["since"], until=choice["until"], game=choice["game"])
+    rated = service.ratings(conn)
     return {"player": player, "stats": stats, "choice": choice, "names": names_by_id(),
+            "rating": rated.of(player.sid), "rating_rule": RATING_RULE,
+            "game_ratings": [(game, rated.by_game[game][player.sid])  # in the games' own order
+                             for game in [*GAMES, *sorted(set(rated.by_game) - set(GAMES))]
+                             if player.sid in rated.by_game.get(game, {})],
             "chart": points_chart(stats) if stats else None,
             "matches": player_matches(conn, player, choice) if stats else [],
             "links": span_links("players.show", choice, pid=pid)}
@@ -262,7 +278,11 @@ def season_context() -> dict[str, Any]:
     choice = chosen()
     table = service.season(conn, since=choice["since"], until=choice["until"], game=choice["game"],
                           min_matches=choice["min"])
+    rated = service.ratings(conn) if choice["ratings"] else None
     return {"table": table, "choice": choice, "names": names_by_id(), "order": SEASON_ORDER,
+            "rating_of": (lambda key: rated.of(key, choice["game"])) if rated else None, "rating_rule": RATING_RULE,
+            "ratings_link": url_for("players.season", **{k: v for k, v in request.args.items() if k != "ratings"},
+                                    **({} if choice["ratings"] else {"ratings": 1})),
             "minimum": min_matches_text(choice["min"]), "rule": PLACE_POINTS_RULE,
             "links": span_links("players.season", choice)}
 
