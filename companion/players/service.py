@@ -256,10 +256,12 @@ def records(conn: Connection, fresh: bool = True) -> list[MatchRecord]:
 
 def warm(conn: Connection) -> int:
     """Read every stored result into the season's records and work out the season table's
-    default page (all nights, all games), as the first page after a start would: `companion
+    default page (all nights, all games) and the ratings, as the first pages after a start
+    would: `companion
     serve` does it before its port opens, so no page pays for it. Returns the records' count."""
     refresh(conn)
     season(conn, min_matches=MIN_MATCHES)
+    ratings(conn)  # every player's page shows them: a season's replay (1-2 s) is paid here, once
     return len(RECORDS.get(conn).records)
 
 
