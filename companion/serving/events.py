@@ -23,6 +23,12 @@ phone watching. No URL is guessed at and nothing is swept: what is not announced
 change (a table removed behind the app's back is noticed when a phone next connects).
 The same known revisions answer the "unchanged?" question (companion/serving/live.py).
 
+A device (a source address) holds at most STREAMS_PER_DEVICE streams; past that its oldest is
+closed, or the new one refused while all of its are young (see there). When the server's
+connections near their cap, it closes the oldest streams of the devices holding the most
+(:meth:`OpenStreams.evict`, companion/serving/server.py). Either way the page's hx-sse opens its
+stream again by itself and catches up by revision. The laptop's own streams are never counted.
+
 This sits in front of Flask: a held stream costs a greenlet (under `companion serve`, see
 companion/serving/server.py) or a thread (under `flask run`), a socket and a few hundred
 bytes here, and no Flask request context or database connection.
@@ -31,17 +37,151 @@ bytes here, and no Flask request context or database connection.
 from __future__ import annotations
 
 import threading
+import time
 import weakref
+from collections import OrderedDict
 from typing import Callable, Iterable, Iterator
 
 from .. import changes
 from ..store import StorageError
 from ..store.revisions import Revisions
-from . import query_revision, table_route, table_token
+from . import SOCKET_KEY, client_trouble, is_laptop, query_revision, table_route, table_token
 from .pages import Pages
 
 HEARTBEAT_S = 20.0  # a comment line this often finds dead connections and keeps NATs open
 RETRY_MS = 1000  # the browser's reconnect delay after the stream drops
+# A phone shows one table page, two with a tab left open. Past this many, the device's streams
+# whose page has gone are closed first (the server would only hear of it at the stream's next
+# write, up to HEARTBEAT_S later: a phone going from page to page leaves some behind); then its
+# oldest if that has been open STREAM_KEPT_S; else the new one is refused, and its page asks
+# again (hx-sse backs off up to 5 s): a device can't make the server open and close streams as
+# fast as it asks (issue 32).
+STREAMS_PER_DEVICE = 4
+STREAM_KEPT_S = 10.0
+
+
+class StreamHandle:
+    """One open stream: its device, the Event its wait sleeps on, and whether it was told to end."""
+
+    __slots__ = ("device", "waker", "kicked", "opened", "fileno")
+
+    def __init__(self, device: str | None = None, opened: float = 0.0, fileno: int | None = None):
+        self.device = device  # None: the laptop's own (never counted, never closed by us)
+        self.waker = threading.Event()
+        self.kicked = False
+        self.opened = opened
+        self.fileno = fileno  # its connection's, where the server says (to see that its page has gone)
+
+    def kick(self) -> None:
+        self.kicked = True  # before the wake: a wait that cleared its waker sees it
+        self.waker.set()
+
+
+def pages_gone(handles: list[StreamHandle]) -> list[StreamHandle]:
+    """The streams whose page has gone: their connection reads as ended (a page sends nothing
+    after asking for its stream). Asked of the OS at once, never waiting (the unpatched poll,
+    under gevent too); where there is no poll (Windows), none is known to have gone."""
+    try:
+        from gevent import monkey
+        poll = monkey.get_original("select", "poll")
+    except (ImportError, AttributeError):
+        import select
+        poll = getattr(select, "poll", None)
+    known = {h.fileno: h for h in handles if h.fileno is not None}
+    if poll is None or not known:
+        return []
+    import select
+
+    poller = poll()
+    for fileno in known:
+        poller.register(fileno, select.POLLIN | getattr(select, "POLLRDHUP", 0))
+    return [known[fileno] for fileno, _events in poller.poll(0) if fileno in known]
+
+
+class OpenStreams:
+    """Every phone's open stream, by device, oldest first. A device holds at most ``per_device``
+    (its oldest closed past that: a page it already left, most likely); :meth:`evict` closes
+    the oldest streams of the devices holding the most, for the server when its connection cap
+    nears (companion/serving/server.py). A closed stream's page reconnects by itself (hx-sse,
+    after the ``retry`` it was sent) and catches up by revision; the laptop's are never closed."""
+
+    def __init__(self, per_device: int = STREAMS_PER_DEVICE, kept: float = STREAM_KEPT_S,
+                 clock: Callable[[], float] = time.monotonic):
+        self.per_device = per_device
+        self.kept = kept
+        self.clock = clock
+        self.refused = 0  # streams refused (the device's all too young to close), for tests and benchmarks
+        self.lock = threading.Lock()
+        self.devices: dict[str, OrderedDict[StreamHandle, None]] = {}
+        self.count = 0  # phones' streams open and not told to end
+        self.kicked = 0  # streams told to end (over a device's share, or evicted), for tests and benchmarks
+
+    def open(self, device: str, fileno: int | None = None) -> StreamHandle | None:
+        """A new stream of ``device``'s; None: refused (it holds its share, all opened lately)."""
+        now = self.clock()
+        handle = StreamHandle(device, now, fileno)
+        over = []
+        with self.lock:
+            held = self.devices.get(device)
+            if held is not None and len(held) >= self.per_device:
+                for gone in pages_gone(list(held)):
+                    over.append(gone)
+                    del held[gone]
+                    self.count -= 1
+                    self.kicked += 1
+            if held is not None and len(held) >= self.per_device:
+                if now - next(iter(held)).opened < self.kept:
+                    for gone in over:
+                        gone.kick()
+                    self.refused += 1
+                    return None
+                while len(held) >= self.per_device:
+                    over.append(self._take_oldest(device))
+            self.devices.setdefault(device, OrderedDict())[handle] = None
+            self.count += 1
+        for old in over:
+            old.kick()
+        return handle
+
+    def _take_oldest(self, device: str) -> StreamHandle:
+        """The device's oldest stream, no longer counted (lock held)."""
+        held = self.devices[device]
+        oldest, _ = held.popitem(last=False)
+        if not held:
+            del self.devices[device]
+        self.count -= 1
+        self.kicked += 1
+        return oldest
+
+    def close(self, handle: StreamHandle) -> None:
+        with self.lock:
+            held = self.devices.get(handle.device)
+            if held is not None and held.pop(handle, 0) is None:
+                self.count -= 1
+                if not held:
+                    del self.devices[handle.device]
+
+    def evict_from(self, device: str) -> bool:
+        """Close ``device``'s oldest stream, if it has one."""
+        with self.lock:
+            handle = self._take_oldest(device) if device in self.devices else None
+        if handle is None:
+            return False
+        handle.kick()
+        return True
+
+    def evict(self, count: int = 1) -> int:
+        """Close up to ``count`` streams, each the oldest of the device holding the most."""
+        chosen = []
+        with self.lock:
+            for _ in range(count):
+                if not self.devices:
+                    break
+                heaviest = max(self.devices, key=lambda d: len(self.devices[d]))
+                chosen.append(self._take_oldest(heaviest))
+        for handle in chosen:
+            handle.kick()
+        return len(chosen)
 
 
 class TableWatch:
@@ -54,7 +194,7 @@ class TableWatch:
         self.lock = threading.Lock()
         self.watchers: dict[str, int] = {}
         self.known: dict[str, int | None] = {}
-        self.moved: dict[str, threading.Event] = {}
+        self.moved: dict[str, set[threading.Event]] = {}  # table -> the wakers of its streams waiting
         self.asked: set[str] = set()  # announced without a revision: the store is asked
         self.wake = threading.Event()
         self.thread: threading.Thread | None = None
@@ -90,8 +230,7 @@ class TableWatch:
                 # Read before the watcher's own check: the other streams must hear of it too.
                 moved = self.moved.pop(token, None)
             self.known[token] = current
-        if moved is not None:
-            moved.set()
+        wake(moved)
         return current
 
     def unwatch(self, token: str) -> None:
@@ -104,17 +243,26 @@ class TableWatch:
             self.known.pop(token, None)
             self.moved.pop(token, None)
 
-    def wait(self, token: str, shown: int | None, timeout: float) -> int | None:
-        """The table's revision once it differs from ``shown``, or after ``timeout`` seconds."""
+    def wait(self, token: str, shown: int | None, timeout: float, handle: StreamHandle | None = None) -> int | None:
+        """The table's revision once it differs from ``shown``, or after ``timeout`` seconds, or
+        once ``handle`` (the stream waiting) is told to end."""
+        handle = handle or StreamHandle()
+        waker = handle.waker
         with self.lock:
-            moved = self.moved.get(token)
-            if moved is None:
-                moved = self.moved[token] = threading.Event()
             current = self.known.get(token)
-        if current != shown:
-            return current
-        moved.wait(timeout)
+            if current != shown:
+                return current
+            waker.clear()
+            if handle.kicked:
+                return current
+            self.moved.setdefault(token, set()).add(waker)
+        waker.wait(timeout)
         with self.lock:
+            waiting = self.moved.get(token)
+            if waiting is not None:
+                waiting.discard(waker)
+                if not waiting:
+                    del self.moved[token]
             return self.known.get(token)
 
     def revision(self, token: str) -> int | None:
@@ -148,8 +296,8 @@ class TableWatch:
                 self.thread.start()
         if change.revision is None:
             self.wake.set()
-        elif moved is not None:
-            moved.set()
+        else:
+            wake(moved)
 
     def run(self) -> None:
         """Asks the store for the tables announced without a revision, a batch at a time."""
@@ -173,11 +321,15 @@ class TableWatch:
             for token in tokens:
                 if token in self.watchers and self.known.get(token) != found.get(token):
                     self.known[token] = found.get(token)
-                    moved = self.moved.pop(token, None)
-                    if moved is not None:
-                        woken.append(moved)
+                    woken.append(self.moved.pop(token, None))
         for moved in woken:
-            moved.set()
+            wake(moved)
+
+
+def wake(wakers: set[threading.Event] | None) -> None:
+    """Wake the streams that waited on a table (its entry in ``TableWatch.moved``, taken out)."""
+    for waker in wakers or ():
+        waker.set()
 
 
 def event(revision: int) -> bytes:
@@ -197,14 +349,21 @@ class TableEvents:
     """WSGI layer: serves GET /t/<token>/events; everything else passes through untouched."""
 
     def __init__(self, app: Callable, watch: TableWatch, headers: list[tuple[str, str]],
-                 pages: Pages, heartbeat: float = HEARTBEAT_S):
+                 pages: Pages, heartbeat: float = HEARTBEAT_S, join_host: Callable[[], str | None] | None = None,
+                 streams: OpenStreams | None = None):
         self.app = app
         self.pages = pages
         self.heartbeat = heartbeat
         self.watch = watch
+        self.join_host = join_host  # the laptop's own address, for its Host header
+        self.streams = streams or OpenStreams()
+        # No proxy may hold events back; a stream that ends (closed by us: over its device's
+        # share, or the server's connections near their cap) frees its connection at once.
         self.stream_headers = [("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-store"),
-                               ("X-Accel-Buffering", "no")] + headers  # no proxy may hold events back
+                               ("X-Accel-Buffering", "no"), ("Connection", "close")] + headers
         self.gone_headers = [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store")] + headers
+        self.refused_headers = [("Retry-After", str(int(self.streams.kept))), ("Content-Length", "0"),
+                                ("Cache-Control", "no-store"), ("Connection", "close")] + headers
         self.opened = 0  # streams opened, for tests and benchmarks
 
     def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
@@ -217,34 +376,52 @@ class TableEvents:
         shown = last_event_id(environ)
         if shown is None:
             shown = query_revision(environ)
+        # Counted before anything is read: a device past its share of streams loses its oldest.
+        handle = StreamHandle() if is_laptop(environ, self.join_host) else \
+            self.streams.open(environ.get("REMOTE_ADDR", ""), environ.get(SOCKET_KEY))
+        if handle is None:
+            client_trouble(environ, "streams", f"more than {self.streams.per_device} event streams at once, "
+                                               f"opened within {self.streams.kept:g} s: answered 429")
+            start_response("429 Too Many Requests", self.refused_headers)
+            return [b""]
         try:
             current = self.watch.watch(token)
         except StorageError:
+            self.streams.close(handle)
             start_response("503 Service Unavailable", [("Retry-After", "2"), ("Content-Length", "0"),
                                                        ("Cache-Control", "no-store")])
             return [b""]
         if current is None:
             self.watch.unwatch(token)
+            self.streams.close(handle)
             gone = self.pages.for_request("gone", environ)
             start_response("404 Not Found", self.gone_headers + [("Content-Length", str(len(gone)))])
             return [gone]
         self.opened += 1
         start_response("200 OK", self.stream_headers)
-        return Stream(self.stream(token, shown, current), lambda: self.watch.unwatch(token))
+        return Stream(self.stream(token, shown, current, handle), lambda: self.ended(token, handle))
 
-    def stream(self, token: str, shown: int | None, current: int | None) -> Iterator[bytes]:
+    def ended(self, token: str, handle: StreamHandle) -> None:
+        self.watch.unwatch(token)
+        self.streams.close(handle)
+
+    def stream(self, token: str, shown: int | None, current: int | None, handle: StreamHandle) -> Iterator[bytes]:
         # The id says what this phone shows, so a reconnect sends it back as Last-Event-ID.
         # "hello" and the "ping" heartbeat tell the page (static/live.js) its stream gets through.
         opening = f"retry: {RETRY_MS}\n" + (f"id: {shown}\n" if shown is not None else "") + "event: hello\ndata:\n\n"
         yield opening.encode()
         while True:
+            if handle.kicked:  # closed to make room: the page reconnects and catches up
+                return
             if current is None:  # the table was removed: the page fetches the notice
                 yield GONE_EVENT
                 return
             if current != shown:
                 yield event(current)
                 shown = current
-            current = self.watch.wait(token, shown, self.heartbeat)
+            current = self.watch.wait(token, shown, self.heartbeat, handle)
+            if handle.kicked:
+                return
             if current == shown:
                 yield b"event: ping\ndata:\n\n"
 
