@@ -23,8 +23,8 @@ phone watching. No URL is guessed at and nothing is swept: what is not announced
 change (a table removed behind the app's back is noticed when a phone next connects).
 The same known revisions answer the "unchanged?" question (companion/serving/live.py).
 
-A device (a source address) holds at most STREAMS_PER_DEVICE streams; past that its oldest is
-closed, or the new one refused while all of its are young (see there). When the server's
+A device (a source address) holds at most STREAMS_PER_DEVICE streams; past that those whose page
+has gone are closed, or the new one is refused (see there). When the server's
 connections near their cap, it closes the oldest streams of the devices holding the most
 (:meth:`OpenStreams.evict`, companion/serving/server.py). Either way the page's hx-sse opens its
 stream again by itself and catches up by revision. The laptop's own streams are never counted.
@@ -37,7 +37,6 @@ bytes here, and no Flask request context or database connection.
 from __future__ import annotations
 
 import threading
-import time
 import weakref
 from collections import OrderedDict
 from typing import Callable, Iterable, Iterator
@@ -50,26 +49,26 @@ from .pages import Pages
 
 HEARTBEAT_S = 20.0  # a comment line this often finds dead connections and keeps NATs open
 RETRY_MS = 1000  # the browser's reconnect delay after the stream drops
-# A phone shows one table page, two with a tab left open. Past this many, the device's streams
-# whose page has gone are closed first (the server would only hear of it at the stream's next
-# write, up to HEARTBEAT_S later: a phone going from page to page leaves some behind); then its
-# oldest if that has been open STREAM_KEPT_S; else the new one is refused, and its page asks
-# again (hx-sse backs off up to 5 s): a device can't make the server open and close streams as
-# fast as it asks (issue 32).
+# A phone shows one table page, two with a tab left open (a page in the background closes its
+# stream: hx-sse's pauseOnBackground). Past this many, the device's streams whose page has gone
+# are closed (the server would only hear of it at the stream's next write, up to HEARTBEAT_S
+# later: a phone going from page to page leaves some behind); if none has, the new one is
+# refused, and its page asks again (hx-sse backs off up to 5 s; it polls meanwhile). Never the
+# oldest open one: a device asking again and again would have the server open and close
+# streams as fast as it asks (issue 32).
 STREAMS_PER_DEVICE = 4
-STREAM_KEPT_S = 10.0
+STREAM_RETRY_S = 5  # Retry-After of a refused stream (hx-sse's own back-off tops out there)
 
 
 class StreamHandle:
     """One open stream: its device, the Event its wait sleeps on, and whether it was told to end."""
 
-    __slots__ = ("device", "waker", "kicked", "opened", "fileno")
+    __slots__ = ("device", "waker", "kicked", "fileno")
 
-    def __init__(self, device: str | None = None, opened: float = 0.0, fileno: int | None = None):
+    def __init__(self, device: str | None = None, fileno: int | None = None):
         self.device = device  # None: the laptop's own (never counted, never closed by us)
         self.waker = threading.Event()
         self.kicked = False
-        self.opened = opened
         self.fileno = fileno  # its connection's, where the server says (to see that its page has gone)
 
     def kick(self) -> None:
@@ -100,26 +99,22 @@ def pages_gone(handles: list[StreamHandle]) -> list[StreamHandle]:
 
 class OpenStreams:
     """Every phone's open stream, by device, oldest first. A device holds at most ``per_device``
-    (its oldest closed past that: a page it already left, most likely); :meth:`evict` closes
+    (past that, those whose page has gone are closed, else the new one is refused); :meth:`evict` closes
     the oldest streams of the devices holding the most, for the server when its connection cap
     nears (companion/serving/server.py). A closed stream's page reconnects by itself (hx-sse,
     after the ``retry`` it was sent) and catches up by revision; the laptop's are never closed."""
 
-    def __init__(self, per_device: int = STREAMS_PER_DEVICE, kept: float = STREAM_KEPT_S,
-                 clock: Callable[[], float] = time.monotonic):
+    def __init__(self, per_device: int = STREAMS_PER_DEVICE):
         self.per_device = per_device
-        self.kept = kept
-        self.clock = clock
-        self.refused = 0  # streams refused (the device's all too young to close), for tests and benchmarks
+        self.refused = 0  # streams refused (the device holds its share, all still shown), for tests and benchmarks
         self.lock = threading.Lock()
         self.devices: dict[str, OrderedDict[StreamHandle, None]] = {}
         self.count = 0  # phones' streams open and not told to end
         self.kicked = 0  # streams told to end (over a device's share, or evicted), for tests and benchmarks
 
     def open(self, device: str, fileno: int | None = None) -> StreamHandle | None:
-        """A new stream of ``device``'s; None: refused (it holds its share, all opened lately)."""
-        now = self.clock()
-        handle = StreamHandle(device, now, fileno)
+        """A new stream of ``device``'s; None: refused (it holds its share, every page still there)."""
+        handle = StreamHandle(device, fileno)
         over = []
         with self.lock:
             held = self.devices.get(device)
@@ -130,13 +125,8 @@ class OpenStreams:
                     self.count -= 1
                     self.kicked += 1
             if held is not None and len(held) >= self.per_device:
-                if now - next(iter(held)).opened < self.kept:
-                    for gone in over:
-                        gone.kick()
-                    self.refused += 1
-                    return None
-                while len(held) >= self.per_device:
-                    over.append(self._take_oldest(device))
+                self.refused += 1
+                return None
             self.devices.setdefault(device, OrderedDict())[handle] = None
             self.count += 1
         for old in over:
@@ -357,13 +347,13 @@ class TableEvents:
         self.watch = watch
         self.join_host = join_host  # the laptop's own address, for its Host header
         self.streams = streams or OpenStreams()
-        # No proxy may hold events back; a stream that ends (closed by us: over its device's
-        # share, or the server's connections near their cap) frees its connection at once.
+        # No proxy may hold events back. (A stream that ends frees its connection at once:
+        # companion/serving/server.py closes it; PEP 3333 leaves "Connection" to the server.)
         self.stream_headers = [("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-store"),
-                               ("X-Accel-Buffering", "no"), ("Connection", "close")] + headers
+                               ("X-Accel-Buffering", "no")] + headers
         self.gone_headers = [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store")] + headers
-        self.refused_headers = [("Retry-After", str(int(self.streams.kept))), ("Content-Length", "0"),
-                                ("Cache-Control", "no-store"), ("Connection", "close")] + headers
+        self.refused_headers = [("Retry-After", str(STREAM_RETRY_S)), ("Content-Length", "0"),
+                                ("Cache-Control", "no-store")] + headers
         self.opened = 0  # streams opened, for tests and benchmarks
 
     def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
@@ -380,8 +370,8 @@ class TableEvents:
         handle = StreamHandle() if is_laptop(environ, self.join_host) else \
             self.streams.open(environ.get("REMOTE_ADDR", ""), environ.get(SOCKET_KEY))
         if handle is None:
-            client_trouble(environ, "streams", f"more than {self.streams.per_device} event streams at once, "
-                                               f"opened within {self.streams.kept:g} s: answered 429")
+            client_trouble(environ, "streams", f"more than {self.streams.per_device} event streams at once: "
+                                               "answered 429")
             start_response("429 Too Many Requests", self.refused_headers)
             return [b""]
         try:

@@ -12,9 +12,10 @@ is handed out in turns, round-robin by device (its source address):
   browser on 127.0.0.1 or ::1 naming itself: the hall, any page it opens, the projector's
   included) never join a line: they run at once, never behind a phone;
 - a dispatcher gives ``running`` turns at once, at most ``per_device`` of them to one device,
-  each to the waiting device that has *used the least* lately: the seconds of turns it had,
-  plus a little per request, fading by half every ``half_life`` seconds (ties: the device whose
-  last turn is the oldest). A device is a source address, so one attacker's 64 addresses are
+  each to the waiting device that has *used the least* lately: its requests, each counted 1
+  plus 1 per 10 ms its turn took (at most 4 more: one turn stalled by the machine can't put a
+  phone behind everyone for long), fading by half every ``half_life`` seconds (ties: the device
+  whose last turn is the oldest). A device is a source address, so one attacker's 64 addresses are
   64 devices; but each of them is busy, and a phone that asks now and then has used almost
   nothing: it goes before all of them. Before each turn the dispatcher lets the server read
   what else has arrived (a short sleep, so gevent polls its sockets), so a phone that asked
@@ -43,7 +44,7 @@ from .pages import Pages
 from .turns import RETRY_AFTER_SECONDS, refuse_busy
 
 HEALTH = "/healthz"
-POLL_S = 0.0005  # the dispatcher's pause before a turn: gevent reads the sockets meanwhile
+POLL_S = 0.0005  # the dispatcher's pause before a turn, under threads
 
 
 def cooperative() -> bool:
@@ -53,6 +54,18 @@ def cooperative() -> bool:
     except ImportError:
         return False
     return monkey.is_module_patched("threading")
+
+
+def let_server_read() -> None:
+    """Under gevent, wait until the loop is idle: every socket polled (at once, never sleeping:
+    on a busy machine a sleep gives the CPU away for far longer than asked) and what arrived
+    read. Under threads, a short sleep."""
+    if cooperative():
+        import gevent
+
+        gevent.idle()
+    else:
+        time.sleep(POLL_S)
 
 
 class Ticket:
@@ -65,13 +78,19 @@ class Ticket:
         self.bumped = False  # refused while waiting, to make room for a device that used less
 
 
-REQUEST_COST_S = 0.001  # charged per request on top of its turn's time: a flood of cheap ones counts
+TURN_UNIT_S = 0.01  # a request counts 1, and 1 more per this much of its turn...
+MAX_TURN_UNITS = 4.0  # ...at most this many more (a turn's wall time includes the machine's stalls)
 HALF_LIFE_S = 5.0  # a device's use fades by half this often
 
 
+def request_cost(turn_seconds: float) -> float:
+    """What one request counts as in a device's use (see the module's docstring)."""
+    return 1.0 + min(turn_seconds / TURN_UNIT_S, MAX_TURN_UNITS)
+
+
 class Usage:
-    """What each device has used lately: seconds of turns, fading by half every ``half_life``
-    seconds. Kept as a score grown by ``2 ** (t / half_life)`` at the time ``t`` of each use, so
+    """What each device has used lately (:func:`request_cost` per request), fading by half every
+    ``half_life`` seconds. Kept as a score grown by ``2 ** (t / half_life)`` at the time ``t`` of each use, so
     devices compare by their scores with no decay computed per comparison."""
 
     def __init__(self, half_life: float = HALF_LIFE_S, clock: Callable[[], float] = time.monotonic):
@@ -91,13 +110,13 @@ class Usage:
     def score(self, device: str) -> float:
         return self.scores.get(device, 0.0)
 
-    def seconds(self, device: str) -> float:
-        """The device's use now, in seconds of turns (faded)."""
+    def now(self, device: str) -> float:
+        """The device's use now (faded)."""
         return self.score(device) * 2.0 ** (-(self.clock() - self.base) / self.half_life)
 
     def forget(self, keep: Callable[[str], bool]) -> None:
         """Drop the devices that have used next to nothing lately (and aren't ``keep``)."""
-        floor = 1e-4 * 2.0 ** ((self.clock() - self.base) / self.half_life)
+        floor = 1e-3 * 2.0 ** ((self.clock() - self.base) / self.half_life)
         self.scores = {d: v for d, v in self.scores.items() if v > floor or keep(d)}
 
 
@@ -206,7 +225,7 @@ class Turns:
                 self.active.pop(device, None)
             starts = self.started.get(device)
             if starts:
-                self.usage.add(device, time.perf_counter() - starts.pop(0) + REQUEST_COST_S)
+                self.usage.add(device, request_cost(time.perf_counter() - starts.pop(0)))
                 if not starts:
                     del self.started[device]
             self.cond.notify_all()
@@ -252,11 +271,10 @@ class Turns:
                     self._grant(self._next())
                     polled = False
                     continue
-            # Before each turn, let the server read what else has arrived (under gevent a short
-            # sleep polls every socket; turns given back to back would run as one chain of
-            # callbacks, the sockets unread meanwhile), so a phone that asked while the last
-            # turn ran is in line, and goes first if it used less.
-            time.sleep(POLL_S)
+            # Before each turn, let the server read what else has arrived (turns given back to
+            # back would run as one chain of gevent callbacks, the sockets unread meanwhile), so
+            # a phone that asked while the last turn ran is in line, and goes first if it used less.
+            let_server_read()
             polled = True
 
 

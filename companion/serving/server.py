@@ -51,7 +51,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..numbers import ascii_number
-from . import FLOOD_KEY, LAPTOP_ADDRESSES, SOCKET_KEY, is_laptop_address
+from . import FLOOD_KEY, LAPTOP_ADDRESSES, SOCKET_KEY, is_laptop_address, table_route
 
 MAX_BODY = 64 * 1024  # as Flask's MAX_CONTENT_LENGTH: a deal form is a few hundred bytes
 
@@ -290,6 +290,11 @@ class Handler(WSGIHandler):
             self.environ["wsgi.input"] = io.BytesIO(body)
             self.environ["CONTENT_LENGTH"] = str(len(body))
         super().handle_one_response()
+        if table_route(self.environ) == "events":
+            # A stream ended (or was refused): its page opens a new one when it wants one, so
+            # the connection goes at once, not after an idle keep-alive (near the cap, closing
+            # a stream must free a connection: companion/serving/events.py).
+            self.close_connection = True
         body = self.wsgi_input
         if body is not None and (body.chunked_input or body.position < (body.content_length or 0)):
             self.close_connection = True  # what the app didn't read is never read (or spooled)
