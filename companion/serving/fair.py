@@ -267,8 +267,11 @@ class Turns:
             with self.cond:
                 while self.held >= self.running or self._next() is None:
                     self.cond.wait()
-                if polled:
-                    self._grant(self._next())
+                ticket = self._next()
+                if polled or (self.held == 0 and ticket.device != self.last):
+                    # At once when no turn runs and another device asks (an ordinary hall's
+                    # request never waits for the loop); else once the server read what arrived.
+                    self._grant(ticket)
                     polled = False
                     continue
             # Before each turn, let the server read what else has arrived (turns given back to
