@@ -52,7 +52,8 @@ class Conn:
         start = time.perf_counter()
         try:
             return await asyncio.wait_for(self._get(path), timeout), time.perf_counter() - start
-        except (OSError, asyncio.TimeoutError, ValueError, asyncio.IncompleteReadError):
+        except (OSError, asyncio.TimeoutError, ValueError, IndexError, asyncio.IncompleteReadError):
+            # IndexError: closed before a status line (refused at accept)
             self.close()
             return 0, time.perf_counter() - start
 

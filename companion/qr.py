@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import io
 
 import qrcode
@@ -9,6 +10,7 @@ import qrcode.image.svg
 from markupsafe import Markup, escape
 
 
+@functools.lru_cache(maxsize=64)  # the hall draws its join code every render (20-30 ms each)
 def qr_svg(data: str) -> Markup:
     """An inline SVG (no image library, no external file) that scales to its box."""
     code = qrcode.QRCode(error_correction=qrcode.constants.ERROR_CORRECT_M, border=4,

@@ -15,12 +15,19 @@ from ..store import nights as night_rows
 from ..store import tables as table_rows
 
 
-def side_tables(conn: Connection) -> list[table_service.Table]:
+def side_tables(conn: Connection, newest: int | None = None) -> list[table_service.Table]:
     """Tonight's side tables, in the order they were opened: opened by phones outside the
-    draws and played (or rematches), not added to the night."""
+    draws and played (or rematches), not added to the night. ``newest``: only the last so many
+    (phones may open hundreds: the hall loads what it shows, issue 32)."""
     found = (table_service.table_of(record)
-             for record in table_rows.tables_after(conn, night_rows.night_after_table(conn), unnumbered=True))
+             for record in table_rows.tables_after(conn, night_rows.night_after_table(conn), unnumbered=True,
+                                                   newest=newest))
     return [table for table in found if table is not None]
+
+
+def side_table_count(conn: Connection) -> int:
+    """How many side tables tonight has (none loaded)."""
+    return table_rows.count_tables_after(conn, night_rows.night_after_table(conn), unnumbered=True)
 
 
 def add_to_night(conn: Connection, table_id: int) -> int:

@@ -160,12 +160,13 @@ def rating_context(conn) -> dict:
 def time_context(conn, latest: service.Round | None) -> dict:
     """What calling time and side tables add to the hall (issue 33): whether the latest round is
     over (every table has a result), how many of its tables still run, and tonight's side tables."""
-    apart = side_tables.side_tables(conn)
-    first = max(0, len(apart) - BOARD_MAX)  # the latest opened: one device's flood fills no hall
+    # The latest opened, and only those loaded: many devices' flood neither fills nor slows the hall.
+    apart = side_tables.side_tables(conn, newest=BOARD_MAX)
+    first = side_tables.side_table_count(conn) - len(apart)
     return dict(round_over=round_time.round_over(latest),
                 running=len(round_time.unfinished(latest)) if latest else 0,
                 side_rows=[dict(row, label=gettext("Side table %(n)s", n=position))
-                           for position, row in enumerate(board_rows(apart[first:]), start=first + 1)])
+                           for position, row in enumerate(board_rows(apart), start=first + 1)])
 
 
 def draw_format_context(rounds: list[service.Round]) -> dict:

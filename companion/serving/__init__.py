@@ -34,6 +34,28 @@ _KEY = "companion.table_token"
 _ROUTE_KEY = "companion.table_route"
 _QUERY_KEY = "companion.query"
 FLOOD_KEY = "companion.flood"  # the server's FloodLog (companion/serving/server.py), if it has one
+SOCKET_KEY = "companion.fileno"  # the connection's file descriptor (companion/serving/server.py), if known
+
+# The laptop's own browser reaching its own server. Other loopback addresses (127.0.0.2…) are
+# other devices, as the tests and benchmarks use them: one attacker's many addresses buy none of
+# the laptop's rights (its connection reserve, its pages first, the organiser's pages).
+LAPTOP_ADDRESSES = ("127.0.0.1", "::1")
+
+
+def is_laptop_address(address: str) -> bool:
+    """Is ``address`` the laptop's own (``::ffff:127.0.0.1`` too: a dual-stack listener's view)?"""
+    if address[:7].lower() == "::ffff:":
+        address = address[7:]
+    return address in LAPTOP_ADDRESSES
+
+
+def is_laptop(environ: dict, join_host: Callable[[], str | None] | None) -> bool:
+    """A request from the laptop's own browser: its own address, naming itself in Host (a page
+    that rebinds its DNS name to 127.0.0.1 names itself otherwise: companion/lan.py)."""
+    from ..lan import is_own_request
+
+    remote = environ.get("REMOTE_ADDR", "")
+    return is_laptop_address(remote) and is_own_request(remote, environ.get("HTTP_HOST", ""), join_host)
 
 
 def client_trouble(environ: dict, kind: str, message: str) -> None:
@@ -113,12 +135,13 @@ def install(app, headers: list[tuple[str, str]], join_host: Callable[[], str | N
     # A few requests per table at a time (one heavy table can't starve the rest).
     app.wsgi_app = app.extensions["table_turns"] = TableTurns(app.wsgi_app, headers, pages)
     # The app's work in turns, round-robin by device (one device can't slow the room).
-    app.wsgi_app = app.extensions["fair_share"] = FairShare(app.wsgi_app, headers, pages)
+    app.wsgi_app = app.extensions["fair_share"] = FairShare(app.wsgi_app, headers, pages, join_host=join_host)
     # What is known without Flask: "unchanged" (204), and a partial already rendered for the table.
     app.wsgi_app = LiveAnswers(app.wsgi_app, watch, partials, headers, pages)
     # Each table page's event stream (push): held open outside Flask and the turns.
     # ... and the night's pages' one (the projector's screen, the hall's board, a phone's night).
     night = app.extensions["night_watch"] = NightWatch()
-    app.wsgi_app = app.extensions["table_events"] = TableEvents(app.wsgi_app, watch, headers, pages, night=night)
+    app.wsgi_app = app.extensions["table_events"] = TableEvents(app.wsgi_app, watch, headers, pages, night=night,
+                                                                 join_host=join_host)
     app.wsgi_app = app.extensions["link_guard"] = LinkGuessGuard(app.wsgi_app, headers, pages,
                                                                  join_host=join_host)

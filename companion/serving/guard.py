@@ -6,7 +6,8 @@ table links within ``window`` seconds gets "429 Too Many Requests" for every tab
 valid or not, until its misses age out, so it can't learn which links exist. Distinct links
 count, not requests: a phone whose table was removed keeps asking for that one link (its
 live fetch) and must never lock itself out of the next table it scans. The laptop itself
-(loopback, naming itself in the Host header) is trusted, as on the home page.
+(its own address, 127.0.0.1 or ::1, naming itself in the Host header) is trusted, as on the
+home page; other loopback addresses are other devices.
 """
 
 from __future__ import annotations
@@ -16,8 +17,7 @@ import time
 from collections import OrderedDict
 from typing import Callable, Iterable
 
-from .. import lan
-from . import client_trouble, table_token
+from . import client_trouble, is_laptop, table_token
 from .pages import Pages
 
 TABLE_PATH_PREFIX = "/t/"
@@ -77,7 +77,7 @@ class LinkGuessGuard:
                 recent.popitem(last=False)
 
     def trusted(self, environ: dict) -> bool:
-        return lan.is_own_request(environ.get("REMOTE_ADDR", ""), environ.get("HTTP_HOST", ""), self.join_host)
+        return is_laptop(environ, self.join_host)
 
     def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
         address = environ.get("REMOTE_ADDR", "")

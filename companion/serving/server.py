@@ -18,7 +18,11 @@ What no single device may do here (all configurable, see :class:`Limits`):
   to its hard maximum at start where the OS allows): the phones together hold at most that many,
   further ones are closed at accept; the laptop itself has ``LAPTOP_RESERVE`` more of its own,
   and past those its connections wait in the kernel's backlog instead of failing with "too many
-  open files";
+  open files". When the phones' connections near the cap (within ``ROOM_MARGIN``), each new one
+  closes two idle ones of the device holding the most connections: its keep-alive connections
+  waiting for a request first, then its oldest event streams (its pages reconnect by themselves,
+  companion/serving/events.py). So many addresses holding what they may can't shut a new phone
+  out for long: they lose their own idle connections first;
 - take longer than ``header_timeout`` seconds to send a request's line and headers (slowloris),
   or stall a send for ``io_timeout`` seconds (a reader that stopped reading);
 - send a body larger than ``max_body`` bytes: refused from its Content-Length header, before a
@@ -47,7 +51,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..numbers import ascii_number
-from . import FLOOD_KEY
+from . import FLOOD_KEY, LAPTOP_ADDRESSES, SOCKET_KEY, is_laptop_address, table_route
 
 MAX_BODY = 64 * 1024  # as Flask's MAX_CONTENT_LENGTH: a deal form is a few hundred bytes
 
@@ -222,6 +226,7 @@ class Handler(WSGIHandler):
         environ = super().get_environ()
         environ["REMOTE_ADDR"] = plain_address(environ.get("REMOTE_ADDR", ""))
         environ[FLOOD_KEY] = self.server.flood  # the layers in front of the app log through it
+        environ[SOCKET_KEY] = self.socket.fileno()  # a held stream's page may have gone: companion/serving/events.py
         # gevent's error log is off (error_log=None), and Flask writes an exception's traceback to
         # wsgi.errors: an error of ours must reach the terminal.
         environ["wsgi.errors"] = sys.stderr
@@ -239,6 +244,7 @@ class Handler(WSGIHandler):
         # One deadline for the request line and the headers after it (cancelled in
         # read_request); an idle keep-alive connection also ends here.
         self.head_deadline = gevent.Timeout.start_new(self.limits.header_timeout, HeadTimeout)
+        self.server.idle_now(self, True)  # waiting for a request: the first to go near the cap
         try:
             return super().read_requestline()
         except HeadTimeout:
@@ -247,6 +253,16 @@ class Handler(WSGIHandler):
         except BaseException:
             self.head_deadline.cancel()
             raise
+        finally:
+            self.server.idle_now(self, False)
+
+    def close_idle(self) -> None:
+        """End this connection while it waits for a request (the server needs the room): its
+        read sees the end at once."""
+        try:
+            self.socket.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
 
     def read_request(self, raw_requestline):
         try:
@@ -274,6 +290,11 @@ class Handler(WSGIHandler):
             self.environ["wsgi.input"] = io.BytesIO(body)
             self.environ["CONTENT_LENGTH"] = str(len(body))
         super().handle_one_response()
+        if table_route(self.environ) == "events":
+            # A stream ended (or was refused): its page opens a new one when it wants one, so
+            # the connection goes at once, not after an idle keep-alive (near the cap, closing
+            # a stream must free a connection: companion/serving/events.py).
+            self.close_connection = True
         body = self.wsgi_input
         if body is not None and (body.chunked_input or body.position < (body.content_length or 0)):
             self.close_connection = True  # what the app didn't read is never read (or spooled)
@@ -366,8 +387,10 @@ class Handler(WSGIHandler):
 # The laptop itself (its browser on loopback: the hall board, the host's pages). Phones all
 # together may hold ``cap`` connections; these few more are the laptop's alone, so a room (or an
 # attacker with many addresses) holding every connection never locks the laptop out.
-LAPTOP = ("127.0.0.1", "::1")
+LAPTOP = LAPTOP_ADDRESSES
 LAPTOP_RESERVE = 32
+ROOM_MARGIN = 0.05  # of the cap: past cap * (1 - this), new connections make room (see the module's docstring)
+ROOM_PER_CONNECTION = 2  # idle connections closed per new one: the count goes down, not only stays
 
 
 class Server(WSGIServer):
@@ -383,6 +406,41 @@ class Server(WSGIServer):
         self.connection_cap = cap
         self.per_device: dict[str, int] = {}
         self.phones = 0  # connections held by devices other than the laptop
+        self.idle: dict[str, dict[Handler, None]] = {}  # device -> its connections waiting for a request
+        self.room_from = cap - max(8, int(cap * ROOM_MARGIN))
+        self.made_room = 0  # idle connections closed to make room, for tests and benchmarks
+
+    def idle_now(self, handler: Handler, idle: bool) -> None:
+        device = handler.device()
+        if idle:
+            self.idle.setdefault(device, {})[handler] = None
+            return
+        waiting = self.idle.get(device)
+        if waiting is not None:
+            waiting.pop(handler, None)
+            if not waiting:
+                del self.idle[device]
+
+    def make_room(self, count: int) -> int:
+        """Close ``count`` idle connections of the phones holding the most: keep-alives waiting
+        for a request first, then event streams, the device with the most connections first."""
+        streams = getattr(getattr(self.application, "extensions", {}).get("table_events"), "streams", None)
+        made = 0
+        for _ in range(count):
+            heaviest = max(self.per_device, key=lambda d: (not is_laptop_address(d), self.per_device[d]),
+                           default=None)
+            if heaviest is None or is_laptop_address(heaviest):
+                break
+            waiting = self.idle.get(heaviest)
+            if waiting:
+                handler = next(iter(waiting))
+                self.idle_now(handler, False)
+                handler.close_idle()
+            elif streams is None or not (streams.evict_from(heaviest) or streams.evict(1)):
+                break
+            made += 1
+        self.made_room += made
+        return made
 
     def page(self, name: str, cookie: str, accept_language: str) -> bytes:
         """A page of companion/serving/pages.py in the phone's language (the app's, if it has them)."""
@@ -401,8 +459,13 @@ class Server(WSGIServer):
                                               "further ones closed at once")
             sock.close()
             return
-        laptop = device in LAPTOP
-        if not laptop and self.phones >= self.connection_cap:
+        laptop = is_laptop_address(device)
+        # Near the cap, a new phone's connection closes idle ones of the devices holding the
+        # most; it is let in while those close (the cap is kept well below the open-file limit).
+        # (never more than the margin past it: the closing ones may take a while to go).
+        made_room = not laptop and self.phones >= self.room_from and self.make_room(ROOM_PER_CONNECTION)
+        if not laptop and self.phones >= self.connection_cap \
+                and (not made_room or self.phones >= 2 * self.connection_cap - self.room_from):
             self.flood("full", device, f"the server holds {self.connection_cap} connections from phones: "
                                        "further ones closed at once (the laptop's own still get in)")
             sock.close()
@@ -423,7 +486,7 @@ class Server(WSGIServer):
             self.release(device_of(address))
 
     def release(self, device: str) -> None:
-        if device not in LAPTOP:
+        if not is_laptop_address(device):
             self.phones -= 1
         left = self.per_device.get(device, 1) - 1
         if left > 0:

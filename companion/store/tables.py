@@ -44,29 +44,48 @@ def load_table(conn: sqlite3.Connection, token: str) -> dict[str, Any] | None:
 
 @translated
 def tables_after(conn: sqlite3.Connection, after_id: int, organised_or_played: bool = False,
-                 unnumbered: bool = False) -> list[dict[str, Any]]:
+                 unnumbered: bool = False, newest: int | None = None) -> list[dict[str, Any]]:
     """Every table with an id above ``after_id``, in the order they were opened, with their
     deals: one query for all of them (a night's hall view asks this every second).
     ``organised_or_played``: only the night's own tables: those with a number in the night
     (drawn, prepared, opened on the laptop or added by the organiser). ``unnumbered``: only the
     tables phones opened outside the draws (no number) that were played or are rematches; a
-    table any phone opened and never played is in neither."""
+    table any phone opened and never played is in neither. ``newest``: only the last so many of
+    those (the hall shows no more, however many phones opened)."""
     found: dict[int, dict[str, Any]] = {}
-    which = ""
-    if organised_or_played:
-        which = " AND t.seq IS NOT NULL"
-    elif unnumbered:
-        which = (" AND t.seq IS NULL AND (t.rematch_of IS NOT NULL"
-                 " OR EXISTS (SELECT 1 FROM deals AS e WHERE e.table_id = t.id))")
+    which = _which_tables(organised_or_played, unnumbered)
+    params: tuple = (after_id,)
+    if newest is not None:
+        which += (" AND t.id IN (SELECT t.id FROM tables AS t WHERE t.id > ?" + which
+                  + " ORDER BY t.id DESC LIMIT ?)")
+        params = (after_id, after_id, newest)
     for row in conn.execute(_TABLE_COLUMNS + ", d.facts AS deal_facts FROM tables AS t"
                             " LEFT JOIN deals AS d ON d.table_id = t.id"
-                            " WHERE t.id > ?" + which + " ORDER BY t.id, d.number", (after_id,)):
+                            " WHERE t.id > ?" + which + " ORDER BY t.id, d.number", params):
         record = found.get(row["id"])
         if record is None:
             record = found[row["id"]] = _record(row, [])
         if row["deal_facts"] is not None:
             record["deals"].append(json.loads(row["deal_facts"]))
     return list(found.values())
+
+
+def _which_tables(organised_or_played: bool, unnumbered: bool) -> str:
+    """The condition on ``t`` (tables) for :func:`tables_after`'s choice of tables."""
+    if organised_or_played:
+        return " AND t.seq IS NOT NULL"
+    if unnumbered:
+        return (" AND t.seq IS NULL AND (t.rematch_of IS NOT NULL"
+                " OR EXISTS (SELECT 1 FROM deals AS e WHERE e.table_id = t.id))")
+    return ""
+
+
+@translated
+def count_tables_after(conn: sqlite3.Connection, after_id: int, organised_or_played: bool = False,
+                       unnumbered: bool = False) -> int:
+    """How many tables :func:`tables_after` would give (without loading them)."""
+    return conn.execute("SELECT count(*) FROM tables AS t WHERE t.id > ?"
+                        + _which_tables(organised_or_played, unnumbered), (after_id,)).fetchone()[0]
 
 
 @translated

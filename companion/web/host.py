@@ -9,6 +9,7 @@ from flask import current_app, request
 from flask_babel import gettext
 
 from .. import lan
+from ..serving import is_laptop_address
 
 
 def join_url() -> tuple[str, str | None]:
@@ -39,11 +40,14 @@ def own_join_host(config) -> str | None:
 
 
 def is_host_request() -> bool:
-    """Requests from the laptop itself (loopback, naming itself in Host) may see every table."""
-    return lan.is_own_request(request.remote_addr or "", request.host, lambda: own_join_host(current_app.config))
+    """Requests from the laptop itself may see every table and open the organiser's pages: its
+    own browser, from its own address (127.0.0.1, ::1) and naming itself in Host. Other loopback
+    addresses (127.0.0.2…) are other devices, as in the tests and benches (issue 32)."""
+    remote = request.remote_addr or ""
+    return is_laptop_address(remote) and lan.is_own_request(remote, request.host,
+                                                             lambda: own_join_host(current_app.config))
 
 
 def is_the_laptop() -> bool:
-    """The laptop's own browser: its own loopback address (127.0.0.1, ::1), naming itself in
-    Host. Other loopback addresses (127.0.0.2…) are other devices, as in the tests and benches."""
-    return request.remote_addr in ("127.0.0.1", "::1", "::ffff:127.0.0.1") and is_host_request()
+    """The laptop's own browser (see :func:`is_host_request`)."""
+    return is_host_request()

@@ -80,7 +80,7 @@ def test_a_run_of_saves_is_one_changed(app, monkeypatch):
 def test_a_quiet_night_is_a_ping_now_and_then():
     watch = events.NightWatch()
     layer = events.TableEvents(lambda environ, start: [b""], None, [], None, heartbeat=0.05, night=watch)
-    stream = layer.night_stream(watch)
+    stream = layer.night_stream(watch, events.StreamHandle())
     assert b"event: hello" in next(stream)
     assert next(stream) == b"event: ping\ndata:\n\n"
     watch.close()
