@@ -186,3 +186,15 @@ def test_cycle_mode_shows_only_the_latest_rounds_tables(client, conn):
     assert set(seen) == set(labels)
     first_page = client.get("/hall?cycle=1").get_data(as_text=True)
     assert f"/hall/cycle?after={second.tables[0].table.id}" in first_page
+
+
+def test_hall_seating_keeps_each_seat_label_on_one_line(client, conn):
+    """At 1920 px the hall's three seating columns broke "seat 3" after "seat" (a new
+    organiser's night, issue 33): each seat label is one unbreakable piece."""
+    join_everyone(conn)
+    latest = draw(conn)
+    page = client.get("/hall").get_data(as_text=True)
+    seats = re.findall(r'<span class="nowrap">seat (\d+)</span></span></li>', page)
+    assert len(seats) == sum(len(rt.player_ids) for rt in latest.tables)
+    css = client.get("/static/hall.css").get_data(as_text=True)
+    assert re.search(r"\.hall-seating \.nowrap\s*\{\s*white-space:\s*nowrap", css)  # served minified

@@ -108,3 +108,16 @@ def test_the_live_part_is_204_until_the_night_changes(client, conn):
     play(conn, drawn.tables[0])
     changed = client.get(live)
     assert changed.status_code == 200 and "Deal 1" in changed.get_data(as_text=True)
+
+
+def test_a_leader_follows_the_colon_as_each_language_writes_it(client, conn):
+    """The room's screen and the hall read "首位： Gus" in Japanese (a space after the full-width
+    colon, which carries its own; a new organiser's night, issue 33): none there, one in English."""
+    join_everyone(conn)
+    drawn = draw(conn)
+    play(conn, drawn.tables[0])
+    for path in ("/hall/screen", "/hall"):
+        ja = client.get(path, headers={"Accept-Language": "ja"}).get_data(as_text=True)
+        en = client.get(path, headers={"Accept-Language": "en"}).get_data(as_text=True)
+        assert re.search(r"勝者：<bdi>", ja), path
+        assert re.search(r"Winner: <bdi>", en), path
