@@ -76,7 +76,7 @@ def screen_context(conn: Connection) -> dict:
         names = {p.id: p.name for p in service.roster(conn, with_left=True)}
         context["seating"] = seating_tables(latest, names)
     if state in (SEATING, PLAYING):
-        seconds = latest.seconds_left()
+        seconds = round_time.clock_seconds(latest)
         context["clock"] = None if seconds is None else dict(seconds=seconds)
     if state == PLAYING:
         context["rows"] = round_rows(latest)

@@ -82,6 +82,17 @@ def unfinished(r: service.Round) -> list[service.RoundTable]:
     return [rt for rt in r.tables if not rt.table.match().over]
 
 
+def clock_seconds(r: service.Round) -> int | None:
+    """The round's clock as the hall and the screen show it: the seconds left, but 0 once time
+    is called for every table still playing (the clock counted on, 29:19, while every table was
+    told time is up); None: the round has no clock."""
+    seconds = r.seconds_left()
+    running = unfinished(r)
+    if seconds is not None and running and all(rt.time_called for rt in running):
+        return 0
+    return seconds
+
+
 def call_time_for_round(conn: Connection) -> list[int]:
     """The organiser calls time for every unfinished table of the latest round; their ids."""
     rounds = service.night_rounds(conn)

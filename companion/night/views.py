@@ -184,7 +184,7 @@ def clock_of(latest: service.Round | None) -> dict | None:
     """The latest round's clock for the hall: seconds left (the round's own), per extended table too."""
     if latest is None or latest.seconds_left() is None or round_time.round_over(latest):
         return None  # no clock, or the round is over: the clock stops
-    return dict(seconds=latest.seconds_left(), minutes=latest.minutes,
+    return dict(seconds=round_time.clock_seconds(latest), minutes=latest.minutes,
                 extended=[(round_label(rt), latest.seconds_left(rt)) for rt in latest.tables if rt.extra_minutes])
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -228,10 +229,23 @@ def test_calling_time_for_the_round_offers_each_table_the_tap_and_the_hall_ends_
     r = draw(client, conn, {"twin_shoot": 2})
     for rt in r.tables:
         play_first_deal(phones[night.player(conn, rt.player_ids[0]).name], rt)
+    client.post("/hall/clock", data={"minutes": "30"})
+    assert 'class="hall-clock" data-countdown="0"' not in client.get("/hall").get_data(as_text=True)
     assert client.post("/hall/call-time").status_code == 303  # time called, nothing ended yet
+    # Time is up at every table still playing: the hall's and the screen's clocks say so, not
+    # 29:19 counting on (seen in a night run as a new organiser).
+    assert 'class="hall-clock" data-countdown="0"' in client.get("/hall").get_data(as_text=True)
+    assert 'data-countdown="0"' in client.get("/hall/screen/live").get_data(as_text=True)
     for rt in r.tables:
         phone = phones[night.player(conn, rt.player_ids[1]).name]
-        assert "End the match at time" in phone.get(f"/t/{rt.table.token}").get_data(as_text=True)
+        page = phone.get(f"/t/{rt.table.token}").get_data(as_text=True)
+        assert "End the match at time" in page
+        # ... also under the deal form, where a player typing a deal looks; and the clock's
+        # own answer brings it there without a reload.
+        note = page[page.index('id="time-up-note"'):]
+        assert page.index('id="entry"') < page.index('id="time-up-note"') and "End the match at time" in note[:2000]
+        clock = phone.get(f"/t/{rt.table.token}/clock").get_data(as_text=True)
+        assert re.search(r'<hx-partial hx-target="#time-up-note"[^>]*>\s*<form[^>]*end-at-time', clock)
         assert not reload(conn, rt).match().over
     assert "End at time" in text_of(client.get("/hall").get_data(as_text=True))
     first, second = r.tables
