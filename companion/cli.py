@@ -148,27 +148,39 @@ def serve(args: argparse.Namespace) -> int:
     from .store import DatabaseError, StoreError
     from .store.backup import ServerLock
     from .store.connection import replaced_at_stop
+    from .store import postgres
 
     url, warning = join_url(args.host, args.port)
     config = {"JOIN_URL": url}
     if args.db:
-        config["DATABASE"] = os.path.abspath(args.db)
+        config["DATABASE"] = args.db if postgres.is_postgres(args.db) else os.path.abspath(args.db)
     try:
+        if postgres.is_postgres(args.db):  # every laptop on the database signs sessions alike
+            postgres.migrate(args.db)
+            config["SECRET_KEY"] = postgres.shared_secret(args.db)
         app = create_app(config)
-    except DatabaseError as exc:
+    except (DatabaseError, StoreError) as exc:
         print(f"companion: {exc}", file=sys.stderr)
         return 2
     # Held while serving (the OS releases it when the process ends, even on kill -9):
     # `companion restore` refuses to replace the file under a running server.
-    lock = ServerLock(app.config["DATABASE"])
-    if not lock.acquire():
-        print(f"companion: {app.config['DATABASE']} is in use by another Table Companion (serving it, or "
+    database = app.config["DATABASE"]
+    lock = postgres.ServerLock(database) if postgres.is_postgres(database) else ServerLock(database)
+    if not lock.acquire():  # PostgreSQL's is shared by every server on the database: only a restore holds it
+        print(f"companion: {postgres.shown(database)} is in use by another Table Companion (serving it, or "
               "restoring a backup into it). Stop that one first, or use another --db file.", file=sys.stderr)
         return 1
+    if postgres.is_postgres(database):
+        # Changes saved by another server on the database reach this one's phones, and ours theirs.
+        from . import changes
+
+        relay = postgres.ChangeRelay(database)
+        changes.relay_through(relay.send)
+        relay.start(changes.tell_here)
     try:
         bring_results_up_to_date(app.config["DATABASE"])  # before the port opens: no phone waits for it
     except StoreError as exc:
-        print(f"companion: {unusable_at_start(app.config['DATABASE'], exc)}", file=sys.stderr)
+        print(f"companion: {unusable_at_start(postgres.shown(database), exc)}", file=sys.stderr)
         lock.release()
         return 2
     try:
@@ -188,7 +200,7 @@ def serve(args: argparse.Namespace) -> int:
                                                           header_timeout=args.header_timeout))
 
     laptop = laptop_url(args.host, args.port)
-    print(start_message(url=url, warning=warning, laptop=laptop, database=app.config["DATABASE"],
+    print(start_message(url=url, warning=warning, laptop=laptop, database=postgres.shown(database),
                         moved_from=app.config.get("DATABASE_MOVED_FROM"),
                         draw_qr=not args.no_qr and terminal_can_draw_qr()),
           flush=True)
@@ -255,6 +267,10 @@ def backup(args: argparse.Namespace) -> int:
     from .store import StoreError
     from .store.backup import copy_database, counts, is_ours_file
 
+    from .store import postgres
+
+    if args.db and postgres.is_postgres(args.db):
+        return backup_postgres(args.db, Path(args.path).expanduser())
     source = _database(args)
     if not source.is_file():
         print(f"companion: no scores yet at {source}: nothing to back up.", file=sys.stderr)
@@ -280,11 +296,48 @@ def backup(args: argparse.Namespace) -> int:
     return 0
 
 
+def backup_postgres(url: str, target: Path) -> int:
+    """`companion backup` of a PostgreSQL database: pg_dump's custom format (one snapshot)."""
+    from .store import StoreError, postgres
+
+    if target.is_dir():
+        target = target / f"companion-{datetime.now():%Y-%m-%d-%H%M%S}.dump"
+    if target.exists():
+        print(f"companion: {target} already exists; give a new file name, or a folder "
+              "to make a dated copy in.", file=sys.stderr)
+        return 1
+    try:
+        if not postgres.is_ours(url):
+            print(f"companion: {postgres.shown(url)} is not a Table Companion database.", file=sys.stderr)
+            return 2
+        postgres.dump(url, target)
+        tables, deals = postgres.counts(url)
+    except (StoreError, OSError) as exc:
+        print(f"companion: could not back up {postgres.shown(url)} to {target}: {exc}", file=sys.stderr)
+        return 1
+    print(f"Backed up {tables} tables ({deals} deals) from {postgres.shown(url)} to {target}.")
+    print(f"To put it back: {command()} restore {target} --db {postgres.shown(url)}")
+    return 0
+
+
 def restore(args: argparse.Namespace) -> int:
     """Put the backup ``args.path`` in place of the database, safely: refused while a server
     runs on it; the database it replaces is kept beside it first."""
-    from .store import StoreError
+    from .store import StoreError, postgres
     from .store.backup import counts, restore as put_back
+
+    if args.db and postgres.is_postgres(args.db):
+        source = Path(args.path).expanduser()
+        try:
+            kept = postgres.restore(source, args.db)
+            tables, deals = postgres.counts(args.db)
+        except (StoreError, OSError) as exc:
+            print(f"companion: could not restore {source}: {exc}", file=sys.stderr)
+            return 1
+        print(f"Restored {tables} tables ({deals} deals) from {source} into {postgres.shown(args.db)}.")
+        if kept:
+            print(f"The scores it replaced are kept in {kept}.")
+        return 0
 
     target = _database(args)
     source = Path(args.path).expanduser()
@@ -308,7 +361,8 @@ def main(argv: list[str] | None = None) -> int:
     s = sub.add_parser("serve", help="serve the companion to phones on this network")
     s.add_argument("--host", default="0.0.0.0", help="address to listen on (default: all, so phones can join)")
     s.add_argument("--port", type=int, default=8000, help="port (default 8000)")
-    s.add_argument("--db", help="SQLite file (default: companion.sqlite in your data folder); created on first run")
+    s.add_argument("--db", help="SQLite file (default: companion.sqlite in your data folder; created on first run), "
+                   "or a PostgreSQL database: postgresql://user@host/dbname (needs table-companion[postgres])")
     s.add_argument("--threads", type=int, default=16, help=argparse.SUPPRESS)  # waitress's; kept so old scripts run
     s.add_argument("--max-connections", type=int, default=0, metavar="N",
                    help="connections held at once (default: from the open-file limit)")
@@ -320,10 +374,12 @@ def main(argv: list[str] | None = None) -> int:
                    help="open the home page (its big QR code), or the hall view, in this laptop's browser")
     b = sub.add_parser("backup", help="copy the scores to a file, safely while serving")
     b.add_argument("path", help="the copy's file name, or a folder to put a dated copy in")
-    b.add_argument("--db", help="the database to copy (default: the one `serve` uses)")
+    b.add_argument("--db", help="the database to copy (default: the one `serve` uses); a postgresql:// one "
+                   "is copied with pg_dump")
     r = sub.add_parser("restore", help="put a backup back in place of the scores (stop the server first)")
     r.add_argument("path", help="the backup file to restore")
-    r.add_argument("--db", help="the database to replace (default: the one `serve` uses)")
+    r.add_argument("--db", help="the database to replace (default: the one `serve` uses); a postgresql:// one "
+                   "with pg_restore")
     args = parser.parse_args(argv)
     if args.command == "serve":
         if not 0 < args.port < 65536:
