@@ -9,6 +9,7 @@ import errno
 import os
 import sys
 import threading
+import time
 import webbrowser
 from datetime import datetime
 from pathlib import Path
@@ -185,7 +186,9 @@ def serve(args: argparse.Namespace) -> int:
         return 2
     try:
         # gevent, for thousands of cheap held connections (companion/serving/server.py says why).
-        listener = http.make_listener(args.host, args.port)
+        # A worker (--workers) accepts on the socket its parent opened and handed down.
+        listener = (inherited_listener(args.listen_fd) if args.listen_fd is not None
+                    else http.make_listener(args.host, args.port))
     except OSError as exc:
         if http.address_in_use(exc):
             print(f"companion: port {args.port} is already in use (is another companion running?). "
@@ -200,6 +203,10 @@ def serve(args: argparse.Namespace) -> int:
                                                           header_timeout=args.header_timeout))
 
     laptop = laptop_url(args.host, args.port)
+    if args.listen_fd is not None:  # a worker: its parent said all this once
+        end_with_parent(args.worker_of)
+        http.run(server)
+        return 0
     print(start_message(url=url, warning=warning, laptop=laptop, database=postgres.shown(database),
                         moved_from=app.config.get("DATABASE_MOVED_FROM"),
                         draw_qr=not args.no_qr and terminal_can_draw_qr()),
@@ -216,6 +223,109 @@ def serve(args: argparse.Namespace) -> int:
               flush=True)
         sys.stderr.flush()
         os._exit(0)
+    print("Stopped.", flush=True)
+    return 0
+
+
+def inherited_listener(fd: int):
+    """The listening socket a worker's parent opened (gevent's socket: serve patched it)."""
+    import socket
+
+    listener = socket.socket(fileno=fd)
+    listener.setblocking(False)
+    return listener
+
+
+def end_with_parent(parent: int) -> None:
+    """A worker stops (as on SIGTERM) once the parent that started it is gone (even killed -9):
+    no worker is left serving on its own."""
+    import signal
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+# A worker that ends sooner than this after its start is started again only after a pause (a
+# database that refuses every start must not turn the parent into a loop of starts).
+QUICK_END = 5.0
+
+
+def serve_workers(args: argparse.Namespace) -> int:
+    """`serve --workers N` (N > 1, PostgreSQL only): this process opens the port and starts N
+    `companion serve` processes that all accept on it (the kernel hands each new connection to
+    one of them), starts again one that dies, and stops them all on Ctrl+C or SIGTERM. Changes
+    reach every worker's phones through the database (ChangeRelay); each worker keeps its own
+    per-device limit and fair share (README, "A club server")."""
+    import signal
+    import subprocess
+
+    from .serving import server as http
+    from .store import DatabaseError, StoreError, postgres
+
+    try:
+        postgres.migrate(args.db)  # once, before the workers start (each one checks it again)
+        postgres.counts(args.db)
+    except (DatabaseError, StoreError) as exc:
+        print(f"companion: {exc}", file=sys.stderr)
+        return 2
+    try:
+        listener = http.make_listener(args.host, args.port)
+    except OSError as exc:
+        print(f"companion: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}"
+              + (f" (is another companion running? Try --port {args.port + 1}.)" if http.address_in_use(exc) else ""),
+              file=sys.stderr)
+        return 1
+    listener.set_inheritable(True)
+    command = [sys.executable, "-m", "companion.cli", "serve", "--host", args.host, "--port", str(args.port),
+               "--db", args.db, "--max-connections", str(args.max_connections), "--per-device", str(args.per_device),
+               "--header-timeout", str(args.header_timeout), "--no-qr",
+               "--listen-fd", str(listener.fileno()), "--worker-of", str(os.getpid())]
+
+    def start() -> tuple[subprocess.Popen, float]:
+        # Its own process group: Ctrl+C reaches the parent, which stops the workers itself.
+        return (subprocess.Popen(command, pass_fds=(listener.fileno(),), stdin=subprocess.DEVNULL,
+                                 start_new_session=True), time.monotonic())
+
+    stopping = threading.Event()
+
+    def stop(*_args) -> None:
+        stopping.set()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    workers = [start() for _ in range(args.workers)]
+    url, warning = join_url(args.host, args.port)
+    laptop = laptop_url(args.host, args.port)
+    print(start_message(url=url, warning=warning, laptop=laptop, database=postgres.shown(args.db),
+                        moved_from=None, draw_qr=not args.no_qr and terminal_can_draw_qr()), flush=True)
+    print(f"{args.workers} workers: {', '.join(str(w.pid) for w, _ in workers)}.", flush=True)
+    if args.open:
+        open_in_browser(laptop + ("hall" if args.open == "hall" else ""))
+    while not stopping.wait(0.2):
+        for number, (worker, started) in enumerate(workers):
+            code = worker.poll()
+            if code is None or stopping.is_set():
+                continue
+            if time.monotonic() - started < QUICK_END:
+                stopping.wait(1)
+            workers[number] = start()
+            print(f"Worker {worker.pid} ended ({'signal ' + str(-code) if code < 0 else 'exit ' + str(code)}); "
+                  f"started {workers[number][0].pid} in its place.", flush=True)
+    for worker, _ in workers:
+        if worker.poll() is None:
+            worker.terminate()
+    deadline = time.monotonic() + 10
+    for worker, _ in workers:
+        try:
+            worker.wait(max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            worker.kill()
+            worker.wait(5)
+    listener.close()
     print("Stopped.", flush=True)
     return 0
 
@@ -369,6 +479,10 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--per-device", type=int, default=64, metavar="N",
                    help="connections one device may hold at once (default 64; a phone uses up to 6)")
     s.add_argument("--header-timeout", type=float, default=15.0, help=argparse.SUPPRESS)  # seconds; tests use less
+    s.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="server processes answering on the port (default 1; more need a postgresql:// --db)")
+    s.add_argument("--listen-fd", type=int, help=argparse.SUPPRESS)  # a worker: the parent's listening socket
+    s.add_argument("--worker-of", type=int, help=argparse.SUPPRESS)  # a worker: its parent's process id
     s.add_argument("--no-qr", action="store_true", help="don't draw the QR code in the terminal")
     s.add_argument("--open", nargs="?", const="home", choices=("home", "hall"),
                    help="open the home page (its big QR code), or the hall view, in this laptop's browser")
@@ -384,6 +498,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "serve":
         if not 0 < args.port < 65536:
             parser.error("--port must be from 1 to 65535")
+        if not 1 <= args.workers <= 64:
+            parser.error("--workers must be from 1 to 64")
+        if args.workers > 1:
+            from .store.postgres import is_postgres
+
+            if not is_postgres(args.db):
+                # SQLite: one process, one writer: its file watch and write lock are per process.
+                parser.error("--workers above 1 needs a PostgreSQL database (--db postgresql://…): "
+                             "with SQLite one process serves (README, \"A club server\")")
+            return serve_workers(args)
         return serve(args)
     if args.command == "backup":
         return backup(args)

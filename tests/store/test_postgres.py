@@ -358,3 +358,10 @@ def test_a_phones_session_and_form_token_from_one_laptop_are_good_on_the_other(u
     saved = second.post(f"/t/{token}/deals", data=form)
     assert saved.status_code == 303, saved.get_data(as_text=True)[:500]
     assert len(stored_deals(first, token)) == 1  # and the first laptop shows it
+
+
+def test_workers_need_postgresql_and_say_so(capsys):
+    with pytest.raises(SystemExit) as ended:
+        cli.main(["serve", "--workers", "2", "--db", "scores.sqlite"])
+    assert ended.value.code == 2
+    assert "--workers above 1 needs a PostgreSQL database" in capsys.readouterr().err
