@@ -90,7 +90,8 @@ def start_message(*, url: str, warning: str | None, laptop: str, database: str,
         lines.append(f"Note: {warning}")
     if moved_from:
         lines.append(f"Moved your scores from {moved_from} to the data folder ({old_file_kept(moved_from)}).")
-    lines.append(f"Scores are saved in {database} (copy them any time: {command()} backup FILE)")
+    elsewhere = f" --db {database}" if database.startswith(("postgresql://", "postgres://")) else ""
+    lines.append(f"Scores are saved in {database} (copy them any time: {command()} backup FILE{elsewhere})")
     lines.append("Press Ctrl+C to stop.")
     return "\n".join(lines)
 
