@@ -365,3 +365,22 @@ def test_workers_need_postgresql_and_say_so(capsys):
         cli.main(["serve", "--workers", "2", "--db", "scores.sqlite"])
     assert ended.value.code == 2
     assert "--workers above 1 needs a PostgreSQL database" in capsys.readouterr().err
+
+
+def test_postgresqls_schema_has_every_table_and_column_sqlites_has(url, tmp_path):
+    """A migration added to schema.MIGRATIONS needs its twin in postgres.MIGRATIONS: this fails
+    until it has one (the tests of the feature would fail on PostgreSQL too, less plainly)."""
+    import sqlite3
+
+    path = tmp_path / "schema.sqlite"
+    storage.migrate(str(path))
+    lite = sqlite3.connect(path)
+    sqlite_columns = {(table, column) for (table,) in lite.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        for column in (r[1] for r in lite.execute(f"PRAGMA table_info({table})"))}
+    lite.close()
+    with raw(url) as conn:
+        postgres_columns = set(conn.execute("SELECT table_name, column_name FROM information_schema.columns"
+                                            " WHERE table_schema = 'public'").fetchall())
+    assert sqlite_columns - postgres_columns == set()
+    assert {t for t, _ in postgres_columns - sqlite_columns} <= {postgres.VERSION_TABLE, "companion_secret"}
