@@ -58,8 +58,32 @@ def subscribe(listener: Listener) -> Callable[[], None]:
 
 
 def publish(change: Change) -> None:
-    """Tell every listener about ``change`` (its write is committed). A listener that fails is
+    """Tell every listener about ``change`` (its write is committed), and the other processes
+    serving the same database through the relay, if one is set. A listener that fails is
     logged and skipped: the write is saved whatever a listener does."""
+    tell_here(change)
+    relay = _relay
+    if relay is not None:
+        try:
+            relay(change)
+        except Exception:  # noqa: BLE001  (the write is saved; the others learn of the next one)
+            _log.exception("could not relay %r to the other servers", change)
+
+
+# Where changes go to the other processes serving the same database (issue 35: PostgreSQL's
+# NOTIFY, companion/store/postgres.py's ChangeRelay); None: this process is the only one.
+_relay: Callable[[Change], None] | None = None
+
+
+def relay_through(send: Callable[[Change], None] | None) -> None:
+    """Send every change published here to the other processes too (None: stop). What they
+    send arrives through :func:`tell_here`, never relayed again."""
+    global _relay
+    _relay = send
+
+
+def tell_here(change: Change) -> None:
+    """Tell this process's listeners about ``change`` (made here, or by another process)."""
     for listener in _listeners:  # a tuple, replaced whole: (un)subscribing meanwhile is safe
         try:
             listener(change)

@@ -9,6 +9,7 @@ import errno
 import os
 import sys
 import threading
+import time
 import webbrowser
 from datetime import datetime
 from pathlib import Path
@@ -89,7 +90,8 @@ def start_message(*, url: str, warning: str | None, laptop: str, database: str,
         lines.append(f"Note: {warning}")
     if moved_from:
         lines.append(f"Moved your scores from {moved_from} to the data folder ({old_file_kept(moved_from)}).")
-    lines.append(f"Scores are saved in {database} (copy them any time: {command()} backup FILE)")
+    elsewhere = f" --db {database}" if database.startswith(("postgresql://", "postgres://")) else ""
+    lines.append(f"Scores are saved in {database} (copy them any time: {command()} backup FILE{elsewhere})")
     lines.append("Press Ctrl+C to stop.")
     return "\n".join(lines)
 
@@ -148,32 +150,46 @@ def serve(args: argparse.Namespace) -> int:
     from .store import DatabaseError, StoreError
     from .store.backup import ServerLock
     from .store.connection import replaced_at_stop
+    from .store import postgres
 
     url, warning = join_url(args.host, args.port)
     config = {"JOIN_URL": url}
     if args.db:
-        config["DATABASE"] = os.path.abspath(args.db)
+        config["DATABASE"] = args.db if postgres.is_postgres(args.db) else os.path.abspath(args.db)
     try:
+        if postgres.is_postgres(args.db):  # every laptop on the database signs sessions alike
+            postgres.migrate(args.db)
+            config["SECRET_KEY"] = postgres.shared_secret(args.db)
         app = create_app(config)
-    except DatabaseError as exc:
+    except (DatabaseError, StoreError) as exc:
         print(f"companion: {exc}", file=sys.stderr)
         return 2
     # Held while serving (the OS releases it when the process ends, even on kill -9):
     # `companion restore` refuses to replace the file under a running server.
-    lock = ServerLock(app.config["DATABASE"])
-    if not lock.acquire():
-        print(f"companion: {app.config['DATABASE']} is in use by another Table Companion (serving it, or "
+    database = app.config["DATABASE"]
+    lock = postgres.ServerLock(database) if postgres.is_postgres(database) else ServerLock(database)
+    if not lock.acquire():  # PostgreSQL's is shared by every server on the database: only a restore holds it
+        print(f"companion: {postgres.shown(database)} is in use by another Table Companion (serving it, or "
               "restoring a backup into it). Stop that one first, or use another --db file.", file=sys.stderr)
         return 1
+    if postgres.is_postgres(database):
+        # Changes saved by another server on the database reach this one's phones, and ours theirs.
+        from . import changes
+
+        relay = postgres.ChangeRelay(database)
+        changes.relay_through(relay.send)
+        relay.start(changes.tell_here)
     try:
         bring_results_up_to_date(app.config["DATABASE"])  # before the port opens: no phone waits for it
     except StoreError as exc:
-        print(f"companion: {unusable_at_start(app.config['DATABASE'], exc)}", file=sys.stderr)
+        print(f"companion: {unusable_at_start(postgres.shown(database), exc)}", file=sys.stderr)
         lock.release()
         return 2
     try:
         # gevent, for thousands of cheap held connections (companion/serving/server.py says why).
-        listener = http.make_listener(args.host, args.port)
+        # A worker (--workers) accepts on the socket its parent opened and handed down.
+        listener = (inherited_listener(args.listen_fd) if args.listen_fd is not None
+                    else http.make_listener(args.host, args.port))
     except OSError as exc:
         if http.address_in_use(exc):
             print(f"companion: port {args.port} is already in use (is another companion running?). "
@@ -188,7 +204,11 @@ def serve(args: argparse.Namespace) -> int:
                                                           header_timeout=args.header_timeout))
 
     laptop = laptop_url(args.host, args.port)
-    print(start_message(url=url, warning=warning, laptop=laptop, database=app.config["DATABASE"],
+    if args.listen_fd is not None:  # a worker: its parent said all this once
+        end_with_parent(args.worker_of)
+        http.run(server)
+        return 0
+    print(start_message(url=url, warning=warning, laptop=laptop, database=postgres.shown(database),
                         moved_from=app.config.get("DATABASE_MOVED_FROM"),
                         draw_qr=not args.no_qr and terminal_can_draw_qr()),
           flush=True)
@@ -204,6 +224,109 @@ def serve(args: argparse.Namespace) -> int:
               flush=True)
         sys.stderr.flush()
         os._exit(0)
+    print("Stopped.", flush=True)
+    return 0
+
+
+def inherited_listener(fd: int):
+    """The listening socket a worker's parent opened (gevent's socket: serve patched it)."""
+    import socket
+
+    listener = socket.socket(fileno=fd)
+    listener.setblocking(False)
+    return listener
+
+
+def end_with_parent(parent: int) -> None:
+    """A worker stops (as on SIGTERM) once the parent that started it is gone (even killed -9):
+    no worker is left serving on its own."""
+    import signal
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+# A worker that ends sooner than this after its start is started again only after a pause (a
+# database that refuses every start must not turn the parent into a loop of starts).
+QUICK_END = 5.0
+
+
+def serve_workers(args: argparse.Namespace) -> int:
+    """`serve --workers N` (N > 1, PostgreSQL only): this process opens the port and starts N
+    `companion serve` processes that all accept on it (the kernel hands each new connection to
+    one of them), starts again one that dies, and stops them all on Ctrl+C or SIGTERM. Changes
+    reach every worker's phones through the database (ChangeRelay); each worker keeps its own
+    per-device limit and fair share (README, "A club server")."""
+    import signal
+    import subprocess
+
+    from .serving import server as http
+    from .store import DatabaseError, StoreError, postgres
+
+    try:
+        postgres.migrate(args.db)  # once, before the workers start (each one checks it again)
+        postgres.counts(args.db)
+    except (DatabaseError, StoreError) as exc:
+        print(f"companion: {exc}", file=sys.stderr)
+        return 2
+    try:
+        listener = http.make_listener(args.host, args.port)
+    except OSError as exc:
+        print(f"companion: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}"
+              + (f" (is another companion running? Try --port {args.port + 1}.)" if http.address_in_use(exc) else ""),
+              file=sys.stderr)
+        return 1
+    listener.set_inheritable(True)
+    command = [sys.executable, "-m", "companion.cli", "serve", "--host", args.host, "--port", str(args.port),
+               "--db", args.db, "--max-connections", str(args.max_connections), "--per-device", str(args.per_device),
+               "--header-timeout", str(args.header_timeout), "--no-qr",
+               "--listen-fd", str(listener.fileno()), "--worker-of", str(os.getpid())]
+
+    def start() -> tuple[subprocess.Popen, float]:
+        # Its own process group: Ctrl+C reaches the parent, which stops the workers itself.
+        return (subprocess.Popen(command, pass_fds=(listener.fileno(),), stdin=subprocess.DEVNULL,
+                                 start_new_session=True), time.monotonic())
+
+    stopping = threading.Event()
+
+    def stop(*_args) -> None:
+        stopping.set()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    workers = [start() for _ in range(args.workers)]
+    url, warning = join_url(args.host, args.port)
+    laptop = laptop_url(args.host, args.port)
+    print(start_message(url=url, warning=warning, laptop=laptop, database=postgres.shown(args.db),
+                        moved_from=None, draw_qr=not args.no_qr and terminal_can_draw_qr()), flush=True)
+    print(f"{args.workers} workers: {', '.join(str(w.pid) for w, _ in workers)}.", flush=True)
+    if args.open:
+        open_in_browser(laptop + ("hall" if args.open == "hall" else ""))
+    while not stopping.wait(0.2):
+        for number, (worker, started) in enumerate(workers):
+            code = worker.poll()
+            if code is None or stopping.is_set():
+                continue
+            if time.monotonic() - started < QUICK_END:
+                stopping.wait(1)
+            workers[number] = start()
+            print(f"Worker {worker.pid} ended ({'signal ' + str(-code) if code < 0 else 'exit ' + str(code)}); "
+                  f"started {workers[number][0].pid} in its place.", flush=True)
+    for worker, _ in workers:
+        if worker.poll() is None:
+            worker.terminate()
+    deadline = time.monotonic() + 10
+    for worker, _ in workers:
+        try:
+            worker.wait(max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            worker.kill()
+            worker.wait(5)
+    listener.close()
     print("Stopped.", flush=True)
     return 0
 
@@ -259,6 +382,10 @@ def backup(args: argparse.Namespace) -> int:
     from .store import StoreError
     from .store.backup import copy_database, counts, is_ours_file
 
+    from .store import postgres
+
+    if args.db and postgres.is_postgres(args.db):
+        return backup_postgres(args.db, Path(args.path).expanduser())
     source = _database(args)
     if not source.is_file():
         print(f"companion: no scores yet at {source}: nothing to back up.", file=sys.stderr)
@@ -284,11 +411,48 @@ def backup(args: argparse.Namespace) -> int:
     return 0
 
 
+def backup_postgres(url: str, target: Path) -> int:
+    """`companion backup` of a PostgreSQL database: pg_dump's custom format (one snapshot)."""
+    from .store import StoreError, postgres
+
+    if target.is_dir():
+        target = target / f"companion-{datetime.now():%Y-%m-%d-%H%M%S}.dump"
+    if target.exists():
+        print(f"companion: {target} already exists; give a new file name, or a folder "
+              "to make a dated copy in.", file=sys.stderr)
+        return 1
+    try:
+        if not postgres.is_ours(url):
+            print(f"companion: {postgres.shown(url)} is not a Table Companion database.", file=sys.stderr)
+            return 2
+        postgres.dump(url, target)
+        tables, deals = postgres.counts(url)
+    except (StoreError, OSError) as exc:
+        print(f"companion: could not back up {postgres.shown(url)} to {target}: {exc}", file=sys.stderr)
+        return 1
+    print(f"Backed up {tables} tables ({deals} deals) from {postgres.shown(url)} to {target}.")
+    print(f"To put it back: {command()} restore {target} --db {postgres.shown(url)}")
+    return 0
+
+
 def restore(args: argparse.Namespace) -> int:
     """Put the backup ``args.path`` in place of the database, safely: refused while a server
     runs on it; the database it replaces is kept beside it first."""
-    from .store import StoreError
+    from .store import StoreError, postgres
     from .store.backup import counts, restore as put_back
+
+    if args.db and postgres.is_postgres(args.db):
+        source = Path(args.path).expanduser()
+        try:
+            kept = postgres.restore(source, args.db)
+            tables, deals = postgres.counts(args.db)
+        except (StoreError, OSError) as exc:
+            print(f"companion: could not restore {source}: {exc}", file=sys.stderr)
+            return 1
+        print(f"Restored {tables} tables ({deals} deals) from {source} into {postgres.shown(args.db)}.")
+        if kept:
+            print(f"The scores it replaced are kept in {kept}.")
+        return 0
 
     target = _database(args)
     source = Path(args.path).expanduser()
@@ -312,26 +476,43 @@ def main(argv: list[str] | None = None) -> int:
     s = sub.add_parser("serve", help="serve the companion to phones on this network")
     s.add_argument("--host", default="0.0.0.0", help="address to listen on (default: all, so phones can join)")
     s.add_argument("--port", type=int, default=8000, help="port (default 8000)")
-    s.add_argument("--db", help="SQLite file (default: companion.sqlite in your data folder); created on first run")
+    s.add_argument("--db", help="SQLite file (default: companion.sqlite in your data folder; created on first run), "
+                   "or a PostgreSQL database: postgresql://user@host/dbname (needs table-companion[postgres])")
     s.add_argument("--threads", type=int, default=16, help=argparse.SUPPRESS)  # waitress's; kept so old scripts run
     s.add_argument("--max-connections", type=int, default=0, metavar="N",
                    help="connections held at once (default: from the open-file limit)")
     s.add_argument("--per-device", type=int, default=64, metavar="N",
                    help="connections one device may hold at once (default 64; a phone uses up to 6)")
     s.add_argument("--header-timeout", type=float, default=15.0, help=argparse.SUPPRESS)  # seconds; tests use less
+    s.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="server processes answering on the port (default 1; more need a postgresql:// --db)")
+    s.add_argument("--listen-fd", type=int, help=argparse.SUPPRESS)  # a worker: the parent's listening socket
+    s.add_argument("--worker-of", type=int, help=argparse.SUPPRESS)  # a worker: its parent's process id
     s.add_argument("--no-qr", action="store_true", help="don't draw the QR code in the terminal")
     s.add_argument("--open", nargs="?", const="home", choices=("home", "hall"),
                    help="open the home page (its big QR code), or the hall view, in this laptop's browser")
     b = sub.add_parser("backup", help="copy the scores to a file, safely while serving")
     b.add_argument("path", help="the copy's file name, or a folder to put a dated copy in")
-    b.add_argument("--db", help="the database to copy (default: the one `serve` uses)")
+    b.add_argument("--db", help="the database to copy (default: the one `serve` uses); a postgresql:// one "
+                   "is copied with pg_dump")
     r = sub.add_parser("restore", help="put a backup back in place of the scores (stop the server first)")
     r.add_argument("path", help="the backup file to restore")
-    r.add_argument("--db", help="the database to replace (default: the one `serve` uses)")
+    r.add_argument("--db", help="the database to replace (default: the one `serve` uses); a postgresql:// one "
+                   "with pg_restore")
     args = parser.parse_args(argv)
     if args.command == "serve":
         if not 0 < args.port < 65536:
             parser.error("--port must be from 1 to 65535")
+        if not 1 <= args.workers <= 64:
+            parser.error("--workers must be from 1 to 64")
+        if args.workers > 1:
+            from .store.postgres import is_postgres
+
+            if not is_postgres(args.db):
+                # SQLite: one process, one writer: its file watch and write lock are per process.
+                parser.error("--workers above 1 needs a PostgreSQL database (--db postgresql://…): "
+                             "with SQLite one process serves (README, \"A club server\")")
+            return serve_workers(args)
         return serve(args)
     if args.command == "backup":
         return backup(args)

@@ -206,10 +206,72 @@ def _config(tmp_path: Path, **extra: Any) -> dict[str, Any]:
     return config
 
 
+# --- both backends (issue 35) -----------------------------------------------------------------
+#
+# The tests in these folders that use the ``app`` fixture (or ``csrf_app``, ``client``, ``conn``)
+# run twice: on SQLite and on a throw-away PostgreSQL server (tests/store/throwaway_postgres.py).
+# Elsewhere ``app`` is SQLite's alone. Under CI=true a missing PostgreSQL fails, never skips.
+BOTH_BACKENDS = {"tables", "night", "players"}  # tests/store/test_postgres.py: what only PostgreSQL has
+
+
+def pytest_generate_tests(metafunc):
+    path = Path(str(metafunc.definition.path))
+    if ("backend" in metafunc.fixturenames and path.parent.name in BOTH_BACKENDS
+            and path.parent.parent == Path(__file__).resolve().parent):
+        metafunc.parametrize("backend", ["sqlite", "postgresql"], indirect=True)
+
+
 @pytest.fixture
-def app(tmp_path: Path, _migrated_database: Path) -> Flask:
+def backend(request) -> str:
+    """The store's backend for this test's app: "sqlite" (the default) or "postgresql"."""
+    return getattr(request, "param", "sqlite")
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """A throw-away PostgreSQL server for the session (a unix socket in a temporary folder)."""
+    from store.throwaway_postgres import ThrowawayPostgres, missing_reason
+
+    reason = missing_reason()
+    if reason:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"PostgreSQL tests can't run: {reason}; CI must install it (.ci/run)", pytrace=False)
+        pytest.skip(f"no PostgreSQL here: {reason}")
+    server = ThrowawayPostgres().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def _migrated_postgres(postgres_server) -> str:
+    """The session's migrated PostgreSQL database (each test empties it: ``postgres_database``)."""
+    from companion.store import migrate
+
+    url = postgres_server.new_database()
+    migrate(url)
+    return url
+
+
+@pytest.fixture
+def postgres_database(postgres_server, _migrated_postgres: str) -> str:
+    """The URL of a migrated PostgreSQL database holding nothing (emptied for this test, its ids
+    counted from 1 again, as in a new one: a copy per test takes a second)."""
+    postgres_server.empty(_migrated_postgres)
+    return _migrated_postgres
+
+
+def _database_for(backend: str, request, tmp_path: Path) -> str:
+    if backend == "postgresql":
+        return request.getfixturevalue("postgres_database")
+    return str(tmp_path / "t.sqlite")
+
+
+@pytest.fixture
+def app(tmp_path: Path, _migrated_database: Path, backend: str, request) -> Flask:
     """The app with its own empty database and CSRF checks off (for plain form tests)."""
-    return make_app(_config(tmp_path), _migrated_database)
+    return make_app(_config(tmp_path, DATABASE=_database_for(backend, request, tmp_path)), _migrated_database)
 
 
 @pytest.fixture
@@ -228,9 +290,10 @@ def conn(app: Flask):
 
 
 @pytest.fixture
-def csrf_app(tmp_path: Path, _migrated_database: Path) -> Flask:
+def csrf_app(tmp_path: Path, _migrated_database: Path, backend: str, request) -> Flask:
     """Same as ``app`` but with CSRF protection on, as in production."""
-    return make_app(_config(tmp_path, WTF_CSRF_ENABLED=True), _migrated_database)
+    return make_app(_config(tmp_path, WTF_CSRF_ENABLED=True, DATABASE=_database_for(backend, request, tmp_path)),
+                    _migrated_database)
 
 
 @pytest.fixture

@@ -38,6 +38,10 @@ Errors (``store.errors``)
     ``translate(exc)``: the backend's own error class and its store error, for a last safety
     net only (the app's error handler); nothing catches a backend error by name.
 
+Backends: an SQLite file (the default), or PostgreSQL for a ``postgresql://`` database
+(``store.postgres``: the same functions and errors over psycopg 3, its own migrations, backups
+through pg_dump, and the relay carrying changes between servers on one database).
+
 The domain (``companion.tables.service``, ``companion.night.service``,
 ``companion.players.service``) decides what is written; views, the CLI and the serving layer
 call the domain, or these functions for plain reads.

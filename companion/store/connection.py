@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from typing import Callable, Iterator, TypeVar
 from urllib.parse import quote
 
+from . import postgres
 from .errors import NotSaved, StorageDamaged, StorageError, StorageFull, StorageReplaced
 
 
@@ -184,7 +185,11 @@ def raw_connect(path: str, *, create: bool = True) -> Connection:
 
 def connect(path: str, *, create: bool = True) -> Connection:
     """Open ``path`` with our settings. ``create=False`` (the pool's way) refuses a missing
-    file with :class:`StorageReplaced` instead of making a new empty one."""
+    file with :class:`StorageReplaced` instead of making a new empty one. A postgresql:// URL
+    opens the PostgreSQL backend's connection (companion/store/postgres.py)."""
+    if postgres.is_postgres(path):
+        use_postgres()
+        return postgres.connect(path)
     try:
         return raw_connect(path, create=create)
     except sqlite3.Error as exc:
@@ -198,8 +203,25 @@ def connect(path: str, *, create: bool = True) -> Connection:
 BackendError = sqlite3.Error
 
 
-def translate(exc: sqlite3.Error) -> StorageError:
+def backend_errors() -> tuple[type[BaseException], ...]:
+    """The backends' own error classes: SQLite's, and psycopg's once PostgreSQL is in use."""
+    return _BACKEND_ERRORS
+
+
+_BACKEND_ERRORS: tuple[type[BaseException], ...] = (sqlite3.Error,)
+
+
+def use_postgres() -> None:
+    """PostgreSQL is in use in this process: its errors are translated too."""
+    global _BACKEND_ERRORS
+    if len(_BACKEND_ERRORS) == 1:
+        _BACKEND_ERRORS = (sqlite3.Error, *postgres.backend_errors())
+
+
+def translate(exc: BaseException) -> StorageError:
     """The store's error for a backend error: full, not saved (locked, read-only, I/O), damaged."""
+    if not isinstance(exc, sqlite3.Error):
+        return postgres.translate(exc)
     if isinstance(exc, sqlite3.OperationalError):
         if getattr(exc, "sqlite_errorname", "") == "SQLITE_FULL" or "disk is full" in str(exc):
             return StorageFull(str(exc))
@@ -217,7 +239,7 @@ def translated(function: F) -> F:
     def wrapper(*args, **kwargs):
         try:
             return function(*args, **kwargs)
-        except sqlite3.Error as exc:
+        except _BACKEND_ERRORS as exc:
             raise translate(exc) from exc
 
     return wrapper  # type: ignore[return-value]
@@ -239,7 +261,11 @@ def check_same_file(conn: sqlite3.Connection) -> None:
 def write(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     """One write transaction; the immediate lock serialises concurrent writers. Before it
     commits, the file is checked to still be the one at the database path: a change is never
-    answered as saved into a deleted or replaced file."""
+    answered as saved into a deleted or replaced file. (PostgreSQL: postgres.write.)"""
+    if isinstance(conn, postgres.Connection):
+        with postgres.write(conn):
+            yield conn
+        return
     watched = watches.get(getattr(conn, "path", ""))
     try:
         conn.execute("BEGIN IMMEDIATE")
@@ -296,7 +322,7 @@ class ConnectionPool:
         watched from now on (:class:`FileWatch`)."""
         with self.lock:
             self.expected[path] = identity or file_identity(path)
-        if path != ":memory:" and identity is None:
+        if path != ":memory:" and identity is None and not postgres.is_postgres(path):
             watch(path)
 
     def borrow(self, path: str) -> sqlite3.Connection:
@@ -321,9 +347,11 @@ class ConnectionPool:
     def give_back(self, path: str, conn: sqlite3.Connection) -> None:
         watched = watches.get(path)
         try:
+            if getattr(conn, "broken", False):  # a PostgreSQL connection lost
+                raise sqlite3.OperationalError("connection lost")
             if conn.in_transaction:
                 conn.rollback()  # never carry a half-done transaction into the next request
-        except sqlite3.Error:
+        except _BACKEND_ERRORS:
             self.close(path, conn)
             return
         stale = getattr(conn, "identity", None) is not None and file_identity(path) != conn.identity

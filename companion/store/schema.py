@@ -10,7 +10,7 @@ import shutil
 import sqlite3
 from pathlib import Path
 
-from . import connection
+from . import connection, postgres
 from ..names import name_key
 from .errors import DatabaseError, DiskFull
 
@@ -241,7 +241,11 @@ def check_room(path: str) -> None:
 
 
 def migrate(path: str) -> int:
-    """Create or upgrade the database at ``path``; returns the schema version."""
+    """Create or upgrade the database at ``path``; returns the schema version. A postgresql://
+    URL: the PostgreSQL backend's own migrations (postgres.MIGRATIONS)."""
+    if postgres.is_postgres(path):
+        connection.use_postgres()
+        return postgres.migrate(path)
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     if path != ":memory:":
         check_room(path)

@@ -1,0 +1,141 @@
+"""Several `companion serve` processes on one PostgreSQL database (issue 35): two laptops on two
+loopback ports, each phone's change pushed to the other's phones; and `--workers N`, one port
+answered by N processes, one that dies started again."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from helpers import REPO_ROOT, Phone, enter_deals, free_port
+
+pytestmark = pytest.mark.slow  # starts `companion serve` processes
+
+
+def serve(url: str, log: Path, *args: str) -> tuple[subprocess.Popen, int]:
+    """A started `companion serve --db url` on a free loopback port (waits until it answers)."""
+    env = dict(os.environ, PYTHONUNBUFFERED="1",
+               PYTHONPATH=os.pathsep.join(p for p in (str(REPO_ROOT), os.environ.get("PYTHONPATH")) if p))
+    port = free_port()
+    with open(log, "ab") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "companion.cli", "serve", "--host", "127.0.0.1",
+                                 "--port", str(port), "--db", url, "--no-qr", *args],
+                                env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, log.read_text(errors="replace")[-2000:]
+        status, _headers, _body = Phone(port).request_once("GET", "/healthz") if answers(port) else (0, {}, "")
+        if status == 200:
+            return proc, port
+        time.sleep(0.1)
+    proc.kill()
+    raise AssertionError(f"server did not start: {log.read_text(errors='replace')[-2000:]}")
+
+
+def answers(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+def stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+
+
+def next_change(port: int, token: str, rev: int, opened, timeout: float = 15) -> int:
+    """Open the table's event stream at ``port``, set ``opened`` once its "hello" came, and
+    return the revision of its first "changed" event."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
+        sock.sendall(f"GET /t/{token}/events?rev={rev}&form=1 HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                     "Accept: text/event-stream\r\n\r\n".encode())
+        buffer, last_id, event = b"", None, None
+        while True:
+            while b"\n" not in buffer:
+                chunk = sock.recv(4096)
+                if not chunk:
+                    raise ConnectionError("stream closed")
+                buffer += chunk
+            line, _, buffer = buffer.partition(b"\n")
+            line = line.rstrip(b"\r")
+            if line.startswith(b"id: "):
+                last_id = int(line[4:])
+            elif line.startswith(b"event: "):
+                event = line[7:]
+            elif line == b"" and event == b"hello":
+                opened.set()
+            elif line == b"" and event == b"changed":
+                return last_id
+
+
+def children(pid: int) -> set[int]:
+    text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    return {int(p) for p in text.split()}
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads worker ids from /proc (Linux)")
+def test_workers_answer_on_one_port_and_one_killed_is_started_again(postgres_database, tmp_path):
+    parent, port = serve(postgres_database, tmp_path / "workers.log", "--workers", "2")
+    try:
+        deadline = time.monotonic() + 30
+        while len(children(parent.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        first = children(parent.pid)
+        assert len(first) == 2
+        token = Phone(port).create_table("rwd", ["Ann", "Bob", "Cy", "Di"])
+        killed = min(first)
+        os.kill(killed, signal.SIGKILL)
+        deadline = time.monotonic() + 5  # the target: the killed worker's phones back within 5 s
+        while time.monotonic() < deadline:
+            now = children(parent.pid)
+            if len(now) == 2 and killed not in now:
+                break
+            time.sleep(0.05)
+        assert len(now) == 2 and killed not in now, now
+        enter_deals(port, token, [1, 2, 3])  # whichever worker answers, each deal is stored once
+        status, _headers, body = Phone(port).request("GET", f"/t/{token}/export.json")
+        assert status == 200 and body.count('"number"') >= 3
+        assert "started" in (tmp_path / "workers.log").read_text()
+    finally:
+        stop(parent)
+    assert parent.returncode == 0
+    time.sleep(0.5)
+    assert not any(Path(f"/proc/{pid}").exists() and "companion" in Path(f"/proc/{pid}/cmdline").read_text()
+                   for pid in first | now), "a worker outlived its parent"
+
+
+def test_a_change_saved_on_one_laptop_is_pushed_to_the_phones_of_the_other(postgres_database, tmp_path):
+    first, first_port = serve(postgres_database, tmp_path / "a.log")
+    second, second_port = serve(postgres_database, tmp_path / "b.log")
+    try:
+        token = Phone(first_port).create_table("rwd", ["Ann", "Bob", "Cy", "Di"])
+        # A phone of the second laptop watches the table the first one opened...
+        import threading
+
+        seen: list[int] = []
+        opened = threading.Event()
+        watching = threading.Thread(target=lambda: seen.append(next_change(second_port, token, 0, opened)))
+        watching.start()
+        assert opened.wait(15)  # its stream is open at revision 0: only a push can tell it of deal 1
+        started = time.monotonic()
+        enter_deals(first_port, token, [1])  # ...and a phone of the first enters a deal
+        watching.join(15)
+        assert seen == [1], seen
+        assert time.monotonic() - started < 10
+    finally:
+        stop(first)
+        stop(second)
