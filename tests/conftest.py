@@ -259,6 +259,10 @@ def postgres_database(postgres_server, _migrated_postgres: str) -> str:
     """The URL of a migrated PostgreSQL database holding nothing (emptied for this test, its ids
     counted from 1 again, as in a new one: a copy per test takes a second)."""
     postgres_server.empty(_migrated_postgres)
+    # Same address, new contents: the season kept in memory (by address) is another test's.
+    from companion.players import service as players
+
+    players.forget()
     return _migrated_postgres
 
 

@@ -239,6 +239,16 @@ class _Cache:
 RECORDS = _Cache()
 
 
+def forget() -> None:
+    """Drop every season and ratings replay kept in memory. For a database emptied or replaced
+    under the same address while this process runs (the PostgreSQL tests empty one database
+    per test; a SQLite file has its identity, and ``companion restore`` refuses while a server
+    runs): what is kept is then worked out again from the store."""
+    RECORDS.clear()
+    with _REPLAYS_LOCK:
+        _REPLAYS.clear()
+
+
 def _memo(conn: Connection, what: tuple, work):
     """``work(records)`` for the current records, remembered until anything changes."""
     season = RECORDS.get(conn)
