@@ -214,6 +214,8 @@ def check_every_view(laptop, phones, conn, expected: dict[str, dict[str, Fractio
     want = {name: shown(total) for name, total in totals.items()}
     assert leaderboard_of(hall) == want
     assert leaderboard_of(board) == want
+    # The shared RWD win reads as one, not as a singular "Winner:" before two names.
+    assert text_of(board).count("Shared win:") == 1 and "Winner:" in text_of(board)
 
     # Each phone: its own line, and its summary (rows adding up to the total, exactly).
     for name, phone in phones.items():
