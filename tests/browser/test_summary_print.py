@@ -111,7 +111,7 @@ def test_a_night_of_six_matches_prints_on_one_a4_page(browser, live_server, arti
                 pdf.write_bytes(page.pdf(format=paper, print_background=False))
                 assert pdf_pages(pdf) == 1, f"the summary ({lang}) prints on {pdf_pages(pdf)} {paper} pages"
             printed = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True).stdout
-            assert ("Total of 6 finished matches" if lang == "en" else "終わった6対戦の合計") in printed
+            assert ("Total of 6 finished matches" if lang == "en" else "合計（終わった6対戦）") in printed
             page.emulate_media(media="screen")
         assert errors == []
         assert names[0] in text_of(page.content())

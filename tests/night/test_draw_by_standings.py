@@ -38,7 +38,7 @@ def test_the_form_offers_mix_and_by_standings_as_plain_radio_buttons_in_both_lan
     text = text_of(form)
     assert "By standings" in text and "the leaders at table 1" in text
     ja = text_of(draw_form(client, "ja"))
-    assert "順位順" in ja and "By standings" not in ja and "Mix" not in ja
+    assert "成績順" in ja and "By standings" not in ja and "Mix" not in ja
 
 
 def test_a_round_by_standings_seats_the_leaders_together_at_table_1(app, client, conn):

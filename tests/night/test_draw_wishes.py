@@ -47,7 +47,7 @@ def test_the_form_says_what_each_option_does_in_both_languages(client):
                      "sits with at least one who has", "they never share a table"):
         assert sentence in text
     ja = text_of(draw_form(client, "ja"))
-    for sentence in ("実力を均等に", "いろいろなゲームを順に", "初めての人をフォロー", "同じテーブルにしない組"):
+    for sentence in ("実力を均等に", "どのゲームも順番に", "初プレイの人をフォロー", "同じテーブルにしない組"):
         assert sentence in ja
 
 

@@ -2,7 +2,7 @@
 place points, but no scores, partners or opponents, and its rows did not add up to its total."
 
 Each match shows its game, the player's partners and opponents, every side's final score, the
-place and how its place points came ("2nd of 3 teams: ½", 「2位（3チーム中）：½」), a match ended
+place and how its place points came ("2nd of 3 teams: ½", 「3チーム中2位：½」), a match ended
 at time marked so, side tables apart and not counted, and a total that is the exact sum of the
 rows (thirds too: ⅓ + ⅓ + ⅓ is 1, never 0.99) and the player's leaderboard line.
 """
@@ -62,8 +62,8 @@ def test_each_match_shows_partners_opponents_scores_and_how_its_points_came(app,
 
     ja = summary_text(phones["Ann"], "ja").replace(" ", "")  # Japanese has no spaces (text_of reads tags as one)
     assert "ツインシュートパートナー：Bo·チームの得点：90対戦相手：Cy&Di111、Ed&Fay9" in ja
-    assert "2位（3チーム中）：½" in ja and "1位（3人中）：1" in ja and "時間切れ" in ja
-    assert "番外テーブル（今夜の成績には数えません）" in ja and "3位（3人中）" in ja
+    assert "3チーム中2位：½" in ja and "3人中1位：1" in ja and "時間切れ" in ja
+    assert "番外テーブル（今夜の成績には数えません）" in ja and "3人中3位" in ja
     # Bo's partner is Ann: the same match from the other seat of the team.
     assert "With: Ann · Team score: 90 Against: Cy & Di 111 · Ed & Fay 9" in summary_text(phones["Bo"])
 
