@@ -72,7 +72,26 @@ PHONES_PER_TABLE = 6
 POLL_S = 0.7  # the polling mode's interval (pages polled this often before push)
 
 
+def family(pid: int) -> list[int]:
+    """``pid`` and its descendants (with ``--workers`` the server is a parent and its workers)."""
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        try:
+            for task in Path(f"/proc/{current}/task").iterdir():
+                todo.extend(int(child) for child in (task / "children").read_text().split())
+        except OSError:
+            pass
+    return found
+
+
 def rss_mb(pid: int) -> float:
+    """The resident memory of the server: its process and any workers it started."""
+    return sum(own_rss_mb(member) for member in family(pid))
+
+
+def own_rss_mb(pid: int) -> float:
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
             if line.startswith("VmRSS:"):
@@ -160,6 +179,11 @@ def phone_address(index: int) -> str:
 
 
 def cpu_seconds(pid: int) -> float:
+    """CPU time of the server: its process and any workers it started."""
+    return sum(own_cpu_seconds(member) for member in family(pid))
+
+
+def own_cpu_seconds(pid: int) -> float:
     """The process's CPU time so far (user + system), from /proc: what it cost, whatever else
     the machine was doing (latencies on a shared machine measure the others too)."""
     try:
@@ -197,7 +221,17 @@ async def new_table(conn: "Conn", name: str) -> tuple[str, str]:
     return conn.location.rsplit("/", 1)[-1], csrf
 
 
-async def open_tables(port: int, db: Path, count: int) -> list[dict]:
+def table_tokens(db: str) -> list[str]:
+    """Every table's token, in opening order, read from the run's database (either backend)."""
+    if not db.startswith("postgresql://"):
+        return [token for (token,) in sqlite3.connect(db).execute("SELECT token FROM tables ORDER BY id")]
+    import psycopg
+
+    with psycopg.connect(db) as conn:
+        return [token for (token,) in conn.execute("SELECT token FROM tables ORDER BY id")]
+
+
+async def open_tables(port: int, db: str, count: int) -> list[dict]:
     """Create ``count`` tables through the real forms (with CSRF), then one phone per table with
     the table's CSRF token and revision as its page shows them. Tokens come from the database:
     the home page lists only the 12 newest."""
@@ -206,7 +240,7 @@ async def open_tables(port: int, db: Path, count: int) -> list[dict]:
         await new_table(setup, f"T{t}-")
     setup.close()
     tables = []
-    for number, (token,) in enumerate(sqlite3.connect(db).execute("SELECT token FROM tables ORDER BY id")):
+    for number, token in enumerate(table_tokens(str(db))):
         conn = Conn(port, phone_address(number * PHONES_PER_TABLE))  # the table's first phone
         _status, body = await conn.request("GET", f"/t/{token}")
         csrf = re.search(rb'name="csrf_token" value="([^"]+)"', body).group(1).decode()
@@ -216,20 +250,46 @@ async def open_tables(port: int, db: Path, count: int) -> list[dict]:
     return tables
 
 
+BACKEND = {"db": None, "workers": 1}  # --db (a PostgreSQL server's URL) and --workers, for venue()
+
+
+@contextlib.contextmanager
+def fresh_database(tmp: Path):
+    """The run's database: a new SQLite file in ``tmp``, or with ``--db postgresql://…`` a new
+    database on that server (created for the run, dropped after), so every run starts empty."""
+    url = BACKEND["db"]
+    if not url:
+        yield str(tmp / "x.sqlite")
+        return
+    import psycopg
+
+    name = f"companion_bench_{os.getpid()}_{int(time.time() * 1000) % 10**9}"
+    parts = urllib.parse.urlsplit(url)
+    with psycopg.connect(url, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield urllib.parse.urlunsplit(parts._replace(path="/" + name))
+    finally:
+        with psycopg.connect(url, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
 @contextlib.asynccontextmanager
 async def venue(count: int):
     """A fresh ``companion serve`` with ``count`` tables open, one phone connection each
     (see :func:`open_tables`): yields (server, port, tables); closes them and stops it after."""
     tmp = Path(tempfile.mkdtemp())
-    # Every phone here is this machine: lift the per-device cap that a real venue keeps.
-    server, port = start_server(tmp, "--per-device", "100000")
-    try:
-        tables = await open_tables(port, tmp / "x.sqlite", count)
-        yield server, port, tables
-        for t in tables:
-            t["conn"].close()
-    finally:
-        stop_server(server)
+    with fresh_database(tmp) as db:
+        # Every phone here is this machine: lift the per-device cap that a real venue keeps.
+        extra = ["--per-device", "100000"] + (["--workers", str(BACKEND["workers"])] if BACKEND["workers"] > 1 else [])
+        server, port = start_server(tmp, *extra, db=db if BACKEND["db"] else None)
+        try:
+            tables = await open_tables(port, db, count)
+            yield server, port, tables
+            for t in tables:
+                t["conn"].close()
+        finally:
+            stop_server(server)
 
 
 async def quiet_ratio(port: int, entries: int) -> dict:
@@ -634,12 +694,15 @@ def ratio(mine, theirs) -> str:
     return f"× {mine / theirs:.2f}"
 
 
-def one_run(args, tree: Path) -> dict:
+def one_run(args, tree: Path, backend: tuple[str | None, int] | None = None) -> dict:
     """One push run against a server from ``tree``, in a fresh client process: a second run in
     the same process was measured slower than the first, whichever tree it served."""
     command = [sys.executable, str(Path(__file__).resolve()), "--push", "--runs", "1", "--json",
                "--tables", str(args.tables), "--seconds", str(args.seconds), "--ramp", str(args.ramp),
                "--entry-every", str(args.entry_every), "--serve-tree", str(tree)]
+    if backend is not None:
+        db, workers = backend
+        command += (["--db", db] if db else []) + ["--workers", str(workers)]
     done = subprocess.run(command, check=True, capture_output=True, text=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -663,6 +726,25 @@ def compare_with(args, rev: str) -> None:
         print(f"  {key:<22} {b[key]!s:>9} -> {a[key]!s:>9}   {ratio(a[key], b[key])}")
 
 
+def compare_backends(args) -> None:
+    """Issue 35: ``args.runs`` rounds, each a run on SQLite with one worker and one on the
+    PostgreSQL server ``--db`` with ``--workers``, alternating; medians side by side."""
+    here = serving.ROOT
+    sqlite_side, postgres_side = [], []
+    order = (("sqlite/1", (None, 1), sqlite_side), (f"pg/{args.workers}", (args.db, args.workers), postgres_side))
+    for number in range(1, args.runs + 1):
+        for side, backend, results in order if number % 2 else order[::-1]:
+            before = load_average()
+            results.append(one_run(args, here, backend))
+            shown = {k: results[-1][k] for k in GUARDED}
+            print(f"round {number} {side:>8} ({before}): {json.dumps(shown)}", flush=True)
+    a, b = median_of(postgres_side), median_of(sqlite_side)
+    print(f"\nmedian of {args.runs} rounds, PostgreSQL with {args.workers} workers against SQLite with one, "
+          f"{args.tables * PHONES_PER_TABLE} phones, {args.seconds:g} s ({load_average()} now):")
+    for key in GUARDED:
+        print(f"  {key:<22} {b[key]!s:>9} -> {a[key]!s:>9}   {ratio(a[key], b[key])}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tables", type=int, default=100)
@@ -682,9 +764,16 @@ def main() -> None:
                              "and report this tree's figures as ratios to REV's")
     parser.add_argument("--py-spy", metavar="FILE", default=None,
                         help="push: sample the server with py-spy while measuring (collapsed stacks)")
+    parser.add_argument("--db", metavar="URL", default=None,
+                        help="push: serve from a PostgreSQL server (postgresql://user@host/db: each run creates "
+                             "and drops its own database there) instead of a SQLite file")
+    parser.add_argument("--workers", type=int, default=1, help="push: `companion serve --workers N`")
+    parser.add_argument("--beside-sqlite", action="store_true",
+                        help="push, with --db: alternate runs on SQLite with one worker and report both (issue 35)")
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # one run's figures, for --checkout
     parser.add_argument("--serve-tree", type=Path, default=None, help=argparse.SUPPRESS)  # the tree to serve
     args = parser.parse_args()
+    BACKEND.update(db=args.db, workers=args.workers)
     raise_client_file_limit()
     if args.serve_tree is not None:
         serving.ROOT = args.serve_tree.resolve()
@@ -703,6 +792,12 @@ def main() -> None:
         if args.ramp == defaults.ramp:
             args.ramp = 3
         args.checkout = args.checkout or "HEAD"
+    if args.beside_sqlite:
+        if not args.db:
+            parser.error("--beside-sqlite needs --db postgresql://…")
+        args.push = True
+        compare_backends(args)
+        return
     if args.checkout:
         args.push = True
         compare_with(args, args.checkout)

@@ -28,17 +28,18 @@ def server_env() -> dict[str, str]:
     return env
 
 
-def serve_command(port: int, db: Path, *extra: str) -> list[str]:
+def serve_command(port: int, db: Path | str, *extra: str) -> list[str]:
     return [sys.executable, "-m", "companion.cli", "serve", "--host", HOST, "--port", str(port),
             "--db", str(db), "--no-qr", *extra]
 
 
-def start_server(tmp: Path, *extra: str) -> tuple[subprocess.Popen, int]:
+def start_server(tmp: Path, *extra: str, db: str | None = None) -> tuple[subprocess.Popen, int]:
     """Start a server with its database and log in ``tmp``; returns once it accepts connections.
-    ``extra``: more `serve` options (e.g. "--per-device", "10000" when every phone is this machine)."""
+    ``extra``: more `serve` options (e.g. "--per-device", "10000" when every phone is this machine);
+    ``db``: a PostgreSQL URL instead of the SQLite file ``tmp/x.sqlite``."""
     port = free_port()
     with open(tmp / "serve.log", "wb") as log:
-        proc = subprocess.Popen(serve_command(port, tmp / "x.sqlite", *extra), cwd=tmp, env=server_env(), stdout=log,
+        proc = subprocess.Popen(serve_command(port, db or tmp / "x.sqlite", *extra), cwd=tmp, env=server_env(), stdout=log,
                                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
