@@ -82,6 +82,13 @@ def relay_through(send: Callable[[Change], None] | None) -> None:
     _relay = send
 
 
+def shared() -> bool:
+    """Other processes write to the same store (``relay_through`` is on: ``--workers``, or two
+    laptops on one PostgreSQL): what this process knows in memory of a table may be behind
+    the store until their announcement arrives, so whoever answers "unchanged" asks the store."""
+    return _relay is not None
+
+
 def tell_here(change: Change) -> None:
     """Tell this process's listeners about ``change`` (made here, or by another process)."""
     for listener in _listeners:  # a tuple, replaced whole: (un)subscribing meanwhile is safe

@@ -257,10 +257,13 @@ class TableWatch:
             return self.known.get(token)
 
     def revision(self, token: str) -> int | None:
-        """The table's revision: from memory for a watched table, else from the store."""
-        with self.lock:
-            if token in self.known:
-                return self.known[token]
+        """The table's revision: from memory for a watched table, else from the store (always
+        from the store when other processes write too: a phone told of a change by the worker
+        holding its stream may ask another worker, which has not heard of it yet)."""
+        if not changes.shared():
+            with self.lock:
+                if token in self.known:
+                    return self.known[token]
         return self.revisions.of(token)
 
     # --- noticing changes ------------------------------------------------------------------
