@@ -194,7 +194,10 @@
     const told = document.querySelector("#entry-wrap .saved-banner, #entry-wrap .told-other, #entry-wrap .conflict-box");
     if (told && !told.dataset.seen) {
       told.dataset.seen = "1";
-      told.scrollIntoView({ block: "start" });
+      // A write of this phone's the laptop refused waits for the player's choice at the top
+      // (static/outbox.js brought it into view): news below never scrolls it away (CI: a
+      // refusal's notice was scrolled off by the "Deal 9 saved" that arrived after it).
+      if (!document.querySelector("#outbox .outbox-item[data-state=decide]")) told.scrollIntoView({ block: "start" });
     }
   }
 
