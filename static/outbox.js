@@ -474,9 +474,33 @@
     render();
     // The player has to choose: bring it into view (the bar is at the top of the page, and
     // the player is down at the form; QA: a refused deal's notice was off-screen).
-    const actions = document.querySelector('.outbox-actions[data-write="' + CSS.escape(item.id) + '"]');
-    const holder = actions && actions.closest(".outbox-item, .conflict-box");
-    if (holder) holder.scrollIntoView({ block: "start" });
+    bringIntoView(item.id);
+  }
+
+  function bringIntoView(id) {
+    const holder = () => {
+      const actions = document.querySelector('.outbox-actions[data-write="' + CSS.escape(id) + '"]');
+      return actions && actions.closest(".outbox-item, .conflict-box");
+    };
+    holder()?.scrollIntoView({ block: "start" });
+    // The page may still be settling (the live answer for the deal before it, the reach bar
+    // going): keep it in view for a moment, unless the player scrolls or taps meanwhile (CI:
+    // a refusal's notice ended out of view, or under the top bar).
+    let moved = false;
+    const stop = () => { moved = true; };
+    for (const name of ["touchstart", "pointerdown", "wheel", "keydown"]) {
+      window.addEventListener(name, stop, { once: true, passive: true });
+    }
+    for (const delay of [150, 500, 1200]) {
+      setTimeout(() => {
+        const box = moved ? null : holder();
+        if (!box) return;
+        const bar = document.querySelector(".topbar");
+        const top = bar ? bar.getBoundingClientRect().bottom : 0;
+        const where = box.getBoundingClientRect();
+        if (where.top < top - 1 || where.top > window.innerHeight - 48) box.scrollIntoView({ block: "start" });
+      }, delay);
+    }
   }
 
   function settled(item) {
