@@ -390,12 +390,8 @@ def backup(args: argparse.Namespace) -> int:
     if not source.is_file():
         print(f"companion: no scores yet at {source}: nothing to back up.", file=sys.stderr)
         return 1
-    target = Path(args.path).expanduser()
-    if target.is_dir():
-        target = target / f"companion-{datetime.now():%Y-%m-%d-%H%M%S}.sqlite"
-    if target.exists():
-        print(f"companion: {target} already exists; give a new file name, or a folder "
-              "to make a dated copy in.", file=sys.stderr)
+    target = backup_target(Path(args.path).expanduser(), ".sqlite")
+    if target is None:
         return 1
     try:
         if not is_ours_file(source):
@@ -411,16 +407,25 @@ def backup(args: argparse.Namespace) -> int:
     return 0
 
 
+def backup_target(path: Path, suffix: str) -> Path | None:
+    """Where a backup goes: ``path``, or a dated file in it when it is a folder; None (said
+    why) when that file exists already: a backup never overwrites one."""
+    target = path / f"companion-{datetime.now():%Y-%m-%d-%H%M%S}{suffix}" if path.is_dir() else path
+    if target.exists():
+        print(f"companion: {target} already exists; give a new file name, or a folder "
+              "to make a dated copy in.", file=sys.stderr)
+        return None
+    return target
+
+
 def backup_postgres(url: str, target: Path) -> int:
     """`companion backup` of a PostgreSQL database: pg_dump's custom format (one snapshot)."""
     from .store import StoreError, postgres
 
-    if target.is_dir():
-        target = target / f"companion-{datetime.now():%Y-%m-%d-%H%M%S}.dump"
-    if target.exists():
-        print(f"companion: {target} already exists; give a new file name, or a folder "
-              "to make a dated copy in.", file=sys.stderr)
+    found = backup_target(target, ".dump")
+    if found is None:
         return 1
+    target = found
     try:
         if not postgres.is_ours(url):
             print(f"companion: {postgres.shown(url)} is not a Table Companion database.", file=sys.stderr)
