@@ -24,6 +24,9 @@ Listener = Callable[["Change"], None]
 TABLE: Kind = "table"
 NIGHT: Kind = "night"
 PLAYERS: Kind = "players"
+# This process may have missed other processes' changes (the relay's connection was lost and is
+# back): every listener re-reads from the store whatever it keeps in memory.
+EVERYTHING: Kind = "everything"
 
 
 @dataclass(frozen=True)

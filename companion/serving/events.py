@@ -270,6 +270,12 @@ class TableWatch:
 
     def changed(self, change: changes.Change) -> None:
         """A write was committed (companion/changes.py): wake the table's streams, if watched."""
+        if change.kind == changes.EVERYTHING:  # changes may have been missed: ask the store for all
+            with self.lock:
+                self.asked.update(self.watchers)
+                self._start_asking()
+            self.wake.set()
+            return
         if change.kind != changes.TABLE:
             return
         token = change.key
@@ -285,13 +291,18 @@ class TableWatch:
                     return  # an older write's announcement, overtaken (threads)
                 self.known[token] = change.revision
                 moved = self.moved.pop(token, None)
-            if self.thread is None and change.revision is None:
-                self.thread = threading.Thread(target=self.run, name="table-watch", daemon=True)
-                self.thread.start()
+            if change.revision is None:
+                self._start_asking()
         if change.revision is None:
             self.wake.set()
         else:
             wake(moved)
+
+    def _start_asking(self) -> None:
+        """The thread that asks the store, once (lock held)."""
+        if self.thread is None:
+            self.thread = threading.Thread(target=self.run, name="table-watch", daemon=True)
+            self.thread.start()
 
     def run(self) -> None:
         """Asks the store for the tables announced without a revision, a batch at a time."""

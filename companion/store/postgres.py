@@ -637,8 +637,9 @@ class ChangeRelay:
     database (another worker, another laptop), and theirs to this one's listeners: ``send`` is
     ``changes.relay_through``'s, ``start(deliver)`` listens on its own connection (a thread,
     a greenlet under gevent) and calls ``deliver(change)`` for the others' changes, never for
-    its own. A lost connection is opened again after a second; the changes made meanwhile are
-    not announced here (phones see them with the next change of their table)."""
+    its own. A lost connection is opened again after a second; the changes made meanwhile were
+    never heard, so once it is back ``deliver`` gets ``Change(EVERYTHING)``: each listener asks
+    the store again (the streams' tables, the night's pages)."""
 
     def __init__(self, url: str):
         import os
@@ -651,6 +652,7 @@ class ChangeRelay:
         self.lock = threading.Lock()
         self.stopped = False
         self.ready = threading.Event()
+        self.reconnects = 0  # for tests
 
     def send(self, change) -> None:
         import json
@@ -677,13 +679,16 @@ class ChangeRelay:
         import json
         import logging
 
-        from ..changes import Change
+        from ..changes import EVERYTHING, Change
 
         module = psycopg()
         while not self.stopped:
             try:
                 with module.connect(self.url, autocommit=True, connect_timeout=10) as conn:
                     conn.execute(f"LISTEN {CHANNEL}")
+                    if self.ready.is_set():  # back after a loss: what was missed meanwhile
+                        self.reconnects += 1
+                        deliver(Change(EVERYTHING))
                     self.ready.set()
                     while not self.stopped:
                         for note in conn.notifies(timeout=1.0):  # a second at most: stop() is heard

@@ -126,3 +126,40 @@ def test_a_change_announced_without_its_revision_is_asked_once(app, monkeypatch)
         store.add_deal(get_db(), token, 2, form=deal(2))  # announced without its revision
     waiter.join(5)
     assert woke == [2] and watch.checks == 1
+
+
+def test_changes_missed_while_the_relay_was_away_reach_the_waiting_streams():
+    """``Change(EVERYTHING)`` (the relay back after a lost connection, companion/store/postgres.py):
+    the watch asks the store for every watched table and wakes the streams of those that moved,
+    though no change of theirs was ever announced here."""
+    import threading
+
+    from companion import changes
+    from companion.serving.events import TableWatch
+
+    class Store:
+        revisions = {"moved": 3, "still": 8}
+
+        def of(self, token):
+            return self.revisions.get(token)
+
+        def of_many(self, tokens):
+            return {t: self.revisions[t] for t in tokens if t in self.revisions}
+
+    store = Store()
+    watch = TableWatch(store)
+    try:
+        assert watch.watch("moved") == 3 and watch.watch("still") == 8
+        store.revisions = {"moved": 5, "still": 8}  # written by another server, its notice lost
+        seen = {}
+        waiting = [threading.Thread(target=lambda t=t: seen.__setitem__(t, watch.wait(t, watch.known[t], 1.0)))
+                   for t in ("moved", "still")]
+        for thread in waiting:
+            thread.start()
+        changes.tell_here(changes.Change(changes.EVERYTHING))
+        for thread in waiting:
+            thread.join(5)
+        assert seen == {"moved": 5, "still": 8}
+        assert watch.checks == 1  # one question for all the watched tables
+    finally:
+        watch.close()

@@ -327,6 +327,30 @@ def test_a_change_published_by_one_server_reaches_the_others_listeners_once(url)
         there.stop()
 
 
+def test_the_relay_back_after_a_lost_connection_says_changes_may_have_been_missed(url):
+    """PostgreSQL drops the listening connection (a restart, a network blip): the relay listens
+    again and tells its listeners to ask the store (Change(EVERYTHING)), since what was sent
+    meanwhile was never heard."""
+    from companion import changes
+
+    relay = postgres.ChangeRelay(url)
+    heard = []
+    relay.start(heard.append)
+    try:
+        assert relay.ready.wait(20)
+        with raw(url) as conn:
+            ended = conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                                 " WHERE query LIKE 'LISTEN %%' AND pid <> pg_backend_pid()").fetchall()
+        assert ended and all(row[0] for row in ended)
+        for _ in range(100):
+            if heard:
+                break
+            threading.Event().wait(0.1)
+        assert heard == [changes.Change(changes.EVERYTHING)] and relay.reconnects == 1
+    finally:
+        relay.stop()
+
+
 # --- two laptops on one database ------------------------------------------------------------------
 
 def test_the_apps_secret_lives_with_the_data(url, postgres_server):
