@@ -291,15 +291,15 @@ STANDING_REPEAT = 10 ** 5
 # - newcomers looked after: NEWCOMER per player new to the table's game with nobody at the table
 #   who has played it (only when someone on the roster has): as much as one repeated pair;
 # - every game in turn: GAME_AGAIN per time a player already played the table's game tonight
-#   (twice before: twice that): two repeated pairs' worth, so a new game comes before a new
-#   face. Why: with 12 players at three tables of four games, everyone rotating costs two
-#   repeated pairs a table; below a repeat, one player a table kept the same game all night
-#   instead (3 of 12 played RWD three times with the option ticked);
+#   (twice before: twice that): ten repeated pairs' worth, more than any one seat can save, so
+#   when asked for, a new game comes first and mixing chooses among the draws that give one (a
+#   games night rotating its tables). Why: below a repeat, one player a table kept the same game
+#   all night at twelve players on three tables of four (rotating forces repeats there);
 # - balanced: BALANCE per squared rating point (μ) between a table's mean and the room's mean for
 #   its game, times the table's size: a table 3 μ points off costs about a tenth of a repeat.
 NEVER = 10 ** 10
 NEWCOMER = 10 ** 8
-GAME_AGAIN = 2 * REPEAT
+GAME_AGAIN = 10 * REPEAT
 BALANCE = 10 ** 6
 
 
