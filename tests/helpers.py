@@ -318,14 +318,17 @@ def raw(port: int, head: bytes, host: str = "127.0.0.1", source: str = "127.0.0.
         if family == socket.AF_INET:
             sock.bind((source, 0))
         sock.connect((host, port))
-        sock.sendall(head)
         got = b""
-        deadline = time.monotonic() + timeout
-        while until not in got and time.monotonic() < deadline:
-            chunk = sock.recv(4096)
-            if not chunk:
-                break
-            got += chunk
+        try:  # closed at accept (the server refused the connection): what came, maybe nothing
+            sock.sendall(head)
+            deadline = time.monotonic() + timeout
+            while until not in got and time.monotonic() < deadline:
+                chunk = sock.recv(4096)
+                if not chunk:
+                    break
+                got += chunk
+        except (ConnectionResetError, BrokenPipeError):
+            pass
         return got
 
 

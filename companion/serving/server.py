@@ -217,7 +217,7 @@ class Handler(WSGIHandler):
         return self.server.limits
 
     def flood(self, kind: str, message: str) -> None:
-        self.server.flood(kind, self.device(), message)
+        self.server.trouble(kind, self.device(), message)
 
     def device(self) -> str:
         return device_of(self.client_address)
@@ -225,7 +225,7 @@ class Handler(WSGIHandler):
     def get_environ(self):
         environ = super().get_environ()
         environ["REMOTE_ADDR"] = plain_address(environ.get("REMOTE_ADDR", ""))
-        environ[FLOOD_KEY] = self.server.flood  # the layers in front of the app log through it
+        environ[FLOOD_KEY] = self.server.trouble  # the layers in front of the app log through it
         environ[SOCKET_KEY] = self.socket.fileno()  # a held stream's page may have gone: companion/serving/events.py
         # gevent's error log is off (error_log=None), and Flask writes an exception's traceback to
         # wsgi.errors: an error of ours must reach the terminal.
@@ -391,6 +391,53 @@ LAPTOP = LAPTOP_ADDRESSES
 LAPTOP_RESERVE = 32
 ROOM_MARGIN = 0.05  # of the cap: past cap * (1 - this), new connections make room (see the module's docstring)
 ROOM_PER_CONNECTION = 2  # idle connections closed per new one: the count goes down, not only stays
+# A device refused lately for asking too much (more event streams than its share, more
+# requests than its fair share, too many connections, guessed table links, a slow or malformed
+# request) may then open new connections only at a bounded rate: a burst, then CONNECT_RATE a
+# second; past it they are closed at accept. Why: a refused request still costs the server
+# about a millisecond (read, parse, answer), and 300 addresses each retrying dozens of refused
+# event streams kept its one core busy, so the laptop's own hall waited seconds in gevent's run
+# queue; a close at accept costs microseconds. A phone that was never refused is never counted
+# (a table's turns being busy, or a connection dropped, is not the phone's doing).
+CONNECT_BURST = 16
+CONNECT_RATE = 1.0  # per second
+THROTTLE_AFTER = frozenset({"streams", "share", "connections", "connecting", "links", "slow", "large", "invalid"})
+THROTTLE_FOR_S = 60.0
+
+
+class ConnectionRate:
+    """New connections per device: a token bucket (``burst`` at once, ``rate`` a second after
+    that) that refuses only for a device :meth:`refused` within ``remember`` seconds."""
+
+    def __init__(self, burst: int = CONNECT_BURST, rate: float = CONNECT_RATE, remember: float = THROTTLE_FOR_S,
+                 clock: Callable[[], float] = time.monotonic):
+        self.burst, self.rate, self.remember, self.clock = float(burst), rate, remember, clock
+        self.buckets: dict[str, tuple[float, float]] = {}  # device -> (tokens, when counted)
+        self.troubled: dict[str, float] = {}  # device -> when it was last refused
+
+    def refused(self, device: str) -> None:
+        now = self.clock()
+        self.troubled[device] = now
+        if len(self.troubled) > 8192:  # a flood of addresses: forget the ones refused long ago
+            self.troubled = {d: t for d, t in self.troubled.items() if now - t < self.remember}
+
+    def allow(self, device: str) -> bool:
+        """May ``device`` open a new connection now? (Counts it, if so.)"""
+        when = self.troubled.get(device)
+        if when is None:
+            return True
+        now = self.clock()
+        if now - when >= self.remember:
+            del self.troubled[device]
+            self.buckets.pop(device, None)
+            return True
+        tokens, then = self.buckets.get(device, (self.burst, now))
+        tokens = min(self.burst, tokens + (now - then) * self.rate)
+        allowed = tokens >= 1.0
+        self.buckets[device] = (tokens - 1.0 if allowed else tokens, now)
+        if len(self.buckets) > 8192:
+            self.buckets = {d: b for d, b in self.buckets.items() if d in self.troubled}
+        return allowed
 
 
 class Server(WSGIServer):
@@ -409,6 +456,15 @@ class Server(WSGIServer):
         self.idle: dict[str, dict[Handler, None]] = {}  # device -> its connections waiting for a request
         self.room_from = cap - max(8, int(cap * ROOM_MARGIN))
         self.made_room = 0  # idle connections closed to make room, for tests and benchmarks
+        self.connect_rate = ConnectionRate()
+        self.too_fast = 0  # connections closed at accept for coming too fast, for tests and benchmarks
+
+    def trouble(self, kind: str, device: str, message: str) -> None:
+        """A device did something refused: log it (once a minute per kind), and count its new
+        connections for a while if it asked too much (:class:`ConnectionRate`)."""
+        if kind in THROTTLE_AFTER and not is_laptop_address(device):
+            self.connect_rate.refused(device)
+        self.flood(kind, device, message)
 
     def idle_now(self, handler: Handler, idle: bool) -> None:
         device = handler.device()
@@ -455,11 +511,17 @@ class Server(WSGIServer):
         device = device_of(address)
         count = self.per_device.get(device, 0)
         if count >= self.limits.per_device:
-            self.flood("connections", device, f"more than {self.limits.per_device} connections at once: "
+            self.trouble("connections", device, f"more than {self.limits.per_device} connections at once: "
                                               "further ones closed at once")
             sock.close()
             return
         laptop = is_laptop_address(device)
+        if not laptop and not self.connect_rate.allow(device):
+            self.too_fast += 1
+            self.trouble("connecting", device, f"refused lately, then more than {CONNECT_BURST:g} new connections at "
+                                               f"once or {CONNECT_RATE:g} a second: further ones closed at once")
+            sock.close()
+            return
         # Near the cap, a new phone's connection closes idle ones of the devices holding the
         # most; it is let in while those close (the cap is kept well below the open-file limit).
         # (never more than the margin past it: the closing ones may take a while to go).

@@ -96,19 +96,21 @@ def test_requests_gevent_cannot_parse_are_logged_once_a_minute(server_process):
     port = server_process.port
     before = server_process.log.stat().st_size
     many_headers = "".join(f"X-Header-{i}: {i}\r\n" for i in range(101))
+    answers = []
     for _ in range(30):
-        answer = raw(port, (f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{many_headers}"
-                            "Connection: close\r\n\r\n").encode(), source="127.0.0.6")
-        assert status_of(answer) == 400, answer[:200]
-        answer = raw(port, b"NOT A REQUEST LINE AT ALL\r\n\r\n", source="127.0.0.6")
-        assert answer == b"" or status_of(answer) == 400, answer[:200]
+        answers.append(raw(port, (f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{many_headers}"
+                                  "Connection: close\r\n\r\n").encode(), source="127.0.0.6"))
+        answers.append(raw(port, b"NOT A REQUEST LINE AT ALL\r\n\r\n", source="127.0.0.6"))
+    assert status_of(answers[0]) == 400, answers[0][:200]
+    # Refused, the device's further connections are counted: past a burst, closed at accept (b"").
+    assert all(answer == b"" or status_of(answer) == 400 for answer in answers), [a[:60] for a in answers]
     assert status_of(raw(port, f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n".encode(),
                          source="127.0.0.7")) == 200  # the server serves on
     server_process.stop()  # flushes nothing more; the log is complete
     written = server_process.log.read_bytes()[before:].decode("utf-8", "replace")
     assert "Traceback" not in written, written[:3000]
     lines = [line for line in written.splitlines() if "127.0.0.6" in line]
-    assert 1 <= len(lines) <= 2, lines  # at most one line for each kind of trouble met
+    assert 1 <= len(lines) <= 3, lines  # at most one line for each kind of trouble met
     assert len(written) < 2000, written[:3000]
 
 

@@ -302,3 +302,59 @@ def test_the_hall_loads_only_the_side_tables_it_shows(client, conn, monkeypatch)
         assert len(loaded) <= BOARD_MAX, (path, len(loaded))
         assert f"Side table {BOARD_MAX + 12}<" in page and "Side table 13<" in page
         assert "Side table 12<" not in page
+
+
+# --- a device refused lately opens connections at a bounded rate ------------------------------------
+
+def test_only_a_device_refused_lately_has_its_new_connections_counted():
+    from companion.serving.server import ConnectionRate
+
+    now = [100.0]
+    rate = ConnectionRate(burst=4, rate=1.0, remember=60.0, clock=lambda: now[0])
+    assert all(rate.allow("phone") for _ in range(50))  # never refused: never counted
+    rate.refused("greedy")
+    assert [rate.allow("greedy") for _ in range(6)] == [True] * 4 + [False] * 2
+    now[0] += 2.0  # two more a second later
+    assert [rate.allow("greedy") for _ in range(3)] == [True, True, False]
+    now[0] += 61.0  # a minute without a refusal: forgotten
+    assert all(rate.allow("greedy") for _ in range(10))
+
+
+def request_on_new_connection(port: int, source: str, path: str) -> int:
+    """One request on a connection of its own; 0 when the server closed it before answering."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10, source_address=(source, 0))
+    try:
+        conn.request("GET", path)
+        response = conn.getresponse()
+        response.read()
+        return response.status
+    except (OSError, http.client.HTTPException):
+        return 0
+    finally:
+        conn.close()
+
+
+def test_a_device_refused_a_stream_then_opening_connections_fast_is_closed_at_accept(server_process):
+    """Each refused stream still costs the server a request's work; a device that keeps asking
+    after a refusal has its new connections closed at accept past a burst, while a phone never
+    refused opens as many as it likes and the laptop is never counted."""
+    from companion.serving.server import CONNECT_BURST
+
+    port = server_process.port
+    token = Phone(port).create_table("rwd", ["Ann", "Ben", "Cho", "Dai"])
+    held = [open_stream(port, "127.0.0.5", token) for _ in range(4)]
+    try:
+        status, sock = ask_stream(port, "127.0.0.5", token)
+        sock.close()
+        assert status == 429
+        greedy = [request_on_new_connection(port, "127.0.0.5", f"/t/{token}") for _ in range(CONNECT_BURST + 14)]
+        assert greedy.count(200) <= CONNECT_BURST + 2  # the burst, and the refill while it asked
+        assert greedy.count(0) >= 12 and set(greedy) <= {0, 200}
+        quiet = [request_on_new_connection(port, "127.0.0.6", f"/t/{token}") for _ in range(CONNECT_BURST + 14)]
+        assert quiet == [200] * (CONNECT_BURST + 14)
+        laptop = [request_on_new_connection(port, "127.0.0.1", f"/t/{token}") for _ in range(CONNECT_BURST + 14)]
+        assert laptop == [200] * (CONNECT_BURST + 14)
+    finally:
+        for sock in held:
+            sock.close()
+    assert "refused lately" in server_process.log.read_text(errors="replace")
