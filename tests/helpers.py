@@ -502,3 +502,60 @@ def three_nights(conn, clock) -> dict[str, str]:
     clock.at(N3, "20:00")
     tokens["n3-mirai"] = play_table(conn, "miraiscope", ["Ann", "Bo"], {"first_dealer": 0}, MIRAI_SEAT0)  # Ann 94
     return tokens
+
+
+# --- a night from before rounds kept how they were drawn (schema 8; PostgreSQL 1) ------------
+
+OLD_ROUND_PLAYERS = ("Ann", "Bob", "Cy", "Di")
+
+
+def insert_a_round_drawn_before_draws_were_kept(conn) -> None:
+    """Tonight (night 1): four players and round 1, one Lucky Cube table, written with the
+    columns a database from before rounds kept their draw has (``conn``: the store's connection
+    to it, SQLite or PostgreSQL; each statement commits on its own)."""
+    import json
+
+    from companion.games import GAMES
+
+    stamp = "2026-11-20T19:00:00+00:00"
+    options = json.dumps({opt.key: opt.default for opt in GAMES["lucky_cube"].options})
+    conn.execute("INSERT INTO nights (started_at, after_table) VALUES (?, 0)", (stamp,))
+    for name in OLD_ROUND_PLAYERS:
+        conn.execute("INSERT INTO night_players (night, name, key, added_at) VALUES (1, ?, ?, ?)",
+                     (name, name.lower(), stamp))
+    conn.execute("INSERT INTO tables (token, game, players, options, seq, created_at, updated_at)"
+                 " VALUES ('oldround1', 'lucky_cube', ?, ?, 1, ?, ?)",
+                 (json.dumps(list(OLD_ROUND_PLAYERS)), options, stamp, stamp))
+    conn.execute("INSERT INTO night_rounds (night, number, drawn_at, seed, minutes) VALUES (1, 1, ?, 'old', NULL)",
+                 (stamp,))
+    conn.execute("INSERT INTO round_tables (round_id, table_id, number) VALUES (1, 1, 1)")
+    for seat in range(len(OLD_ROUND_PLAYERS)):
+        conn.execute("INSERT INTO round_seats (table_id, seat, player_id) VALUES (1, ?, ?)", (seat, seat + 1))
+
+
+def check_the_old_round_reads_as_mixed(app) -> None:
+    """The round :func:`insert_a_round_drawn_before_draws_were_kept` wrote, once the database is
+    upgraded: drawn by mixing, with no wishes, in the store, the hall's form and line, the export."""
+    import json
+
+    from companion.night import service as night
+    from companion.store import connect
+
+    conn = connect(app.config["DATABASE"])
+    try:
+        (only,) = night.night_rounds(conn)
+        assert only.draw == night.HowDrawn("mix", every_game=False, newcomers=False, never=())
+        assert [rt.player_ids for rt in only.tables] == [(1, 2, 3, 4)]
+    finally:
+        conn.close()
+    client = app.test_client()
+    page = client.get("/hall").get_data(as_text=True)
+    form = re.search(r'<form[^>]*id="draw".*?</form>', page, re.S).group(0)
+    assert '<input type="radio" name="by" value="mix" checked>' in form
+    assert '<input type="checkbox" name="every_game" value="1" >' in form
+    assert '<input type="checkbox" name="newcomers" value="1" >' in form
+    assert 'class="never"\n              ></textarea>' in form
+    assert '<p class="hint organiser hall-drawn">Drawn: Mix</p>' in page
+    doc = json.loads(client.get("/hall/export.json").get_data(as_text=True))
+    assert [r["draw"] for r in doc["rounds"]] == [{"way": "mix", "every_game": False, "newcomers": False,
+                                                   "never": []}]

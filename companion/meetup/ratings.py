@@ -31,7 +31,8 @@ from openskill.models import PlackettLuce
 from ..games.text import T
 from .season import MatchRecord
 
-__all__ = ["Rating", "Ratings", "Replay", "rate", "carry_on", "replay_order", "TIE_POLICY", "RATING_RULE", "MODEL"]
+__all__ = ["Rating", "Ratings", "Replay", "rate", "carry_on", "replay_order", "shown_value", "TIE_POLICY",
+           "RATING_RULE", "MODEL"]
 
 MODEL = PlackettLuce()  # the library's defaults: μ 25, σ 25/3, β 25/6, τ 25/300
 
@@ -63,6 +64,11 @@ class Rating:
 
 
 FRESH = Rating(MODEL.mu, MODEL.sigma, 0)
+
+
+def shown_value(rating: Rating) -> float:
+    """μ − 3σ as the pages and exports show it: to one decimal, never −0.0."""
+    return round(rating.shown, 1) + 0.0  # adding 0.0 turns −0.0 into 0.0
 
 
 @dataclass(frozen=True)

@@ -60,7 +60,7 @@ def night_document(conn) -> dict:
         "place_points_rule": str(place_points.PLACE_POINTS_RULE),
         "roster": [{"id": p.id, "name": p.name, "added_at": p.added_at, "left": p.left} for p in people],
         "rounds": [{"number": r.number, "drawn_at": r.drawn_at, "seed": r.seed, "clock_minutes": r.minutes,
-                    "clock_started_at": r.clock_from,
+                    "clock_started_at": r.clock_from, "draw": draw_entry(r.draw, names),
                     "tables": [{"label": round_label(rt), "number": rt.number, "game": rt.table.game.id,
                                 "token": rt.table.token, "extra_minutes": rt.extra_minutes,
                                 "seats": [{"seat": seat + 1, "player_id": pid, "name": names.get(pid)}
@@ -72,6 +72,13 @@ def night_document(conn) -> dict:
                          "place_points": round(s.points, 6), "average": round(s.average, 6)}
                         for s in service.leaderboard(list(results.values()))],
     }
+
+
+def draw_entry(how: service.HowDrawn, names: dict[int, str]) -> dict:
+    """How a round was drawn (a round drawn before rounds kept it: mix, no wishes), its
+    never-together pairs by player id and name."""
+    return {"way": how.way, "every_game": how.every_game, "newcomers": how.newcomers,
+            "never": [[{"player_id": pid, "name": names.get(pid)} for pid in pair] for pair in how.never]}
 
 
 CSV_COLUMNS = ("table", "game", "round", "deal", "player", "points", "total", "place", "place_points",

@@ -265,6 +265,33 @@ class RoundTable:
         return bool(self.table.deals)
 
 
+# How a draw seats the round: mixing, by standings (issue 33), or tables of even strength (issue 36).
+DRAW_WAYS = ("mix", "standings", "balanced")
+
+
+@dataclass(frozen=True)
+class HowDrawn:
+    """How a round was drawn: its way (:data:`DRAW_WAYS`) and the room's wishes (issue 36),
+    stored with the round so the next draw starts from them. A round drawn before they were
+    stored reads as the default: mixed, no wishes."""
+    way: str = "mix"
+    every_game: bool = False
+    newcomers: bool = False
+    never: tuple[tuple[int, int], ...] = ()  # pairs of roster player ids kept apart
+
+    def stored(self) -> dict:
+        return {"way": self.way, "every_game": self.every_game, "newcomers": self.newcomers,
+                "never": [list(pair) for pair in self.never]}
+
+    @classmethod
+    def read(cls, stored: Mapping | None) -> HowDrawn:
+        if not stored:
+            return cls()
+        way = stored.get("way")
+        return cls(way if way in DRAW_WAYS else "mix", bool(stored.get("every_game")), bool(stored.get("newcomers")),
+                   tuple((int(a), int(b)) for a, b in stored.get("never") or ()))
+
+
 @dataclass(frozen=True)
 class Round:
     id: int
@@ -274,6 +301,7 @@ class Round:
     minutes: int | None
     clock_from: str | None
     tables: tuple[RoundTable, ...] = field(default=())
+    draw: HowDrawn = HowDrawn()
 
     def seating(self) -> tuple[seating.Seating, ...]:
         return tuple(seating.Seating(t.table.game.id, t.player_ids) for t in self.tables)
@@ -307,7 +335,7 @@ def night_rounds(conn: Connection, tables: Sequence[Table] | None = None) -> lis
                                         t["time_called"])
                              for t in row["tables"] if t["table_id"] in by_id)
         found.append(Round(row["id"], row["number"], row["drawn_at"], row["seed"], row["minutes"], row["clock_from"],
-                           round_tables))
+                           round_tables, HowDrawn.read(row["draw"])))
     return found
 
 
@@ -368,7 +396,9 @@ def draw_round(conn: Connection, chosen: Sequence[seating.Chosen] | None = None,
     else tables are filled from the ``offered`` games (all by default). Raises ``Refused``
     (field "games") when the roster can't be seated so, ``Conflict`` when another draw
     was made meanwhile. ``formats``: per game, its match-format options (:func:`match_format`)
-    for the round's tables of that game."""
+    for the round's tables of that game. The round keeps its way and wishes (:class:`HowDrawn`)."""
+    how = HowDrawn("standings" if by_standings else "balanced" if balanced else "mix", every_game, newcomers,
+                   tuple((a, b) for a, b in never))
     minutes = _minutes(minutes)
     options_of = _drawn_options(formats)
     people = roster(conn)
@@ -391,7 +421,7 @@ def draw_round(conn: Connection, chosen: Sequence[seating.Chosen] | None = None,
                 [p["id"] for p in night_rows.roster(conn, night)] != [p.id for p in people]:
             raise Conflict("the roster or the rounds changed while drawing")
         stamp = table_service.now()
-        round_id = night_rows.insert_round(conn, night, len(earlier) + 1, stamp, seed, minutes)
+        round_id = night_rows.insert_round(conn, night, len(earlier) + 1, stamp, seed, minutes, how.stored())
         # A drawn table continues the night's numbering ("Table 8" after seven prepared or laptop
         # tables), so no two tables of the night share a label on the hall or in the seating list.
         first = next_table_number(conn)

@@ -146,6 +146,7 @@ def hall_context(cycle: bool = False) -> dict:
                 leaderboard_order=place_points.LEADERBOARD_ORDER,
                 join_link=link, join_warning=warning, join_qr=None if warning else qr_svg(link),
                 clock=clock_of(latest), claims=claims.waiting(conn), **draw_format_context(rounds), **time_context(conn, latest),
+                draw_start=draw_form_start(latest, people), drawn=drawn_text(latest.draw) if latest else None,
                 **rating_context(conn))
 
 
@@ -178,6 +179,29 @@ def draw_format_context(rounds: list[service.Round]) -> dict:
     start = {name: str(before.get(game_id, {}).get(opt.key, opt.default))
              for game_id, pairs in fields.items() for opt, name in pairs}
     return dict(format_fields=fields, format_start=start)
+
+
+def draw_form_start(latest: service.Round | None, people: list[service.Player]) -> dict:
+    """The draw form's way and wishes as the latest round was drawn (none yet, or a round drawn
+    before rounds kept them: mix, no wishes): its never-together pairs as "Ann + Bob" lines by
+    tonight's names, a pair with a player no longer on the list left out."""
+    how = latest.draw if latest else service.HowDrawn()
+    names = {p.id: p.name for p in people if not p.left}
+    return {"by": how.way, "every_game": "1" if how.every_game else "", "newcomers": "1" if how.newcomers else "",
+            "never": "\n".join(f"{names[a]} + {names[b]}" for a, b in how.never if a in names and b in names)}
+
+
+def drawn_text(how: service.HowDrawn) -> str:
+    """How a round was drawn, in one line of the draw form's own words (the hall's seating)."""
+    ways = {"mix": gettext("Mix"), "standings": gettext("By standings"), "balanced": gettext("Balanced")}
+    parts = [ways[how.way]]
+    if how.every_game:
+        parts.append(gettext("Every game in turn"))
+    if how.newcomers:
+        parts.append(gettext("Newcomers looked after"))
+    if how.never:
+        parts.append(ngettext("%(num)s pair kept apart", "%(num)s pairs kept apart", len(how.never)))
+    return gettext("Drawn: %(how)s", how=" · ".join(parts))
 
 
 def clock_of(latest: service.Round | None) -> dict | None:
@@ -453,7 +477,7 @@ def draw_formats(values: dict) -> dict[str, dict[str, int]]:
 
 # How the draw seats the round (the form's "by" field): mixing, by standings (issue 33), or
 # tables of even strength (issue 36); the room's other wishes are ticked beside it.
-DRAW_WAYS = ("mix", "standings", "balanced")
+DRAW_WAYS = service.DRAW_WAYS
 
 
 def never_pairs(raw: str | None) -> tuple[list[tuple[int, int]], list[str]]:
@@ -465,6 +489,13 @@ def never_pairs(raw: str | None) -> tuple[list[tuple[int, int]], list[str]]:
         if not line.strip():
             continue
         names = [name.strip() for name in line.split("+")]
+        if len(names) > 2:
+            # A name may hold a "+" itself ("C+ + Bob", as the form starts from a stored pair):
+            # the one place to split where both halves are on tonight's list.
+            splits = [[line[:i].strip(), line[i + 1:].strip()] for i, c in enumerate(line) if c == "+"]
+            known = [halves for halves in splits if all(name_key(n) in ids for n in halves)]
+            if len(known) == 1:
+                names = known[0]
         if len(names) != 2 or not all(names):
             errors.append(gettext("Write each pair as two names joined by +, one pair per line: %(line)s",
                                   line=line.strip()))
@@ -502,21 +533,20 @@ def draw():
         return hall_page(values, {"games": [gettext("The list changed while drawing. Draw again.")]}, 409)
     except StorageError as error:
         return hall_page(values, {"games": [storage_message(error)]}, 503)
-    # The next round's form starts with the same way and wishes (nothing stores them).
-    kept = {key: values[key] for key in DRAW_WISHES if values.get(key) and values[key] != "mix"}
-    return redirect(url_for("hall.index", **kept) + "#seating", code=303)
+    # The round keeps its way and wishes: the next round's form starts from them (draw_form_start).
+    return redirect(url_for("hall.index") + "#seating", code=303)
 
 
-DRAW_WISHES = ("by", "every_game", "newcomers", "never")  # kept from one draw to the next
+DRAW_WISHES = ("by", "every_game", "newcomers", "never")  # the draw form's way and wishes
 
 
 @bp.app_template_global("draw_wishes")
-def draw_wishes(values: dict) -> dict:
-    """What the draw form's way and wishes start as: the form sent back (a refused draw), else
-    the query string the last draw left (see :func:`draw`)."""
+def draw_wishes(values: dict, start: dict) -> dict:
+    """What the draw form's way and wishes show: the form sent back (a refused draw: nothing
+    typed is lost), else ``start``, the latest round's (:func:`draw_form_start`)."""
     if values.get("draw") == "1":
         return {key: values.get(key, "") for key in DRAW_WISHES}
-    return {key: request.args.get(key, "") for key in DRAW_WISHES}
+    return {key: start.get(key, "") for key in DRAW_WISHES}
 
 
 def change_round(values: dict, field_name: str, change):

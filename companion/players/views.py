@@ -14,7 +14,7 @@ from ..games import GAMES
 from ..games import FieldError
 from ..games.text import T
 from ..meetup.points import PLACE_POINTS_RULE
-from ..meetup.ratings import RATING_RULE
+from ..meetup.ratings import RATING_RULE, shown_value
 from ..meetup.season import FORM_LENGTH, MIN_MATCHES, SEASON_ORDER, PlayerStats, min_matches_text
 from ..numbers import ascii_number
 from ..store import get_db
@@ -45,9 +45,8 @@ def laptop_only():
 
 @bp.app_template_global("rating_text")
 def rating_text(rating) -> str:
-    """A rating as shown: μ − 3σ to one decimal ("0.0", never "-0.0")."""
-    text = f"{rating.shown:.1f}"
-    return "0.0" if text == "-0.0" else text
+    """A rating as shown: μ − 3σ to one decimal ("0.0", never "-0.0"; ratings.shown_value)."""
+    return f"{shown_value(rating):.1f}"
 
 
 # --------------------------------------------------------------------------

@@ -3,7 +3,9 @@ largest table id then): its tables are those opened since (ids only grow; clocks
 
 from __future__ import annotations
 
+import json
 import sqlite3
+from typing import Any
 
 from .connection import translated
 
@@ -100,10 +102,11 @@ def update_player(conn: sqlite3.Connection, player_id: int, *, name: str | None 
 
 @translated
 def rounds(conn: sqlite3.Connection, night: int) -> list[dict]:
-    """The night's rounds in order, each with its tables (table id, number, extra minutes)
-    and its seats (table id -> player ids in seat order)."""
-    found = [dict(r, tables=[]) for r in conn.execute(
-        "SELECT id, number, drawn_at, seed, minutes, clock_from, version FROM night_rounds WHERE night = ?"
+    """The night's rounds in order, each with how it was drawn (``draw``: the JSON given to
+    :func:`insert_round`, decoded; None for a round drawn before it was stored), its tables
+    (table id, number, extra minutes) and its seats (table id -> player ids in seat order)."""
+    found = [dict(r, draw=None if r["draw"] is None else json.loads(r["draw"]), tables=[]) for r in conn.execute(
+        "SELECT id, number, drawn_at, seed, minutes, clock_from, version, draw FROM night_rounds WHERE night = ?"
         " ORDER BY number", (night,))]
     by_id = {r["id"]: r for r in found}
     if not found:
@@ -126,9 +129,11 @@ def rounds(conn: sqlite3.Connection, night: int) -> list[dict]:
 
 @translated
 def insert_round(conn: sqlite3.Connection, night: int, number: int, stamp: str, seed: str,
-                 minutes: int | None) -> int:
-    return conn.execute("INSERT INTO night_rounds (night, number, drawn_at, seed, minutes) VALUES (?, ?, ?, ?, ?)",
-                        (night, number, stamp, seed, minutes)).lastrowid
+                 minutes: int | None, draw: dict[str, Any] | None = None) -> int:
+    """A new round; ``draw``: how it was drawn (JSON-able), kept for the next draw's form."""
+    stored = None if draw is None else json.dumps(draw, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return conn.execute("INSERT INTO night_rounds (night, number, drawn_at, seed, minutes, draw)"
+                        " VALUES (?, ?, ?, ?, ?, ?)", (night, number, stamp, seed, minutes, stored)).lastrowid
 
 
 @translated

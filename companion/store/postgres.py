@@ -401,6 +401,10 @@ MIGRATIONS: list[str] = [
         secret text NOT NULL
     );
     """,
+    # 2 (SQLite's 9): how a round was drawn (JSON, NULL before).
+    """
+    ALTER TABLE night_rounds ADD COLUMN draw text;
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -195,6 +195,12 @@ MIGRATIONS: list[str] = [
     ALTER TABLE round_tables ADD COLUMN time_called TEXT;  -- when the organiser called time (UTC), NULL: not
     ALTER TABLE results ADD COLUMN at_time INTEGER NOT NULL DEFAULT 0;
     """,
+    # 9: a round remembers how it was drawn, so the next draw's form starts from it. JSON
+    # {"way": "mix"|"standings"|"balanced", "every_game", "newcomers", "never": [[id, id], …]}
+    # (night_players ids); NULL for a round drawn before: mixed, with no wishes.
+    """
+    ALTER TABLE night_rounds ADD COLUMN draw TEXT;
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -10,6 +10,7 @@ import re
 import pytest
 
 from companion import store
+from companion.games import GAMES
 from companion.meetup.ratings import rate
 from companion.night import service as night
 from companion.players import service as players
@@ -152,3 +153,68 @@ def test_the_nights_screens_show_ratings_only_when_the_organiser_turns_them_on(a
     assert re.search(r'hx-get="/hall/board\?[^"]*ratings=1', on)
     assert rating_cells(client.get("/hall/board?ratings=1").get_data(as_text=True)) == cells
     assert "Hide ratings" in on
+
+
+def csv_rows(response) -> list[dict[str, str]]:
+    import csv
+    import io
+    return list(csv.DictReader(io.StringIO(response.get_data(as_text=True).lstrip("\ufeff"))))
+
+
+def entry(rating) -> dict:
+    return {"shown": float(shown(rating.shown)), "mu": round(rating.mu, 6), "sigma": round(rating.sigma, 6),
+            "matches": rating.matches}
+
+
+def test_a_players_exports_carry_the_rating_overall_and_per_game(season):
+    import json
+    client, conn, _tokens, _clock = season
+    ann = pid(conn, "Ann")
+    rated = players.ratings(conn)
+    key = str(ann)
+    games = [g for g in GAMES if g in {"rwd", "lucky_cube", "miraiscope", "twin_shoot"}]  # as the page lists them
+    doc = json.loads(client.get(f"/players/{ann}/history.json").get_data(as_text=True))
+    assert doc["rating"] == entry(rated.of(key)) and doc["rating"]["matches"] == 6
+    assert doc["game_ratings"] == [{"game": game, **entry(rated.by_game[game][key])} for game in games]
+    assert "μ − 3σ" in doc["rating_rule"]
+    # The value as the page shows it.
+    text = visible_page(client, f"/players/{ann}")
+    assert f"Rating {doc['rating']['shown']:.1f} from 6 matches" in text
+    # The ratings are over every night and game, whatever the span or game the file is asked for.
+    narrowed = json.loads(client.get(f"/players/{ann}/history.json?game=rwd").get_data(as_text=True))
+    assert narrowed["rating"] == doc["rating"] and narrowed["game_ratings"] == doc["game_ratings"]
+    rows = csv_rows(client.get(f"/players/{ann}/history.csv"))
+    assert {r["rating"] for r in rows} == {shown(rated.of(key).shown)}
+    by_name = {GAMES[game].name_en: game for game in games}
+    for row in rows:
+        assert row["game_rating"] == shown(rated.of(key, by_name[row["game"]]).shown)
+
+
+def test_the_season_exports_carry_ratings_only_when_the_table_shows_them(season):
+    import json
+    client, conn, _tokens, _clock = season
+    rated = players.ratings(conn)
+    plain = json.loads(client.get("/season.json?min=1").get_data(as_text=True))
+    assert all("rating" not in r for r in plain["ranked"]) and "rating_rule" not in plain
+    assert all("rating" not in r for r in csv_rows(client.get("/season.csv?min=1")))
+    # The page's own export links keep its choice.
+    page = client.get("/season?min=1&ratings=1").get_data(as_text=True)
+    assert re.search(r'href="/season\.json\?[^"]*ratings=1', page) and re.search(r'href="/season\.csv\?[^"]*ratings=1',
+                                                                                 page)
+    assert not re.search(r'href="/season\.json\?[^"]*ratings=1', client.get("/season?min=1").get_data(as_text=True))
+    cells = dict(re.findall(r'<bdi>([^<]+)</bdi></a></th>.*?<td class="num rating"[^>]*>([^<]+)</td>', page, re.S))
+    doc = json.loads(client.get("/season.json?min=1&ratings=1").get_data(as_text=True))
+    assert "μ − 3σ" in doc["rating_rule"]
+    assert {r["name"]: f"{r['rating']['shown']:.1f}" for r in doc["ranked"]} == cells  # what the table shows
+    for r in doc["ranked"]:
+        assert r["rating"] == entry(rated.of(r["player_id"]))
+    rows = csv_rows(client.get("/season.csv?min=1&ratings=1"))
+    assert list(rows[0])[-4:] == ["rating", "rating_mu", "rating_sigma", "rating_matches"]
+    for row, r in zip(rows, doc["ranked"]):
+        assert (row["player"], row["rating"], row["rating_mu"], row["rating_sigma"], row["rating_matches"]) == (
+            r["name"], shown(rated.of(r["player_id"]).shown), str(r["rating"]["mu"]), str(r["rating"]["sigma"]),
+            str(r["rating"]["matches"]))
+    # One game chosen: that game's rating, as the table's column.
+    rwd = json.loads(client.get("/season.json?min=1&game=rwd&ratings=1").get_data(as_text=True))
+    for r in rwd["ranked"]:
+        assert r["rating"] == entry(rated.of(r["player_id"], "rwd"))

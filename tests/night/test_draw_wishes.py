@@ -4,6 +4,7 @@ ratings and games played; the next round's form starts with the same choices."""
 
 from __future__ import annotations
 
+import json
 import re
 
 from companion.meetup import seating
@@ -58,15 +59,16 @@ def test_never_together_over_three_rounds_and_the_choices_kept_for_the_next_draw
         answer = client.post("/hall/rounds", data={"draw": "1", "tables-lucky_cube": "2", "by": "mix",
                                                    "every_game": "1", "never": "Ann + Bob\nCy + di"})
         assert answer.status_code == 303
-        assert "every_game=1" in answer.headers["Location"] and "never=" in answer.headers["Location"]
+        assert answer.headers["Location"] == "/hall#seating"  # the round keeps its wishes, not the link
         latest = night.night_rounds(conn)[-1]
         for rt in latest.tables:
             assert not {who["Ann"], who["Bob"]} <= set(rt.player_ids)
             assert not {who["Cy"], who["Di"]} <= set(rt.player_ids)
-    # The next form starts with the same wishes (a plain link: nothing stored).
-    form = draw_form(client, path=answer.headers["Location"])
+    # The next form starts with the same wishes, stored with the round (tonight's spelling of the names).
+    form = draw_form(client)
     assert '<input type="checkbox" name="every_game" value="1" checked>' in form
-    assert "Ann + Bob\nCy + di</textarea>" in form
+    assert '<input type="checkbox" name="newcomers" value="1" >' in form
+    assert "Ann + Bob\nCy + Di</textarea>" in form
     assert '<input type="radio" name="by" value="mix" checked>' in form
 
 
@@ -105,3 +107,121 @@ def test_balanced_and_newcomers_draw_with_the_seasons_ratings_and_games(app, cli
     assert second.seating() == expected.tables
     # The two first-round winners sit at different tables: even strength.
     assert all(len(winners & set(rt.player_ids)) == 1 for rt in second.tables)
+
+
+def test_a_round_keeps_how_it_was_drawn_in_the_store(app, conn):
+    join_all(app, EIGHT)
+    who = ids(conn)
+    night.draw_round(conn, chosen=["lucky_cube"] * 2, seed="kept")
+    night.draw_round(conn, chosen=["lucky_cube"] * 2, seed="kept2", balanced=True, every_game=True, newcomers=True,
+                     never=[(who["Eve"], who["Ann"]), (who["Cy"], who["Di"])])
+    first, second = night.night_rounds(conn)
+    assert first.draw == night.HowDrawn("mix")
+    assert second.draw == night.HowDrawn("balanced", every_game=True, newcomers=True,
+                                         never=((who["Eve"], who["Ann"]), (who["Cy"], who["Di"])))
+    # As the store writes JSON elsewhere: compact, keys sorted.
+    stored = conn.execute("SELECT draw FROM night_rounds ORDER BY number").fetchall()
+    assert stored[1][0] == ('{"every_game":true,"never":[[%d,%d],[%d,%d]],"newcomers":true,"way":"balanced"}'
+                            % (who["Eve"], who["Ann"], who["Cy"], who["Di"]))
+    night.draw_round(conn, chosen=["lucky_cube"] * 2, seed="kept3", by_standings=True)
+    assert night.night_rounds(conn)[-1].draw == night.HowDrawn("standings")
+
+
+def test_the_form_starts_from_the_latest_rounds_draw_after_a_plain_reload(app, client, conn):
+    join_all(app, EIGHT)
+    who = ids(conn)
+    # No round yet: mix, no wishes.
+    form = draw_form(client)
+    assert '<input type="radio" name="by" value="mix" checked>' in form
+    assert '<textarea id="f-never" name="never" rows="2" class="never"\n              >' in form
+    assert client.post("/hall/rounds", data={"draw": "1", "tables-lucky_cube": "2", "by": "standings",
+                                             "newcomers": "1", "never": "ann + BOB\nCy + Di\nEve + Fay"}
+                       ).status_code == 303
+    # A player renamed since, one removed from tonight's list: the pairs by tonight's names, the
+    # removed player's pair left out.
+    night.rename(conn, who["Ann"], "Anna")
+    night.set_left(conn, who["Fay"])
+    form = draw_form(client)
+    assert '<input type="radio" name="by" value="standings" checked>' in form
+    assert '<input type="radio" name="by" value="mix" >' in form
+    assert '<input type="checkbox" name="newcomers" value="1" checked>' in form
+    assert '<input type="checkbox" name="every_game" value="1" >' in form
+    assert "Anna + Bob\nCy + Di</textarea>" in form
+    # The same form drawn again keeps it going: round 3 starts from round 2's draw.
+    assert client.post("/hall/rounds", data={"draw": "1", "tables-lucky_cube": "2", "by": "balanced",
+                                             "every_game": "1", "never": ""}).status_code == 303
+    form = draw_form(client)
+    assert '<input type="radio" name="by" value="balanced" checked>' in form
+    assert '<input type="checkbox" name="newcomers" value="1" >' in form
+    assert '<input type="checkbox" name="every_game" value="1" checked>' in form
+    assert 'class="never"\n              ></textarea>' in form
+
+
+def test_a_refused_draw_keeps_what_was_sent_over_the_stored_draw(app, client, conn):
+    join_all(app, EIGHT)
+    assert client.post("/hall/rounds", data={"draw": "1", "tables-lucky_cube": "2", "by": "balanced",
+                                             "every_game": "1", "newcomers": "1", "never": "Ann + Bob"}
+                       ).status_code == 303
+    answer = client.post("/hall/rounds", data={"draw": "1", "tables-lucky_cube": "2", "by": "mix",
+                                               "never": "Cy + Zed"})
+    assert answer.status_code == 422
+    form = re.search(r'<form[^>]*id="draw".*?</form>', answer.get_data(as_text=True), re.S).group(0)
+    assert '<input type="radio" name="by" value="mix" checked>' in form
+    assert '<input type="checkbox" name="every_game" value="1" >' in form
+    assert '<input type="checkbox" name="newcomers" value="1" >' in form
+    assert "Cy + Zed</textarea>" in form
+    assert len(night.night_rounds(conn)) == 1
+
+
+def drawn_line(client, lang="en") -> str:
+    page = client.get("/hall", headers={"Accept-Language": lang}).get_data(as_text=True)
+    found = re.search(r'<p class="hint organiser hall-drawn">(.*?)</p>', page, re.S)
+    return text_of(found.group(1)) if found else ""
+
+
+def test_the_seating_says_how_the_round_was_drawn_on_the_laptop_only(app, client, conn):
+    phones = join_all(app, EIGHT)
+    assert drawn_line(client) == ""  # no round yet
+    client.post("/hall/rounds", data={"draw": "1", "tables-lucky_cube": "2"})
+    assert drawn_line(client) == "Drawn: Mix"
+    client.post("/hall/rounds", data={"draw": "1", "tables-lucky_cube": "2", "by": "balanced", "every_game": "1",
+                                      "newcomers": "1", "never": "Ann + Bob"})
+    assert drawn_line(client) == "Drawn: Balanced · Every game in turn · Newcomers looked after · 1 pair kept apart"
+    assert drawn_line(client, "ja") == ("席の決め方：実力を均等に · どのゲームも順番に · 初プレイの人をフォロー"
+                                        " · 同じテーブルにしない組 1組")
+    client.post("/hall/rounds", data={"draw": "1", "tables-lucky_cube": "2", "by": "standings",
+                                      "never": "Ann + Bob\nCy + Di"})
+    assert drawn_line(client) == "Drawn: By standings · 2 pairs kept apart"
+    # Neither the room's screen nor a phone says it.
+    for page in (client.get("/hall/screen"), client.get("/hall/screen/live"), phones["Ann"].get("/night/me")):
+        assert page.status_code == 200
+        assert "hall-drawn" not in page.get_data(as_text=True) and "Drawn:" not in page.get_data(as_text=True)
+
+
+def test_the_nights_json_gives_each_rounds_draw(app, client, conn):
+    join_all(app, EIGHT)
+    who = ids(conn)
+    client.post("/hall/rounds", data={"draw": "1", "tables-lucky_cube": "2"})
+    client.post("/hall/rounds", data={"draw": "1", "tables-lucky_cube": "2", "by": "balanced", "newcomers": "1",
+                                      "never": "Ann + Bob"})
+    doc = json.loads(client.get("/hall/export.json").get_data(as_text=True))
+    assert [r["draw"] for r in doc["rounds"]] == [
+        {"way": "mix", "every_game": False, "newcomers": False, "never": []},
+        {"way": "balanced", "every_game": False, "newcomers": True,
+         "never": [[{"player_id": who["Ann"], "name": "Ann"}, {"player_id": who["Bob"], "name": "Bob"}]]}]
+
+
+def test_a_stored_pair_with_a_plus_in_a_name_is_read_back(app, client, conn):
+    """The form writes a stored pair as "C+ + Bob": the next draw reads it as that pair."""
+    join_all(app, ["C+", "Bob", "Cy", "Di", "Eve", "Fay", "Gus", "Hal"])
+    who = ids(conn)
+    night.draw_round(conn, chosen=["lucky_cube"] * 2, seed="plus", never=[(who["C+"], who["Bob"])])
+    form = draw_form(client)
+    never = re.search(r'class="never"\s*>(.*?)</textarea>', form, re.S).group(1)
+    assert never == "C+ + Bob"
+    assert client.post("/hall/rounds", data={"draw": "1", "tables-lucky_cube": "2", "never": never}).status_code == 303
+    assert night.night_rounds(conn)[-1].draw.never == ((who["C+"], who["Bob"]),)
+    # Still refused where the line can't be read one way only.
+    answer = client.post("/hall/rounds", data={"draw": "1", "tables-lucky_cube": "2", "never": "C+ + Bob + Cy"})
+    assert answer.status_code == 422
+    assert "Write each pair as two names joined by +" in text_of(answer.get_data(as_text=True))

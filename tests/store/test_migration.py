@@ -9,6 +9,7 @@ import sqlite3
 import pytest
 
 from companion import create_app, store as storage
+from helpers import check_the_old_round_reads_as_mixed, insert_a_round_drawn_before_draws_were_kept
 
 
 def test_migration_creates_current_schema_with_wal_and_foreign_keys(app):
@@ -80,3 +81,23 @@ def test_damaged_database_is_refused_and_left_untouched(tmp_path):
     with pytest.raises(storage.DatabaseError):
         storage.migrate(str(path))
     assert path.read_bytes() == bytes(data)
+
+
+def test_rounds_drawn_before_rounds_kept_their_draw_read_as_mixed(tmp_path, monkeypatch, app_of):
+    """A database at schema 8 (before night_rounds.draw) with a round upgrades in place; the
+    round reads as drawn by mixing, with no wishes."""
+    from companion.store import schema
+
+    path = str(tmp_path / "before-draws.sqlite")
+    with monkeypatch.context() as m:
+        m.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:8])
+        m.setattr(schema, "SCHEMA_VERSION", 8)
+        assert schema.migrate(path) == 8
+    conn = storage.connect(path)
+    try:
+        assert "draw" not in {row[1] for row in conn.execute("PRAGMA table_info(night_rounds)")}
+        insert_a_round_drawn_before_draws_were_kept(conn)
+    finally:
+        conn.close()
+    app = app_of({"TESTING": True, "DATABASE": path, "SECRET_KEY": "test", "WTF_CSRF_ENABLED": False})
+    check_the_old_round_reads_as_mixed(app)

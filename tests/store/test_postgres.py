@@ -408,3 +408,29 @@ def test_postgresqls_schema_has_every_table_and_column_sqlites_has(url, tmp_path
                                             " WHERE table_schema = 'public'").fetchall())
     assert sqlite_columns - postgres_columns == set()
     assert {t for t, _ in postgres_columns - sqlite_columns} <= {postgres.VERSION_TABLE, "companion_secret"}
+
+
+def test_rounds_drawn_before_rounds_kept_their_draw_read_as_mixed(postgres_server, monkeypatch, app_of):
+    """A PostgreSQL database at version 1 (before night_rounds.draw) with a round upgrades in
+    place; the round reads as drawn by mixing, with no wishes (SQLite's: tests/store/test_migration.py)."""
+    from companion.players import service as players
+    from helpers import check_the_old_round_reads_as_mixed, insert_a_round_drawn_before_draws_were_kept
+
+    url = postgres_server.new_database()
+    try:
+        with monkeypatch.context() as m:
+            m.setattr(postgres, "MIGRATIONS", postgres.MIGRATIONS[:1])
+            m.setattr(postgres, "SCHEMA_VERSION", 1)
+            assert storage.migrate(url) == 1
+        conn = storage.connect(url)
+        try:
+            insert_a_round_drawn_before_draws_were_kept(conn)
+        finally:
+            conn.close()
+        players.forget()
+        app = app_of({"TESTING": True, "DATABASE": url, "SECRET_KEY": "test", "WTF_CSRF_ENABLED": False})
+        with raw(url) as check:
+            assert check.execute("SELECT version FROM companion_schema").fetchall() == [(postgres.SCHEMA_VERSION,)]
+        check_the_old_round_reads_as_mixed(app)
+    finally:
+        postgres_server.drop_database(url)
