@@ -563,7 +563,10 @@ def test_refused_deal_keeps_what_was_typed(app, game_id):
     calls, kept = [0], [0]
     values = st.one_of(st.integers(-5, 40).map(str), st.sampled_from(SPECIAL), st.text(max_size=8))
 
+    # One input refused for certain (every field nonsense), so the check always looks at fields:
+    # the generated ones may, by chance, nearly all be accepted.
     @fuzz_settings(KEEP_TYPED_EXAMPLES)
+    @example(base=SCRIPTS[game_id][4][0], changed={name: "x" for name in fields}, edit=False, full_page=False)
     @given(base=st.sampled_from(SCRIPTS[game_id][4]),
            changed=st.dictionaries(st.sampled_from(fields), values, min_size=1, max_size=4),
            edit=st.booleans(), full_page=sometimes(0.2))
@@ -592,7 +595,7 @@ def test_refused_deal_keeps_what_was_typed(app, game_id):
         kept[0] += assert_keeps_typed(html, data)
 
     run(check, KEEP_TYPED_EXAMPLES, calls)
-    assert kept[0] > KEEP_TYPED_EXAMPLES  # the check did look at fields
+    assert kept[0] > 0  # the check did look at fields (at least in the input refused for certain)
 
 
 @pytest.mark.parametrize("state", ("played", "over"))
