@@ -476,10 +476,11 @@ def rating_by_key(conn: Connection):
 
 def games_played(conn: Connection, people: Sequence[Player]) -> dict[int, set[str]]:
     """The games each of ``people`` has finished a match of, on any night (the stored results)."""
+    records = season.records(conn)  # first: it stores the results not yet stored, giving new names their ids
     ids = _season_ids(conn, people)
     wanted = {sid: pid for pid, sid in ids.items()}
     found: dict[int, set[str]] = {p.id: set() for p in people}
-    for record in season.records(conn):
+    for record in records:
         for key in record.keys:
             if key in wanted:
                 found[wanted[key]].add(record.game)

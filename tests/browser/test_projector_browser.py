@@ -156,13 +156,20 @@ def test_a_result_entered_at_a_table_reaches_the_open_screen_by_push(browser, li
                 break
             screen.wait_for_timeout(100)
         assert night_watch.streams == 1
+        # Its opening asks once (a change before the stream opened would be missed otherwise).
+        for _ in range(50):
+            if asked:
+                break
+            screen.wait_for_timeout(100)
+        assert len(asked) == 1, asked
+        asked.clear()
 
         # The phones of Table 2 enter its deal; the screen is left alone meanwhile.
         table = drawn.tables[1].table
         phone.goto(live_server(f"/t/{table.token}"))
         settled(phone)
         screen.wait_for_timeout(2000)
-        assert asked == []  # nothing changed tonight: the screen asked nothing (no polling)
+        assert asked == []  # nothing changed tonight: the screen asked nothing more (no polling)
         winner = table.setup.players[2]
         for seat, (chips, tricks) in enumerate(((3, 3), (3, 3), (3, 6), (4, 1))):
             put(phone, f"chips-{seat}", chips)
@@ -175,6 +182,36 @@ def test_a_result_entered_at_a_table_reaches_the_open_screen_by_push(browser, li
         assert screen.evaluate("() => window.sameDocument") is True  # no reload: swapped in place
         assert 1 <= len(asked) <= 3, asked  # one ask per announced change (a save is one or two)
         screen.screenshot(path=str(artifacts_dir / "projector-pushed-en-1920x1080.png"))
+    finally:
+        context.close()
+        conn.close()
+
+
+def test_a_refused_ask_is_asked_again_without_another_change(browser, live_server):
+    """The stream says each change once: an ask the laptop refused (busy: 503) is asked again
+    2 s later (static/night_live.js), or the screen would wait for the next change."""
+    conn = connect(live_server.app.config["DATABASE"])
+    context = browser.new_context(viewport={"width": 1280, "height": 720}, locale="en-US")
+    try:
+        join_everyone(conn)
+        drawn = draw(conn)
+        screen = context.new_page()
+        asks: list[int] = []
+        screen.goto(live_server("/hall/screen"))
+        screen.locator("#screen.state-seating").wait_for()
+        screen.wait_for_timeout(1000)  # the stream open, its opening ask answered
+
+        def refuse_first(route) -> None:
+            asks.append(1)
+            if len(asks) == 1:
+                route.fulfill(status=503, headers={"Retry-After": "2"}, body="busy")
+            else:
+                route.continue_()
+
+        screen.route("**/hall/screen/live**", refuse_first)
+        play(conn, drawn.tables[0])  # the round is being played: the screen shows its tables
+        screen.locator("#screen.state-playing").wait_for(timeout=8000)
+        assert len(asks) >= 2, asks  # refused, then asked again with no further change
     finally:
         context.close()
         conn.close()

@@ -225,3 +225,16 @@ def test_a_stored_pair_with_a_plus_in_a_name_is_read_back(app, client, conn):
     answer = client.post("/hall/rounds", data={"draw": "1", "tables-lucky_cube": "2", "never": "C+ + Bob + Cy"})
     assert answer.status_code == 422
     assert "Write each pair as two names joined by +" in text_of(answer.get_data(as_text=True))
+
+
+def test_games_played_counts_a_match_whose_result_was_not_stored_yet(app, conn):
+    """A table finished a moment ago has no stored result (nor its players their ids) until the
+    season is next read: *newcomers looked after* must read it first, not see a newcomer."""
+    token = store.create(conn, "rwd", ["Ann", "Bob", "Cy", "Di"], {"first_start_player": 0})
+    play_until_over(conn, token, winner=0)
+    night.start_night(conn)
+    for name in ("Ann", "Eve"):
+        night.join(conn, name)
+    people = night.roster(conn)
+    assert {p.name: games for p in people for pid, games in night.games_played(conn, people).items()
+            if pid == p.id} == {"Ann": {"rwd"}, "Eve": set()}
