@@ -457,7 +457,6 @@ class Server(WSGIServer):
         self.room_from = cap - max(8, int(cap * ROOM_MARGIN))
         self.made_room = 0  # idle connections closed to make room, for tests and benchmarks
         self.connect_rate = ConnectionRate()
-        self.too_fast = 0  # connections closed at accept for coming too fast, for tests and benchmarks
 
     def trouble(self, kind: str, device: str, message: str) -> None:
         """A device did something refused: log it (once a minute per kind), and count its new
@@ -512,12 +511,11 @@ class Server(WSGIServer):
         count = self.per_device.get(device, 0)
         if count >= self.limits.per_device:
             self.trouble("connections", device, f"more than {self.limits.per_device} connections at once: "
-                                              "further ones closed at once")
+                                                "further ones closed at once")
             sock.close()
             return
         laptop = is_laptop_address(device)
         if not laptop and not self.connect_rate.allow(device):
-            self.too_fast += 1
             self.trouble("connecting", device, f"refused lately, then more than {CONNECT_BURST:g} new connections at "
                                                f"once or {CONNECT_RATE:g} a second: further ones closed at once")
             sock.close()

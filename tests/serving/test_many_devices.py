@@ -103,6 +103,16 @@ def open_stream(port: int, source: str, token: str | None) -> socket.socket:
     return sock
 
 
+def hears_a_change(sock: socket.socket) -> None:
+    """The stream on ``sock`` says "changed" within 5 s (it is not closed first)."""
+    sock.settimeout(5)
+    got = b""
+    while b"event: changed" not in got:
+        chunk = sock.recv(4096)
+        assert chunk
+        got += chunk
+
+
 def closed(sock: socket.socket, within: float) -> bool:
     """Did the server close ``sock`` within ``within`` seconds (anything it sent first is read)?"""
     deadline = time.monotonic() + within
@@ -138,12 +148,7 @@ def test_a_device_holds_a_few_streams_and_its_oldest_go(server_process):
         assert not any(closed(sock, 0.3) for sock in mine + other + laptop)
         enter_deals(port, token, [1])  # the open ones still hear a change
         for sock in mine + other + laptop:
-            sock.settimeout(5)
-            got = b""
-            while b"event: changed" not in got:
-                chunk = sock.recv(4096)
-                assert chunk
-                got += chunk
+            hears_a_change(sock)
     finally:
         for sock in mine + other + laptop + [sock for _status, sock in refused]:
             sock.close()
@@ -162,12 +167,7 @@ def test_the_nights_streams_count_in_the_same_share(server_process):
         assert [status for status, _sock in refused] == [429, 429]
         enter_deals(port, token, [1])
         for sock in mine + laptop:  # the open ones still hear the change
-            sock.settimeout(5)
-            got = b""
-            while b"event: changed" not in got:
-                chunk = sock.recv(4096)
-                assert chunk
-                got += chunk
+            hears_a_change(sock)
     finally:
         for sock in mine + laptop + [sock for _status, sock in refused]:
             sock.close()
