@@ -31,6 +31,48 @@
     }
     retry = setTimeout(update, delay);
   };
+  // A live answer that was asked before the page learned of a newer revision (its own write's
+  // answer told it: static/outbox.js calls liveRegion.knows) and arrives after it is not shown:
+  // it would take the page back (the sheet without the phone's last deal, and the next form for
+  // a deal this phone has stored, told as "entered from another phone"). An answer older than
+  // the revision it was asked from is the laptop's truth (a database restored from a backup):
+  // shown, and what the page knows starts again from it.
+  let known = -1;
+  const revisionIn = (tasks) => {
+    for (const task of tasks || []) {
+      const el = task.fragment?.querySelector?.("#live[data-rev]");
+      if (el) return Number(el.dataset.rev);
+    }
+    return null;
+  };
+  const askedFrom = (ctx) => {
+    try { return Number(new URL(ctx.request.action, location.href).searchParams.get("rev") ?? -1); }
+    catch (e) { return -1; }
+  };
+  document.addEventListener("htmx:before:swap", (event) => {
+    const ctx = event.detail?.ctx, live = region();
+    if (!live || !ctx || ctx.sourceElement !== live) return;
+    const incoming = revisionIn(event.detail.tasks);
+    if (incoming === null) return;
+    if (incoming < askedFrom(ctx)) { known = wanted = incoming; return; }
+    if (incoming < Math.max(shown(live), known)) event.preventDefault();
+  });
+  // A region whose answer was not shown asks again at once if it is still behind (a fetch
+  // queued behind it is waited for: update never doubles one).
+  document.addEventListener("htmx:finally:request", (event) => {
+    if (event.detail?.ctx?.sourceElement === region()) setTimeout(update, 0);
+  });
+  window.liveRegion = {
+    // The laptop answered this phone's own write at revision `rev`: fetch the region up to it.
+    knows(rev) {
+      if (!Number.isFinite(rev)) return;
+      known = Math.max(known, rev);
+      wanted = Math.max(wanted, rev);
+      delay = 2000;
+      update();
+    },
+  };
+
   // The table is gone: the region fetches the notice (which has no trigger) and the stream,
   // which would only be refused from now on, is removed (hx-sse stops when its element goes).
   const gone = () => {

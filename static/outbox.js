@@ -446,7 +446,7 @@
       storedDeal(item);
       drop(item.id);
       told(title(item));
-      settled(item);
+      settled(item, revisionOf(res.text));
     } else if (what === "fresh-token") {
       // The security token was refused (a clock jump, an old session): get a fresh one, send again.
       return freshToken(item.table).then((token) => {
@@ -503,10 +503,18 @@
     }
   }
 
-  function settled(item) {
-    // A write from the outbox was stored: show it now (the event stream would too, a moment later).
+  // The table's revision in the laptop's answer to a write (its live region), or null.
+  function revisionOf(html) {
+    const live = html ? parse(html).querySelector("#live[data-rev]") : null;
+    return live ? Number(live.dataset.rev) : null;
+  }
+
+  function settled(item, revision) {
+    // A write from the outbox was stored: show it now (the event stream would too, a moment
+    // later). With the answer's revision, the region also refuses a live answer older than it.
     const live = document.getElementById("live");
-    if (live && window.htmx) htmx.trigger(live, "changed");
+    if (revision !== null && window.liveRegion) window.liveRegion.knows(revision);
+    else if (live && window.htmx) htmx.trigger(live, "changed");
     const here = location.pathname;
     if (item.kind === "seat" && here === "/t/" + item.table + "/seat") go("/t/" + item.table);
     if (item.kind === "edit" && here.startsWith("/t/" + item.table + "/deals/")) {

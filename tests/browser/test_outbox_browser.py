@@ -178,16 +178,34 @@ def WRITES(url: str) -> bool:
     return url.endswith("/deals")
 
 
-def HEALTH(url: str) -> bool:
-    return url.endswith("/healthz")
+class WritesRefused:
+    """The laptop up, but taking no writes and answering /healthz 503, until ``let_in()``.
+
+    A gate in front of the app, not ``context.route``: a page whose reload failed offline lives
+    on for a moment in Chromium outside the context's offline emulation and its routes, and its
+    outbox's timer then reached the laptop (the deal stored, the answer lost with the page)."""
+
+    def __init__(self, app) -> None:
+        self.app, self.inner, self.closed = app, app.wsgi_app, True
+        app.wsgi_app = self
+
+    def __call__(self, environ, start_response):
+        path, method = environ.get("PATH_INFO", ""), environ.get("REQUEST_METHOD")
+        if self.closed and (path == "/healthz" or (method == "POST" and path.endswith("/deals"))):
+            start_response("503 Service Unavailable", [("Content-Type", "text/html; charset=utf-8")])
+            return [b'<div class="error-page"><p>Busy</p></div>']
+        return self.inner(environ, start_response)
+
+    def let_in(self) -> None:
+        self.closed = False
 
 
 def test_outbox_survives_a_reload_while_offline(live_server, phone):
     port = live_server.port
     token = table(port)
     open_table(phone, port, token)
+    laptop = WritesRefused(live_server.app)
     context = phone.context
-    context.route(WRITES, lambda route: route.abort())
     context.set_offline(True)
     type_deal(phone, deal(1))
     tap_save(phone)
@@ -196,23 +214,16 @@ def test_outbox_survives_a_reload_while_offline(live_server, phone):
         phone.reload()  # offline: the browser's own error page, the laptop's page can't load
 
     # The phone is on the Wi-Fi again, the page loads, but the laptop still takes no writes.
-    context.route(HEALTH, lambda route: route.abort())
     context.set_offline(False)
     open_table(phone, port, token)
     item = outbox_item(phone, 1)
     expect(phone.locator("#entry h2")).to_have_text("Enter deal 2")
-    if stored(port, token):
-        # Chromium's offline emulation around a reload sometimes lets the queued send reach the
-        # laptop on loopback, past the route above, its answer lost (seen in two CI runs): the
-        # page then shows deal 1 recorded and the phone drops its copy, nothing doubled.
-        expect(item).to_have_count(0, timeout=5000)
-    else:
-        expect(item).to_contain_text(NOT_SENT.format(n=1))
-        expect(item).to_contain_text("Ann · Chips: ")
-        expect(phone.locator("#reach-bar")).to_be_visible(timeout=3000)
+    expect(item).to_contain_text(NOT_SENT.format(n=1))
+    expect(item).to_contain_text("Ann · Chips: ")
+    expect(phone.locator("#reach-bar")).to_be_visible(timeout=3000)
+    assert stored(port, token) == []
 
-    context.unroute(WRITES)
-    context.unroute(HEALTH)
+    laptop.let_in()
     wait_stored(port, token, 1, within=10)
     expect(item).to_have_count(0, timeout=5000)
     phone.wait_for_timeout(1500)
