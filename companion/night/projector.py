@@ -65,12 +65,13 @@ def seating_tables(latest: service.Round | None, names: dict[int, str]) -> list[
 
 
 def screen_context(conn: Connection) -> dict:
+    signature = service.night_signature(conn)  # first: see night_signature
     tables = service.night_tables(conn)
     rounds = service.night_rounds(conn, tables)
     latest = rounds[-1] if rounds else None
     standings = service.leaderboard(service.night_results(conn, tables, rounds))
     state = screen_state(latest, bool(standings))
-    context = dict(state=state, latest=latest, standings=standings, signature=service.night_signature(conn),
+    context = dict(state=state, latest=latest, standings=standings, signature=signature,
                    page_ms=PAGE_MS, round_over=round_time.round_over(latest))
     if state == SEATING:
         names = {p.id: p.name for p in service.roster(conn, with_left=True)}

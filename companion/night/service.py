@@ -69,7 +69,11 @@ def most_recent_first(conn: Connection, tables: Sequence[Table]) -> list[Table]:
 
 
 def night_signature(conn: Connection) -> str:
-    """Changes whenever any table of the night changes: the hall view's cheap "anything new?"."""
+    """Changes whenever any table of the night changes: the hall view's cheap "anything new?".
+
+    A page drawn with it reads it *before* anything it shows: a save committed while the page
+    is drawn then leaves it an older signature (its next ask brings the save), never a newer
+    one (that ask would be answered 204 and the save not shown until some later change)."""
     return night_rows.night_signature(conn)
 
 

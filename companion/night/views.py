@@ -115,6 +115,7 @@ def seating_list(latest: service.Round | None, names: dict[int, str]) -> list[di
 
 def hall_context(cycle: bool = False) -> dict:
     conn = get_db()
+    signature = service.night_signature(conn)  # first: see night_signature
     tables = service.night_tables(conn)
     rounds = service.night_rounds(conn, tables)
     results = service.night_results(conn, tables, rounds)
@@ -131,7 +132,7 @@ def hall_context(cycle: bool = False) -> dict:
                        time_up=round_time.round_time_is_up(*found), can_end=round_time.can_end_at_time(*found))
     url, warning = join_url()
     link = url.rstrip("/") + url_for("hall.join")
-    return dict(rows=rows, paging=paging, signature=service.night_signature(conn),
+    return dict(rows=rows, paging=paging, signature=signature,
                 poll_ms=HALL_POLL_MS, cycle_ms=CYCLE_MS, cycle=cycle,
                 started=local_time(started, HALL_TIME) if (started := service.night_started(conn)) else None,
                 roster=[p for p in people if not p.left], left_players=[p for p in people if p.left],
@@ -654,6 +655,7 @@ def me_forget():
 
 def me_context(who: service.Player) -> dict:
     conn = get_db()
+    signature = service.night_signature(conn)  # first: see night_signature
     tables = service.night_tables(conn)
     rounds = service.night_rounds(conn, tables)
     results = service.night_results(conn, tables, rounds)
@@ -672,7 +674,7 @@ def me_context(who: service.Player) -> dict:
                           0 if round_time.round_time_is_up(latest, rt) else latest.seconds_left(rt),
                           round_over=over)
     return dict(who=who, line=line, mine=table_page, summary=service.player_summary(results, who),
-                signature=service.night_signature(conn), poll_ms=2000, players=len(standings),
+                signature=signature, poll_ms=2000, players=len(standings),
                 place_points_rule=place_points.PLACE_POINTS_RULE)
 
 

@@ -107,3 +107,35 @@ def test_the_japanese_leaderboard(app, client, conn):
     play_until_over(conn, r.tables[0].table.token, winner=0)
     page = text_of(client.get("/hall?lang=ja").get_data(as_text=True))
     assert "1位" in page and "Tonight's leaderboard" not in page
+
+
+@pytest.mark.parametrize("page", ["/hall/board", "/hall/screen/live", "/night/me/live"])
+def test_a_change_committed_while_a_night_page_is_drawn_is_asked_for_again(app, client, conn, monkeypatch, page):
+    """A night page's answer carries the signature it shows; the next ask with it is answered 204
+    when nothing changed. A deal saved while the answer was being drawn (after its tables were
+    read) must leave the page an older signature, so the next ask brings the deal; a newer one
+    would have hidden it until some later change (CI: the hall's leaderboard stayed short)."""
+    phones = join_all(app)
+    client.post("/hall/rounds", data={"tables-rwd": "3"})
+    (r,) = night.night_rounds(conn)
+    asker = phones[NAMES[0]] if page == "/night/me/live" else client
+    token = r.tables[0].table.token
+    first = asker.get(page)
+    signature = re.search(r'sig=([0-9-]+)', first.get_data(as_text=True)).group(1)
+
+    drawn = night.night_results
+    saved = []
+
+    def saved_meanwhile(*args, **kwargs):
+        if not saved:  # the tables are read; a phone's deal commits before the page is done
+            saved.append(store.add_deal(conn, token, 1, rwd_deal(0)))
+        return drawn(*args, **kwargs)
+
+    monkeypatch.setattr(night, "night_results", saved_meanwhile)
+    store.add_deal(conn, r.tables[1].table.token, 1, rwd_deal(1))  # something for the ask to fetch
+    racing = asker.get(f"{page}?sig={signature}")
+    assert racing.status_code == 200 and saved
+    monkeypatch.setattr(night, "night_results", drawn)
+    shown = re.search(r'sig=([0-9-]+)', racing.get_data(as_text=True)).group(1)
+    again = asker.get(f"{page}?sig={shown}")
+    assert again.status_code == 200, "the deal saved meanwhile was announced, but the page's ask is told 'nothing new'"
