@@ -55,12 +55,12 @@
     const incoming = revisionIn(event.detail.tasks);
     if (incoming === null) return;
     if (incoming < askedFrom(ctx)) { known = wanted = incoming; return; }
-    if (incoming < Math.max(shown(live), known)) event.preventDefault();
-  });
-  // A region whose answer was not shown asks again at once if it is still behind (a fetch
-  // queued behind it is waited for: update never doubles one).
-  document.addEventListener("htmx:finally:request", (event) => {
-    if (event.detail?.ctx?.sourceElement === region()) setTimeout(update, 0);
+    if (incoming < Math.max(shown(live), known)) {
+      event.preventDefault();
+      // Asked again at once if still behind, once this fetch has ended (a fetch queued behind
+      // it is waited for: update never doubles one). Only here: a failed fetch keeps its backoff.
+      setTimeout(update, 0);
+    }
   });
   window.liveRegion = {
     // The laptop answered this phone's own write at revision `rev`: fetch the region up to it.

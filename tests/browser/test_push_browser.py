@@ -107,3 +107,20 @@ def test_a_table_that_went_back_is_shown_as_the_laptop_has_it(live_server, phone
     expect(phone.locator("#live")).to_have_attribute("data-rev", "0", timeout=5000)
     assert "rev=1" in asked[0], asked
     expect(phone.locator("#deal-1")).to_have_count(0)
+
+
+def test_a_live_fetch_that_fails_is_asked_again_with_backoff_not_at_once(live_server, phone):
+    """The laptop busy (503): the region asks again 4, then 8 s later (static/live.js), never in a
+    loop; once answers come, the change is shown without another one."""
+    port = live_server.port
+    token = Phone(port).create_table("rwd", ["Ann", "Ben", "Cho", "Dai"])
+    phone.goto(live_server(f"/t/{token}"))
+    phone.wait_for_function(STREAM_OPEN)
+    asked = []
+    busy = lambda url: f"/t/{token}/live" in url  # noqa: E731
+    phone.route(busy, lambda route: (asked.append(time.monotonic()), route.fulfill(status=503, body="busy")))
+    enter_deals(port, token, [1])
+    phone.wait_for_timeout(5000)
+    assert 1 <= len(asked) <= 3, [round(t - asked[0], 2) for t in asked]
+    phone.unroute(busy)
+    phone.wait_for_selector("#deal-1", timeout=15000)
