@@ -64,8 +64,10 @@ def seating_tables(latest: service.Round | None, names: dict[int, str]) -> list[
             for rt in latest.tables]
 
 
-def screen_context(conn: Connection) -> dict:
-    signature = service.night_signature(conn)  # first: see night_signature
+def screen_context(conn: Connection, signature: str | None = None) -> dict:
+    """``signature``: the night's, when the caller has just read it (for its 204 check)."""
+    if signature is None:
+        signature = service.night_signature(conn)  # first: see night_signature
     tables = service.night_tables(conn)
     rounds = service.night_rounds(conn, tables)
     latest = rounds[-1] if rounds else None
@@ -86,9 +88,9 @@ def screen_context(conn: Connection) -> dict:
     return context
 
 
-def page_context(conn: Connection) -> dict:
+def page_context(conn: Connection, signature: str | None = None) -> dict:
     """The screen's context and, before the first round, the join code (the hall's own)."""
-    context = screen_context(conn)
+    context = screen_context(conn, signature)
     if context["state"] == WELCOME:
         url, warning = join_url()
         link = url.rstrip("/") + url_for("hall.join")
@@ -122,6 +124,7 @@ def index():
 def live():
     """The screen's content once the night's stream said "changed": 204 while nothing changed."""
     conn = get_db()
-    if request.args.get("sig") == service.night_signature(conn):
+    signature = service.night_signature(conn)
+    if request.args.get("sig") == signature:
         return no_store(Response(status=204))
-    return no_store(Response(render_template("night/_projector_live.html", **page_context(conn))))
+    return no_store(Response(render_template("night/_projector_live.html", **page_context(conn, signature))))

@@ -113,9 +113,11 @@ def seating_list(latest: service.Round | None, names: dict[int, str]) -> list[di
     return sorted(lines, key=lambda line: name_key(line["name"]))
 
 
-def hall_context(cycle: bool = False) -> dict:
+def hall_context(cycle: bool = False, signature: str | None = None) -> dict:
+    """``signature``: the night's, when the caller has just read it (for its 204 check)."""
     conn = get_db()
-    signature = service.night_signature(conn)  # first: see night_signature
+    if signature is None:
+        signature = service.night_signature(conn)  # first: see night_signature
     tables = service.night_tables(conn)
     rounds = service.night_rounds(conn, tables)
     results = service.night_results(conn, tables, rounds)
@@ -234,9 +236,10 @@ def index():
 @bp.get("/hall/board")
 def board():
     """The live part of the hall view: 204 while no table of the night has changed."""
-    if request.args.get("sig") == service.night_signature(get_db()):
+    signature = service.night_signature(get_db())
+    if request.args.get("sig") == signature:
         return Response(status=204, headers={"Cache-Control": "no-store"})
-    response = Response(render_template("night/_board.html", **hall_context()))
+    response = Response(render_template("night/_board.html", **hall_context(signature=signature)))
     response.headers["Cache-Control"] = "no-store"
     return response
 
@@ -653,9 +656,11 @@ def me_forget():
     return redirect(url_for("hall.join"), code=303)
 
 
-def me_context(who: service.Player) -> dict:
+def me_context(who: service.Player, signature: str | None = None) -> dict:
+    """``signature``: the night's, when the caller has just read it (for its 204 check)."""
     conn = get_db()
-    signature = service.night_signature(conn)  # first: see night_signature
+    if signature is None:
+        signature = service.night_signature(conn)  # first: see night_signature
     tables = service.night_tables(conn)
     rounds = service.night_rounds(conn, tables)
     results = service.night_results(conn, tables, rounds)
@@ -696,9 +701,10 @@ def me_live():
         response = Response(render_template("night/_me_gone.html"))
         response.headers["Cache-Control"] = "no-store"
         return response
-    if request.args.get("sig") == service.night_signature(get_db()):
+    signature = service.night_signature(get_db())
+    if request.args.get("sig") == signature:
         return Response(status=204, headers={"Cache-Control": "no-store"})
-    response = Response(render_template("night/_me_live.html", **me_context(who)))
+    response = Response(render_template("night/_me_live.html", **me_context(who, signature)))
     response.headers["Cache-Control"] = "no-store"
     return response
 
