@@ -38,12 +38,10 @@
   // the revision it was asked from is the laptop's truth (a database restored from a backup):
   // shown, and what the page knows starts again from it.
   let known = -1;
-  const revisionIn = (tasks) => {
-    for (const task of tasks || []) {
-      const el = task.fragment?.querySelector?.("#live[data-rev]");
-      if (el) return Number(el.dataset.rev);
-    }
-    return null;
+  // The table's revision an answer says (its live region's), or null: in a parsed page or fragment.
+  const revisionIn = (node) => {
+    const el = node?.querySelector?.("#live[data-rev]");
+    return el ? Number(el.dataset.rev) : null;
   };
   const askedFrom = (ctx) => {
     try { return Number(new URL(ctx.request.action, location.href).searchParams.get("rev") ?? -1); }
@@ -52,7 +50,7 @@
   document.addEventListener("htmx:before:swap", (event) => {
     const ctx = event.detail?.ctx, live = region();
     if (!live || !ctx || ctx.sourceElement !== live) return;
-    const incoming = revisionIn(event.detail.tasks);
+    const incoming = (event.detail.tasks || []).reduce((found, task) => found ?? revisionIn(task.fragment), null);
     if (incoming === null) return;
     if (incoming < askedFrom(ctx)) { known = wanted = incoming; return; }
     if (incoming < Math.max(shown(live), known)) {
@@ -63,6 +61,7 @@
     }
   });
   window.liveRegion = {
+    revisionIn,
     // The laptop answered this phone's own write at revision `rev`: fetch the region up to it.
     knows(rev) {
       if (!Number.isFinite(rev)) return;

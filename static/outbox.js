@@ -446,7 +446,8 @@
       storedDeal(item);
       drop(item.id);
       told(title(item));
-      settled(item, revisionOf(res.text));
+      // The revision the laptop answered at (its live region in the answer), for the page's region.
+      settled(item, res.text && window.liveRegion ? window.liveRegion.revisionIn(parse(res.text)) : null);
     } else if (what === "fresh-token") {
       // The security token was refused (a clock jump, an old session): get a fresh one, send again.
       return freshToken(item.table).then((token) => {
@@ -501,12 +502,6 @@
         if (where.top < top - 1 || where.top > window.innerHeight - 48) box.scrollIntoView({ block: "start" });
       }, delay);
     }
-  }
-
-  // The table's revision in the laptop's answer to a write (its live region), or null.
-  function revisionOf(html) {
-    const live = html ? parse(html).querySelector("#live[data-rev]") : null;
-    return live ? Number(live.dataset.rev) : null;
   }
 
   function settled(item, revision) {
