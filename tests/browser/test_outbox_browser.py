@@ -186,7 +186,7 @@ class WritesRefused:
     outbox's timer then reached the laptop (the deal stored, the answer lost with the page)."""
 
     def __init__(self, app) -> None:
-        self.app, self.inner, self.closed = app, app.wsgi_app, True
+        self.inner, self.closed = app.wsgi_app, True
         app.wsgi_app = self
 
     def __call__(self, environ, start_response):
