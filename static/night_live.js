@@ -3,9 +3,10 @@
 // says "changed" when the night or any table changes, and the page's live region
 // (data-night-live; its hx-get carries the night's signature) asks once, answered 204 when
 // nothing it shows changed. Every opening of the stream ("hello") asks too, so nothing is
-// missed before it opened or while it was down; a failed ask is asked again. A region with data-gap asks at most that often (a
-// phone's night page: a busy room's saves cost it no more than its old poll). Where no stream
-// gets through (45 s without a word; it pings every 20 s), the region asks every data-poll-ms.
+// missed before it opened or while it was down; a failed ask is asked again. A region with
+// data-gap asks at most that often (a phone's night page: a busy room's saves cost it no more
+// than its old poll). Where no stream gets through (45 s without a word; it pings every 20 s),
+// the region asks every data-poll-ms.
 (() => {
   const script = document.currentScript;
   const region = () => document.querySelector("[data-night-live]");
