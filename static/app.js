@@ -232,6 +232,9 @@
     const template = holder && holder.querySelector("template");
     if (!template) return;
     holder.textContent = "";
+    // An answer that settled while this phone's own deal was answered (CI: its own deal 1 told as
+    // "just entered from another phone", the form back at deal 2): the newer answer is on its way.
+    if (window.liveRegion && window.liveRegion.isOlder(parseInt(template.dataset.rev, 10))) return;
     const wrap = document.getElementById("entry-wrap");
     // Already there: this phone's own save answered first (a live answer asked before it
     // arrives late). Never tell this phone that another one entered its deal.

@@ -43,6 +43,11 @@
     const el = node?.querySelector?.("#live[data-rev]");
     return el ? Number(el.dataset.rev) : null;
   };
+  // Older than the table this page shows or knows: nothing from such an answer is taken.
+  const isOlder = (rev) => {
+    const live = region();
+    return Number.isFinite(rev) && rev < Math.max(live ? shown(live) : -1, known);
+  };
   const askedFrom = (ctx) => {
     try { return Number(new URL(ctx.request.action, location.href).searchParams.get("rev") ?? -1); }
     catch (e) { return -1; }
@@ -53,15 +58,23 @@
     const incoming = (event.detail.tasks || []).reduce((found, task) => found ?? revisionIn(task.fragment), null);
     if (incoming === null) return;
     if (incoming < askedFrom(ctx)) { known = wanted = incoming; return; }
-    if (incoming < Math.max(shown(live), known)) {
+    if (isOlder(incoming)) {
       event.preventDefault();
       // Asked again at once if still behind, once this fetch has ended (a fetch queued behind
       // it is waited for: update never doubles one). Only here: a failed fetch keeps its backoff.
       setTimeout(update, 0);
     }
   });
+  // htmx lets a swapped answer settle (a timer) before "after:swap": the phone's own write may
+  // be answered meanwhile, and the region then shows an older table than the page knows. It is
+  // asked again at once (not after the retry's wait); app.js does not take its next form (isOlder).
+  document.addEventListener("htmx:after:swap", (event) => {
+    const live = region();
+    if (live && event.detail?.ctx?.sourceElement === live && shown(live) < known) setTimeout(update, 0);
+  });
   window.liveRegion = {
     revisionIn,
+    isOlder,
     // The laptop answered this phone's own write at revision `rev`: fetch the region up to it.
     knows(rev) {
       if (!Number.isFinite(rev)) return;

@@ -75,17 +75,20 @@ def test_live_answer_is_204_when_unchanged_else_every_part(client):
     assert {"#history", "#actions", "#jump", "#entry-next"} <= set(partials(html))
     # The next form travels in a template, with the sentences for a half-typed form: it keeps its
     # deal number, and Save compares it with the deal recorded meanwhile (app.js fills in {n}).
-    template = re.search(r'<template data-number="2"\s+data-moved="([^"]*)"\s+data-taken="([^"]*)"', html)
-    assert template and "the next deal is now deal 2" in template.group(1)
-    assert "Deal {n} was entered from another phone" in template.group(2)
-    assert "Your form is still for deal {n}" in template.group(2)
+    # Its revision: a phone that knows a newer table (its own deal answered since) leaves it.
+    revision = re.search(r'<section id="live"[^>]*data-rev="(\d+)"', html).group(1)
+    template = re.search(r'<template data-number="2" data-rev="(\d+)"\s+data-moved="([^"]*)"\s+data-taken="([^"]*)"', html)
+    assert template and template.group(1) == revision != "0"
+    assert "the next deal is now deal 2" in template.group(2)
+    assert "Deal {n} was entered from another phone" in template.group(3)
+    assert "Your form is still for deal {n}" in template.group(3)
     # A phone whose form is already for deal 2 gets no form.
     html = client.get(f"/t/{token}/live?rev=0&form=2").get_data(as_text=True)
     assert "#entry-next" not in partials(html)
     # Undone from another phone: a form for deal 2 is told the next deal is deal 1 now.
     client.post(f"/t/{token}/undo", data={"number": "1"})
     html = client.get(f"/t/{token}/live?rev=1&form=2").get_data(as_text=True)
-    assert re.search(r'<template data-number="1"', html) and "the next deal is now deal 1" in html
+    assert re.search(r'<template data-number="1" data-rev="2"', html) and "the next deal is now deal 1" in html
 
 
 def test_live_answer_offers_the_rematch_to_phones_on_the_old_table(client, app):
