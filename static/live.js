@@ -70,7 +70,7 @@
   // asked again at once (not after the retry's wait); app.js does not take its next form (isOlder).
   document.addEventListener("htmx:after:swap", (event) => {
     const live = region();
-    if (live && event.detail?.ctx?.sourceElement === live && shown(live) < known) setTimeout(update, 0);
+    if (live && event.detail?.ctx?.sourceElement === live && isOlder(shown(live))) setTimeout(update, 0);
   });
   window.liveRegion = {
     revisionIn,
