@@ -27,6 +27,21 @@ WIDE_FONT = "DejaVu Sans"
 FONTS = [None, WIDE_FONT]
 
 
+# A select whose chosen text is wider than its box (measured with its own font, as Chromium 150's
+# scrollWidth did and 156's no longer does) must end it with an ellipsis, not cut it off mid-letter.
+CLIPPED_SELECTS_JS = """() => {
+  const ctx = document.createElement('canvas').getContext('2d');
+  return [...document.querySelectorAll('select')].filter((el) => el.offsetParent !== null).flatMap((el) => {
+    const style = getComputedStyle(el);
+    ctx.font = style.font;
+    const text = el.selectedOptions.length ? el.selectedOptions[0].text : '';
+    const box = el.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    const wide = ctx.measureText(text).width;
+    return wide > box && style.textOverflow !== 'ellipsis' ? [`select#${el.id}: ${Math.round(wide)} > ${box}: ${text}`] : [];
+  });
+}"""
+
+
 def narrow(lang: str, font: str | None) -> dict:
     # The forced font is a <style> element, which the page's CSP (style-src 'self') refuses
     # unless the context lets it through; only those runs do.
@@ -94,6 +109,7 @@ def test_the_hall_of_a_night_under_way_fits_360_px(lang, font, browser, live_ser
         ok, why = fits(page)
         assert ok, why
         assert page.evaluate(OVERFLOW_JS) == []
+        assert page.evaluate(CLIPPED_SELECTS_JS) == []
     finally:
         context.close()
 
