@@ -4,6 +4,7 @@ was 7 px too wide: the page scrolled sideways)."""
 from __future__ import annotations
 
 import re
+import subprocess
 
 import pytest
 
@@ -59,6 +60,9 @@ def hall_in(page, live_server, lang: str, font: str | None = None) -> None:
 
 def force_font(page, font: str) -> None:
     """Every element in `font` (and its swaps too: a style element in <head> outlives them)."""
+    # Chromium falls back silently to another font if this one is missing (.ci/run installs it).
+    listed = subprocess.run(["fc-list", font, "family"], capture_output=True, text=True, timeout=30).stdout
+    assert font in listed, f"{font} is not installed (Debian: fonts-dejavu-core)"
     page.add_style_tag(content=f"*, *::before, *::after {{ font-family: '{font}' !important; }}")
     assert font in page.evaluate("getComputedStyle(document.querySelector('main') || document.body).fontFamily")
 
