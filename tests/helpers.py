@@ -15,6 +15,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.parse
 from pathlib import Path
@@ -352,6 +353,8 @@ class ServerProcess:
     ``kill()`` is SIGKILL (no clean-up at all), ``start()`` starts it again on a fresh
     port (``port`` changes) or on ``start(port=...)``, so phones reconnect to the same address;
     ``args`` are more `serve` options. ``stop()`` ends it politely. Output goes to ``log``.
+    ``up`` is set while a started server's port answers and cleared just before a kill: a test
+    waits on it (the server's own signal), not on a count of retries that a loaded machine outlasts.
     """
 
     def __init__(self, db: Path, log: Path):
@@ -359,8 +362,10 @@ class ServerProcess:
         self.proc: subprocess.Popen | None = None
         self.port = 0
         self.starts = 0
+        self.up = threading.Event()
 
-    def start(self, timeout: float = 15, *, port: int | None = None, args: tuple[str, ...] = ()) -> None:
+    # The deadline is a last resort: the loop ends as soon as the port answers, or the process exits.
+    def start(self, timeout: float = 90, *, port: int | None = None, args: tuple[str, ...] = ()) -> None:
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO_ROOT), env.get("PYTHONPATH")) if p)
         env["PYTHONUNBUFFERED"] = "1"
@@ -378,6 +383,7 @@ class ServerProcess:
                 with socket.create_connection(("127.0.0.1", port), timeout=0.5):
                     self.port = port
                     self.starts += 1
+                    self.up.set()
                     return
             except OSError:
                 time.sleep(0.02)
@@ -385,10 +391,12 @@ class ServerProcess:
         raise AssertionError(f"server did not start within {timeout} s")
 
     def kill(self) -> None:
+        self.up.clear()
         os.kill(self.proc.pid, signal.SIGKILL)
         self.proc.wait(10)
 
     def stop(self) -> None:
+        self.up.clear()
         if self.proc is None or self.proc.poll() is not None:
             return
         self.proc.send_signal(signal.SIGTERM)
