@@ -35,7 +35,7 @@ target: 1 partial, 0 streams), and the fallback checks per phone and minute (the
 Every phone has its own loopback address (127.0.0.2 and up), as a venue's phones are devices
 of their own to the laptop (the link guard trusts 127.0.0.1, the fair share counts per device).
 
-The guard before touching serving, store or table pages (see the README's Development section):
+The guard before touching serving, store or table pages (see docs/developing.md, "The load guard"):
 
     python3 bench/load.py --quick                  # 64 tables, 10 s, against the last commit, as ratios
     python3 bench/load.py --quick --checkout b3b6c79

@@ -260,7 +260,7 @@ def serve_workers(args: argparse.Namespace) -> int:
     `companion serve` processes that all accept on it (the kernel hands each new connection to
     one of them), starts again one that dies, and stops them all on Ctrl+C or SIGTERM. Changes
     reach every worker's phones through the database (ChangeRelay); each worker keeps its own
-    per-device limit and fair share (README, "A club server")."""
+    per-device limit and fair share (docs/club-server.md, "Workers")."""
     import signal
     import subprocess
 
@@ -516,7 +516,7 @@ def main(argv: list[str] | None = None) -> int:
             if not is_postgres(args.db):
                 # SQLite: one process, one writer: its file watch and write lock are per process.
                 parser.error("--workers above 1 needs a PostgreSQL database (--db postgresql://…): "
-                             "with SQLite one process serves (README, \"A club server\")")
+                             "with SQLite one process serves (docs/club-server.md)")
             return serve_workers(args)
         return serve(args)
     if args.command == "backup":

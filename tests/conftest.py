@@ -1,6 +1,6 @@
 """Shared fixtures: the app with a throw-away database, test clients, a real
 waitress server on loopback, and a QR decoder; the test tiers (markers ``slow`` and
-``browser``, README "Development") and the hypothesis profiles ("dev", "ci").
+``browser``, docs/developing.md, "Test tiers") and the hypothesis profiles ("dev", "ci").
 
 Helpers shared by test files (``text_of``, ``csrf_of``) live in tests/helpers.py.
 """
@@ -105,7 +105,7 @@ def _fast_tier_starts_no_process(request, monkeypatch):
         program = os.path.basename(os.fsdecode(argv[0]).split()[0]) if argv else ""
         if os.fsdecode(argv[0]) == sys.executable or program.startswith(_SLOW_PROGRAMS):
             pytest.fail(f"{request.node.nodeid} starts {program!r}: mark it @pytest.mark.slow "
-                        "(the fast tier runs no other Python process; README, Development)", pytrace=False)
+                        "(the fast tier runs no other Python process; docs/developing.md, Test tiers)", pytrace=False)
         original(self, args, *rest, **kwargs)
 
     monkeypatch.setattr(subprocess.Popen, "__init__", guarded)

@@ -1,4 +1,4 @@
-"""The test tiers and hypothesis profiles (tests/conftest.py, pyproject.toml, README Development)."""
+"""The test tiers and hypothesis profiles (tests/conftest.py, pyproject.toml, docs/developing.md, "Test tiers")."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The night for keeping and for reading: what its pages and files call a table, the night
-as JSON-able data (README "A meetup night") and one CSV row per player per deal."""
+as JSON-able data (docs/organiser.md, "The night's files") and one CSV row per player per deal."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def night_name(conn) -> str:
 
 def night_document(conn) -> dict:
     """The night as JSON-able data: the roster, every round's seating, every table with its
-    deals and result (places and place points), and the leaderboard (README "A meetup night")."""
+    deals and result (places and place points), and the leaderboard (docs/organiser.md, "The night's files")."""
     tables = service.night_tables(conn)
     rounds = service.night_rounds(conn, tables)
     results = {r.table.id: r for r in service.night_results(conn, tables, rounds)}

@@ -9,7 +9,8 @@ figure comes from the night service and the tables' own matches: nothing is reco
 
 It is a /hall page, so like the hall it answers only the laptop itself (the projector hangs off
 the laptop; any device could read it, but nothing a phone needs is there, and the hall's rule
-stays one rule: README, "Every /hall page answers only the laptop itself"). It is updated by push: the page holds the night's event stream (/night/events,
+stays one rule: docs/organiser.md, "Every /hall page answers only the laptop itself"). It is
+updated by push: the page holds the night's event stream (/night/events,
 companion/serving/events.py ``NightWatch``) and, on "changed", asks /hall/screen/live with the
 night's signature, answered 204 when nothing it shows changed. Long lists are paged on the
 page itself (static/projector.js), so the page never scrolls.

@@ -145,7 +145,7 @@ def test_a_tie_is_a_tie_neither_broken_nor_averaged():
     # Ann (a winner before) and Bob (a loser before) share first place: both gain, and by
     # different amounts (their ratings before differ; nothing averages them).
     assert ann_gain > 0 and bob_gain > 0 and ann_gain != pytest.approx(bob_gain)
-    # Equal players tied move equally. The model's tie rule (README, "Ratings"): two tied for
+    # Equal players tied move equally. The model's tie rule (docs/organiser.md, "Ratings"): two tied for
     # first each gain what a clear second gains, and the player below them loses less than a
     # clear third; the same match with the tie broken by seat is rated otherwise.
     level = record("2026-11-01", "19:00", "lucky_cube", "1", ["x", "y", "z"], [1, 1, 3])

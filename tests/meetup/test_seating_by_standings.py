@@ -1,6 +1,6 @@
 """The by-standings draw (issue 33): players with similar place points so far sit together, the
 leaders at table 1, with the same tables and games as a mixing draw; earlier shared tables are
-weighed against the gap in points (README, "A meetup night"); a seed gives one draw."""
+weighed against the gap in points (docs/developing.md, "Seating draws: the costs"); a seed gives one draw."""
 
 from __future__ import annotations
 

@@ -349,7 +349,7 @@ def test_a_backup_moved_over_the_database_is_never_written_even_by_a_read(server
 
 @posix_only
 def test_a_foreign_or_damaged_file_moved_in_while_stopped_gets_a_message_at_start(server_process, tmp_path):
-    """Stopped, then a file moved in: the README's message at start, never a traceback."""
+    """Stopped, then a file moved in: docs/trust.md's message at start, never a traceback."""
     token = Phone(server_process.port).create_table("rwd", ["Ann", "Bob", "Cy", "Di"])
     assert token
     server_process.stop()
@@ -365,7 +365,7 @@ def test_a_foreign_or_damaged_file_moved_in_while_stopped_gets_a_message_at_star
 @posix_only
 def test_a_backup_moved_in_beside_a_killed_servers_log_gets_a_message_at_start(server_process, tmp_path):
     """Killed (its -wal left beside the file), then a backup moved in: the old log read against
-    the backup. Before: a raw StorageDamaged traceback at start. Now the README's message, or a
+    the backup. Before: a raw StorageDamaged traceback at start. Now docs/trust.md's message, or a
     start on a sound file; never a traceback."""
     db, backup = server_process.db, tmp_path / "backup.sqlite"
     seated = phones_at_tables(server_process.port, 1)
