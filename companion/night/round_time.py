@@ -22,6 +22,7 @@ from ..tables.service import Refused
 from ..changes import Change, publish
 from ..store import Connection, NotFound, write
 from ..store import nights as night_rows
+from ..store import tables as table_rows
 
 
 def _now() -> datetime:
@@ -74,8 +75,9 @@ def call_time(conn: Connection, table_id: int) -> None:
         raise NotFound(str(table_id))
     with write(conn):
         night_rows.call_time(conn, [table_id], table_service.now())
+        moved = table_rows.shown_again(conn, [table_id])  # its phones now offer the end at time
     publish(Change("night"))
-    publish(Change("table", next(rt.table.token for rt in latest[0].tables if rt.table.id == table_id)))
+    service.publish_tables(moved)
 
 
 def unfinished(r: service.Round) -> list[service.RoundTable]:
@@ -101,9 +103,9 @@ def call_time_for_round(conn: Connection) -> list[int]:
     ids = [rt.table.id for rt in unfinished(rounds[-1])]
     with write(conn):
         night_rows.call_time(conn, ids, table_service.now())
+        moved = table_rows.shown_again(conn, ids)  # their phones now offer the end at time
     publish(Change("night"))
-    for rt in unfinished(rounds[-1]):
-        publish(Change("table", rt.table.token))  # its phones now offer the end at time
+    service.publish_tables(moved)
     return ids
 
 

@@ -117,6 +117,7 @@ def prepare(conn: Connection, game_id: str, players: int, count: int,
                                     label=label.replace("{n}", str(first + offset))[:table_service.MAX_NAME] or None)
             tokens.append(token)
     publish(Change("night"))
+    publish_tables({token: 0 for token in tokens})
     return tokens
 
 
@@ -143,9 +144,9 @@ def seat(conn: Connection, token: str, names: Sequence[str], options: Mapping[st
         cleaned, errors = table_service.check_setup(table.game, list(names), options)
         if errors:
             raise Refused(errors)
-        table_rows.seat_players(conn, table.id, cleaned, options, table_service.now())
+        revision = table_rows.seat_players(conn, table.id, cleaned, options, table_service.now())
         table_service.remember_outcome(conn, table, write_id, {"action": "seat"})
-    publish(Change("table", token, table.revision + 1))  # seat_players: one revision
+    publish(Change("table", token, revision))
     return table_service.load(conn, token)
 
 
@@ -429,16 +430,19 @@ def draw_round(conn: Connection, chosen: Sequence[seating.Chosen] | None = None,
         # A drawn table continues the night's numbering ("Table 8" after seven prepared or laptop
         # tables), so no two tables of the night share a label on the hall or in the seating list.
         first = next_table_number(conn)
+        made = {}  # token -> revision (0: new)
         for number, table in enumerate(drawn.tables, start=1):
             game = GAMES[table.game]
             options = options_of[game.id]
             players, errors = table_service.check_setup(game, [names[p] for p in table.players], options)
             if errors:
                 raise Refused([FieldError("games", error.message) for error in errors])
-            table_id = table_rows.insert_table(conn, table_service.new_token(), game.id, players, options, stamp,
-                                               seq=first + number - 1)
+            token = table_service.new_token()
+            table_id = table_rows.insert_table(conn, token, game.id, players, options, stamp, seq=first + number - 1)
             night_rows.insert_round_table(conn, round_id, table_id, number, list(table.players))
+            made[token] = 0
     publish(Change("night"))
+    publish_tables(made)
     return night_rounds(conn)[-1]
 
 
@@ -511,34 +515,38 @@ def swap(conn: Connection, a: int, b: int) -> Round:
         draw = seating.Draw(latest.seating())
         swapped = seating.swap_players(draw, a, b)
         stamp = table_service.now()
+        moved = {}  # token -> its new revision
         for rt, seats in zip(latest.tables, swapped.tables):
             if rt in touched and seats.players != rt.player_ids:
                 players, errors = table_service.check_setup(rt.table.game, [names[p] for p in seats.players],
                                                      rt.table.setup.options)
                 if errors:
                     raise Refused([FieldError("swap", error.message) for error in errors])
-                table_rows.seat_players(conn, rt.table.id, players, rt.table.setup.options, stamp)
+                moved[rt.table.token] = table_rows.seat_players(conn, rt.table.id, players, rt.table.setup.options,
+                                                                stamp)
                 for seat, (old, new) in enumerate(zip(rt.player_ids, seats.players)):
                     if old != new:
                         night_rows.set_seat(conn, rt.table.id, seat, new)
         night_rows.bump_round(conn, latest.id)
     publish(Change("night"))
-    for rt in touched:
-        publish(Change("table", rt.table.token))  # their players changed
+    for token, revision in moved.items():
+        publish(Change("table", token, revision))  # their players changed
     return _latest(conn)
 
 
-def _reseat(conn: Connection, latest: Round, rt: RoundTable, player_ids: list[int], field_name: str) -> None:
-    """Inside the write: one round table gets ``player_ids`` in seat order, if its game takes them."""
+def _reseat(conn: Connection, latest: Round, rt: RoundTable, player_ids: list[int], field_name: str) -> int:
+    """Inside the write: one round table gets ``player_ids`` in seat order, if its game takes them;
+    returns the table's new revision."""
     if rt.started:
         raise RoundStarted()
     names = _names(conn)
     players, errors = table_service.check_setup(rt.table.game, [names[p] for p in player_ids], rt.table.setup.options)
     if errors:
         raise Refused([FieldError(field_name, error.message) for error in errors])
-    table_rows.seat_players(conn, rt.table.id, players, rt.table.setup.options, table_service.now())
+    revision = table_rows.seat_players(conn, rt.table.id, players, rt.table.setup.options, table_service.now())
     night_rows.set_seats(conn, rt.table.id, player_ids)
     night_rows.bump_round(conn, latest.id)
+    return revision
 
 
 def _latest(conn: Connection) -> Round:
@@ -557,9 +565,9 @@ def join_table(conn: Connection, player_id: int, table_number: int) -> Round:
         who = player(conn, player_id)
         if target is None or who is None or who.left or latest.table_of(player_id) is not None:
             raise Refused([FieldError("join", T("Choose a player without a seat this round and a table."))])
-        _reseat(conn, latest, target, [*target.player_ids, player_id], "join")
+        revision = _reseat(conn, latest, target, [*target.player_ids, player_id], "join")
     publish(Change("night"))
-    publish(Change("table", target.table.token, target.table.revision + 1))  # _reseat: one revision
+    publish(Change("table", target.table.token, revision))
     return _latest(conn)
 
 
@@ -572,10 +580,16 @@ def leave_table(conn: Connection, player_id: int) -> Round:
         if found is None:
             raise Refused([FieldError("leave", T("Choose a player seated this round."))])
         rt = found[0]
-        _reseat(conn, latest, rt, [p for p in rt.player_ids if p != player_id], "leave")
+        revision = _reseat(conn, latest, rt, [p for p in rt.player_ids if p != player_id], "leave")
     publish(Change("night"))
-    publish(Change("table", rt.table.token, rt.table.revision + 1))  # _reseat: one revision
+    publish(Change("table", rt.table.token, revision))
     return _latest(conn)
+
+
+def publish_tables(moved: Mapping[str, int]) -> None:
+    """Announce each table a committed write moved, at the revision the store gave it."""
+    for token, revision in moved.items():
+        publish(Change("table", token, revision))
 
 
 def start_clock(conn: Connection, minutes: int | None) -> None:
@@ -586,7 +600,10 @@ def start_clock(conn: Connection, minutes: int | None) -> None:
         if not rounds_:
             raise NotFound("round")
         night_rows.set_clock(conn, rounds_[-1]["id"], minutes, table_service.now() if minutes else None)
+        # Each table of the round shows the clock: its phones are told as of any other change.
+        moved = table_rows.shown_again(conn, night_rows.round_table_ids(conn, rounds_[-1]["id"]))
     publish(Change("night"))
+    publish_tables(moved)
 
 
 def extend_table(conn: Connection, table_id: int, minutes: int = EXTEND_MINUTES) -> None:
@@ -595,7 +612,9 @@ def extend_table(conn: Connection, table_id: int, minutes: int = EXTEND_MINUTES)
         if night_rows.table_round(conn, table_id) is None:
             raise NotFound(str(table_id))
         night_rows.extend_table(conn, table_id, minutes)
+        moved = table_rows.shown_again(conn, [table_id])  # its phones show its clock
     publish(Change("night"))
+    publish_tables(moved)
 
 
 # ---- results and the leaderboard ----------------------------------------------------------
@@ -666,6 +685,5 @@ def unseat(conn: Connection, table_id: int) -> None:
             raise NotFound(str(table_id))
         if found[0].deals:
             raise Conflict("the table has a deal")
-        night_rows.unseat_table(conn, table_id, table_service.now())
-    publish(Change("night"))
-    publish(Change("table", found[0].token, found[0].revision + 1))  # unseat_table: one revision
+        revision = night_rows.unseat_table(conn, table_id, table_service.now())
+    publish(Change("table", found[0].token, revision))  # the night's pages follow every table of it

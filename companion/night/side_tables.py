@@ -34,9 +34,12 @@ def add_to_night(conn: Connection, table_id: int) -> int:
     """The organiser adds a side table to tonight: it gets the night's next number and counts
     from now on (the board, the leaderboard, the exports). Returns that number."""
     with write(conn):
-        if table_id not in {t.id for t in side_tables(conn)}:
+        table = next((t for t in side_tables(conn) if t.id == table_id), None)
+        if table is None:
             raise NotFound(str(table_id))
         number = night_rows.next_table_number(conn)
-        table_rows.add_to_night(conn, table_id, number)
+        revision = table_rows.add_to_night(conn, table_id, number)
     publish(Change("night"))
+    if revision is not None:  # its phones show its number now
+        publish(Change("table", table.token, revision))
     return number

@@ -317,6 +317,11 @@ def ensure_player(conn: Connection, raw: str) -> Player | None:
             stamp = now()
             player_id = player_rows.insert_player(conn, name, name_key(name), stamp)
             player_rows.log(conn, "add", {"player": player_id, "name": name}, stamp)
+            added = True
+        else:
+            added = False  # another request made them first
+    if added:
+        publish(Change("players"))
     return player_of_name(conn, name)
 
 
@@ -342,6 +347,7 @@ def merge(conn: Connection, keep_id: int, gone_id: int) -> Player:
                                       T("That player is no longer on the list: reload the page."))])
         before = player_rows.merge(conn, keep_id, gone_id)
         player_rows.log(conn, "merge", {"keep": keep, **before}, now())
+    publish(Change("players"))
     return get(conn, keep_id)
 
 
@@ -366,6 +372,7 @@ def rename(conn: Connection, player_id: int, raw: str) -> Player:
         # A namesake kept apart (their key belongs to someone else) keeps being reached by seat only.
         player_rows.rename(conn, player_id, name, key, point_key=owner is None or owner == player_id)
         player_rows.log(conn, "rename", {"player": player_id, "before": found["name"], "after": name}, now())
+    publish(Change("players"))
     return get(conn, player_id)
 
 
@@ -398,6 +405,7 @@ def keep_apart(conn: Connection, token: str, seat: int, raw: str, was: int | Non
         player_id = player_rows.insert_player(conn, name, key, stamp, own_name=owner is None)
         player_rows.assign_seat(conn, table["id"], seat, player_id)
         player_rows.log(conn, "seat", {"table": table["id"], "seat": seat, "player": player_id, "new": True}, stamp)
+    publish(Change("players"))
     return get(conn, player_id)
 
 
@@ -409,6 +417,7 @@ def give_seat(conn: Connection, token: str, seat: int, player_id: int | None) ->
             raise Refused([FieldError("player", T("That player is no longer on the list: reload the page."))])
         player_rows.assign_seat(conn, table["id"], seat, player_id)
         player_rows.log(conn, "seat", {"table": table["id"], "seat": seat, "player": player_id}, now())
+    publish(Change("players"))
 
 
 # --------------------------------------------------------------------------

@@ -170,6 +170,13 @@ def set_clock(conn: sqlite3.Connection, round_id: int, minutes: int | None, cloc
 
 
 @translated
+def round_table_ids(conn: sqlite3.Connection, round_id: int) -> list[int]:
+    """The tables drawn in a round."""
+    return [row[0] for row in conn.execute("SELECT table_id FROM round_tables WHERE round_id = ? ORDER BY number",
+                                           (round_id,))]
+
+
+@translated
 def extend_table(conn: sqlite3.Connection, table_id: int, minutes: int) -> None:
     conn.execute("UPDATE round_tables SET extra_minutes = extra_minutes + ? WHERE table_id = ?", (minutes, table_id))
 
@@ -199,10 +206,11 @@ def night_table_count(conn: sqlite3.Connection) -> int:
 
 
 @translated
-def unseat_table(conn: sqlite3.Connection, table_id: int, stamp: str) -> None:
-    """A table with no deal waits for its players again (its phones are asked for the names)."""
-    conn.execute("UPDATE tables SET seated = 0, revision = revision + 1, updated_at = ? WHERE id = ?",
-                 (stamp, table_id))
+def unseat_table(conn: sqlite3.Connection, table_id: int, stamp: str) -> int:
+    """A table with no deal waits for its players again (its phones are asked for the names);
+    returns its new revision."""
+    return conn.execute("UPDATE tables SET seated = 0, revision = revision + 1, updated_at = ? WHERE id = ?"
+                        " RETURNING revision", (stamp, table_id)).fetchone()[0]
 
 
 @translated

@@ -146,22 +146,26 @@ def insert_table(conn: sqlite3.Connection, token: str, game: str, players: Seque
 
 @translated
 def seat_players(conn: sqlite3.Connection, table_id: int, players: Sequence[str], options: Mapping[str, Any],
-                 stamp: str) -> None:
-    """Give a prepared table its players and options (logged as 'seat')."""
-    conn.execute("UPDATE tables SET players = ?, options = ?, seated = 1, revision = revision + 1,"
-                 " updated_at = ? WHERE id = ?",
-                 (json.dumps(list(players), ensure_ascii=False), json.dumps(dict(options)), stamp, table_id))
+                 stamp: str) -> int:
+    """Give a prepared table its players and options (logged as 'seat'); returns its new revision."""
+    revision = conn.execute("UPDATE tables SET players = ?, options = ?, seated = 1, revision = revision + 1,"
+                            " updated_at = ? WHERE id = ? RETURNING revision",
+                            (json.dumps(list(players), ensure_ascii=False), json.dumps(dict(options)), stamp,
+                             table_id)).fetchone()[0]
     conn.execute("INSERT INTO changes (table_id, at, action) VALUES (?, ?, 'seat')", (table_id, stamp))
+    return revision
 
 
 @translated
 def log_change(conn: sqlite3.Connection, table_id: int, action: str, number: int | None,
-               before: dict | None, after: dict | None, stamp: str) -> None:
-    """Bump the table's revision and append the change to its log."""
-    conn.execute("UPDATE tables SET revision = revision + 1, updated_at = ? WHERE id = ?", (stamp, table_id))
+               before: dict | None, after: dict | None, stamp: str) -> int:
+    """Bump the table's revision and append the change to its log; returns the new revision."""
+    revision = conn.execute("UPDATE tables SET revision = revision + 1, updated_at = ? WHERE id = ? RETURNING revision",
+                            (stamp, table_id)).fetchone()[0]
     conn.execute("INSERT INTO changes (table_id, at, action, number, before, after) VALUES (?, ?, ?, ?, ?, ?)",
                  (table_id, stamp, action, number,
                   None if before is None else _json(before), None if after is None else _json(after)))
+    return revision
 
 
 @translated
@@ -182,9 +186,25 @@ def delete_deal(conn: sqlite3.Connection, table_id: int, number: int) -> None:
 
 
 @translated
-def add_to_night(conn: sqlite3.Connection, table_id: int, seq: int) -> None:
-    """The organiser adds a side table to the night: it gets the night's next number."""
-    conn.execute("UPDATE tables SET seq = ?, revision = revision + 1 WHERE id = ? AND seq IS NULL", (seq, table_id))
+def add_to_night(conn: sqlite3.Connection, table_id: int, seq: int) -> int | None:
+    """The organiser adds a side table to the night: it gets the night's next number. Returns
+    its new revision (None: it had a number already, nothing changed)."""
+    row = conn.execute("UPDATE tables SET seq = ?, revision = revision + 1 WHERE id = ? AND seq IS NULL"
+                       " RETURNING revision", (seq, table_id)).fetchone()
+    return None if row is None else row[0]
+
+
+@translated
+def shown_again(conn: sqlite3.Connection, table_ids: Sequence[int]) -> dict[str, int]:
+    """What these tables' pages show changed outside their own rows (a round's clock, time called):
+    each gets a new revision, so its phones are told. Returns token -> new revision."""
+    moved = {}
+    for table_id in table_ids:
+        row = conn.execute("UPDATE tables SET revision = revision + 1 WHERE id = ? RETURNING token, revision",
+                           (table_id,)).fetchone()
+        if row is not None:
+            moved[row[0]] = row[1]
+    return moved
 
 
 @translated

@@ -303,6 +303,8 @@ def create(conn: Connection, game_id: str, names: Sequence[str], options: dict[s
         seq = night_rows.next_table_number(conn) if numbered else None
         table_rows.insert_table(conn, token, game_id, names, options, now(), rematch_of=rematch_of, seq=seq)
     publish(Change("table", token, 0))
+    if numbered:  # one more table of the night's (the hall's board lists it)
+        publish(Change("night"))
     return token
 
 
@@ -394,6 +396,7 @@ def start_rematch(conn: Connection, token: str, write_id: str | None = None) -> 
         _touch(conn, table.id, "rematch", None, None, None, stamp)
         remember_outcome(conn, table, write_id, {"action": "rematch", "token": new})
         stored = load(conn, token)
+    publish(Change("table", new, 0))
     return announced(Written(Outcome.SAVED, stored, rematch_token=new))
 
 
@@ -436,8 +439,9 @@ def changes(conn: Connection, table_id: int) -> list[dict[str, Any]]:
 
 
 def _touch(conn: Connection, table_id: int, action: str, number: int | None,
-           before: dict | None, after: dict | None, stamp: str | None = None) -> None:
-    table_rows.log_change(conn, table_id, action, number, before, after, stamp or now())
+           before: dict | None, after: dict | None, stamp: str | None = None) -> int:
+    """Log the change and bump the table's revision; returns the new revision, as the store set it."""
+    return table_rows.log_change(conn, table_id, action, number, before, after, stamp or now())
 
 
 NoSuchTable = NotFound  # no table has this token (the store's error)
@@ -507,9 +511,9 @@ def enter_deal(conn: Connection, token: str, number: int, facts: dict[str, Any] 
             return Written(Outcome.REFUSED, table, number, errors=tuple(exc.errors))
         stamp = now()
         table_rows.insert_deal(conn, table.id, number, facts, stamp)
-        _touch(conn, table.id, "add", number, None, facts, stamp)
+        revision = _touch(conn, table.id, "add", number, None, facts, stamp)
         remember_outcome(conn, table, write_id, {"action": "add", "number": number})
-    stored = replace(table, deals=table.deals + (facts,), revision=table.revision + 1, updated_at=stamp)
+    stored = replace(table, deals=table.deals + (facts,), revision=revision, updated_at=stamp)
     REPLAYS.put((stored.token, stored.revision, len(stored.deals)), after)
     return announced(Written(Outcome.SAVED, stored, number))
 
@@ -749,11 +753,12 @@ def finish_match(conn: Connection, token: str, finished: bool, write_id: str | N
             reason = (T("This match ends by itself under its rules; there is nothing to finish by hand.")
                       if table.deals else T("Enter a deal first: there is no match to finish yet."))
             return Written(Outcome.REFUSED, table, errors=(FieldError("finished", reason),))
-        if table.finished != finished:
-            table_rows.set_finished(conn, table.id, finished, at_time)
-            _touch(conn, table.id, "finish" if finished else "reopen", None, None,
-                   {"at_time": True} if at_time else None)
         remember_outcome(conn, table, write_id, {"action": "finish" if finished else "reopen"})
+        if table.finished == finished:
+            return Written(Outcome.SAVED, table)  # already so: nothing changed, nothing to announce
+        table_rows.set_finished(conn, table.id, finished, at_time)
+        _touch(conn, table.id, "finish" if finished else "reopen", None, None,
+               {"at_time": True} if at_time else None)
         stored = load(conn, token)
     return announced(Written(Outcome.SAVED, stored))
 

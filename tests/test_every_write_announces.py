@@ -1,0 +1,289 @@
+"""Every write says what it changed (issue 41): each function of the tables, night and players
+services that opens a write transaction is walked here, and a subscriber to the publish seam
+(companion/changes.py) must hear exactly what the store shows moved: each table whose revision
+moved (or that was made) at the revision the store gave it, the night when tonight's rows
+changed, the players when the season's rows changed, and nothing else.
+
+The walk is found, not listed by hand: a new write function in companion/{tables,night,players}
+with no scenario here fails :func:`test_the_walk_covers_every_write`."""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+from pathlib import Path
+from typing import Callable
+
+import pytest
+
+from companion import changes
+from companion.night import claims, round_time, side_tables
+from companion.night import service as night
+from companion.players import service as players
+from companion.tables import service as tables
+
+ROOT = Path(__file__).resolve().parent.parent
+FEATURES = ("tables", "night", "players")
+
+# Tonight's rows (the hall, the screen, the phones' night pages show them) and the season's.
+NIGHT_ROWS = ("nights", "night_players", "night_rounds", "round_tables", "round_seats", "name_claims")
+SEASON_ROWS = ("players", "player_names", "seat_assignments", "results", "player_changes")
+
+RWD_DEAL = {"chips": [3, 3, 3, 4], "tricks": [7, 2, 2, 2]}
+
+
+def writes_in_features() -> set[str]:
+    """'module:function' for every top-level function of the feature packages with ``with write(...)``."""
+    found = set()
+    for feature in FEATURES:
+        for path in sorted((ROOT / "companion" / feature).rglob("*.py")):
+            module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+            for function in ast.parse(path.read_text(encoding="utf-8")).body:
+                if not isinstance(function, ast.FunctionDef):
+                    continue
+                if any(isinstance(node, ast.With) and any(
+                        isinstance(item.context_expr, ast.Call) and getattr(item.context_expr.func, "id", "") == "write"
+                        for item in node.items) for node in ast.walk(function)):
+                    found.add(f"{module}:{function.name}")
+    return found
+
+
+# --- what the store shows -------------------------------------------------------------------
+
+def digest(conn, names: tuple[str, ...]) -> str:
+    hashed = hashlib.sha256()
+    for name in names:
+        for row in conn.execute(f"SELECT * FROM {name} ORDER BY 1").fetchall():
+            hashed.update(repr(tuple(row)).encode())
+    return hashed.hexdigest()
+
+
+def snapshot(conn) -> dict:
+    return {
+        "tables": dict(conn.execute("SELECT token, revision FROM tables").fetchall()),
+        # A table's number and label in the night are the night's too (the board lists them).
+        "night": digest(conn, NIGHT_ROWS) + repr([tuple(row) for row in conn.execute(
+            "SELECT token, seq, label FROM tables WHERE seq IS NOT NULL ORDER BY id").fetchall()]),
+        "players": digest(conn, SEASON_ROWS),
+    }
+
+
+def what_moved(before: dict, after: dict) -> list[tuple]:
+    moved = [("table", token, revision) for token, revision in after["tables"].items()
+             if before["tables"].get(token) != revision]
+    moved += [(kind,) for kind in ("night", "players") if before[kind] != after[kind]]
+    return sorted(moved)
+
+
+def heard(change: changes.Change) -> tuple:
+    return (change.kind, change.key, change.revision) if change.kind == "table" else (change.kind,)
+
+
+# --- a night to write to --------------------------------------------------------------------
+
+def a_round(conn, seated: int = 8, games=("rwd",)):
+    people = [night.join(conn, name) for name in ["Ann", "Bo", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal"][:seated]]
+    drawn = night.draw_round(conn, offered=list(games), seed="walk", minutes=30)
+    return people, drawn
+
+
+def a_table_with_a_deal(conn) -> str:
+    token = tables.create(conn, "rwd", ["Ann", "Bo", "Cy", "Dee"], {})
+    tables.add_deal(conn, token, 1, RWD_DEAL)
+    return token
+
+
+def a_finished_table(conn) -> str:
+    token = tables.create(conn, "rwd", ["Ann", "Bo", "Cy", "Dee"], {})
+    table = tables.load(conn, token)
+    while not table.match().over:
+        table = tables.add_deal(conn, token, len(table.deals) + 1, RWD_DEAL)
+    return token
+
+
+def _side_table(conn):
+    night.start_night(conn)
+    token = a_table_with_a_deal(conn)  # opened by a phone, outside the draws: a side table
+    table_id = tables.load(conn, token).id
+    return lambda: side_tables.add_to_night(conn, table_id)
+
+
+def _claim(conn):
+    ann = night.join(conn, "Ann")  # added by the organiser
+    claims.join_as(conn, "device-1", "127.0.0.2", player_id=ann.id)  # the first phone owns it
+    waiting = claims.join_as(conn, "device-2", "127.0.0.3", player_id=ann.id)
+    return lambda: claims.answer(conn, waiting.claim_id, True)
+
+
+def _swap(conn):
+    people, drawn = a_round(conn, 8)
+    a = drawn.tables[0].player_ids[0]
+    b = drawn.tables[1].player_ids[0]
+    return lambda: night.swap(conn, a, b)
+
+
+def _join_table(conn):
+    people, drawn = a_round(conn, 8)
+    late = night.join(conn, "Ivy")
+    return lambda: night.join_table(conn, late.id, drawn.tables[0].number)
+
+
+def _leave_table(conn):
+    people, drawn = a_round(conn, 5)  # one table of five: RWD takes four
+    return lambda: night.leave_table(conn, drawn.tables[0].player_ids[-1])
+
+
+def _season(conn):
+    """A finished match the season has read (its players are players)."""
+    token = a_finished_table(conn)
+    players.refresh(conn)
+    return token
+
+
+def _merge(conn):
+    _season(conn)
+    ann = players.player_of_name(conn, "Ann")
+    extra = players.ensure_player(conn, "Anne")
+    return lambda: players.merge(conn, ann.id, extra.id)
+
+
+def _keep_apart(conn):
+    token = _season(conn)
+    return lambda: players.keep_apart(conn, token, 0, "Ann K.")
+
+
+def _give_seat(conn):
+    token = _season(conn)
+    other = players.ensure_player(conn, "Zed")
+    return lambda: players.give_seat(conn, token, 1, other.id)
+
+
+def _refresh(conn):
+    a_finished_table(conn)
+    return lambda: players.refresh(conn)
+
+
+def _prepared(conn):
+    token = night.prepare(conn, "rwd", 4, 1)[0]
+    return lambda: night.seat(conn, token, ["Ann", "Bo", "Cy", "Dee"], {})
+
+
+def _unseat(conn):
+    token = night.prepare(conn, "rwd", 4, 1)[0]
+    night.seat(conn, token, ["Ann", "Bo", "Cy", "Dee"], {})
+    table_id = tables.load(conn, token).id
+    return lambda: night.unseat(conn, table_id)
+
+
+def _correct(conn):
+    token = a_table_with_a_deal(conn)
+    table = tables.load(conn, token)
+    return lambda: tables.correct_deal(conn, token, 1, {"chips": [4, 3, 3, 3], "tricks": [7, 2, 2, 2]},
+                                       was=tables.fingerprint(table.deals[0]))
+
+
+def a_table_at_time(conn) -> str:
+    """A round table with a deal played whose time is called: its match may end at time."""
+    drawn = a_round(conn, 4)[1]
+    token = drawn.tables[0].table.token
+    tables.add_deal(conn, token, 1, RWD_DEAL)
+    round_time.call_time_for_round(conn)
+    return token
+
+
+def _finish(conn):
+    token = a_table_at_time(conn)
+    return lambda: tables.finish_match(conn, token, True, time_up=lambda table: True)
+
+
+def _reopen(conn):
+    token = a_table_at_time(conn)
+    tables.finish_match(conn, token, True, time_up=lambda table: True)
+    return lambda: tables.finish_match(conn, token, False)
+
+
+# Each write's scenario: given a connection, set the stage and return the write itself.
+SCENARIOS: dict[str, list[tuple[str, Callable]]] = {
+    "companion.tables.service:create": [
+        ("a phone opens a table", lambda conn: lambda: tables.create(conn, "rwd", ["Ann", "Bo", "Cy"], {})),
+        ("the laptop opens a numbered one", lambda conn: lambda: tables.create(conn, "rwd", ["Ann", "Bo", "Cy"], {},
+                                                                               numbered=True))],
+    "companion.tables.service:enter_deal": [
+        ("a deal", lambda conn: (lambda token: lambda: tables.enter_deal(conn, token, 2, RWD_DEAL))(
+            a_table_with_a_deal(conn)))],
+    "companion.tables.service:correct_deal": [("a correction", _correct)],
+    "companion.tables.service:undo_deal": [
+        ("an undo", lambda conn: (lambda token: lambda: tables.undo_deal(conn, token, 1))(a_table_with_a_deal(conn)))],
+    "companion.tables.service:finish_match": [("ended at time", _finish), ("reopened", _reopen)],
+    "companion.tables.service:start_rematch": [
+        ("a rematch", lambda conn: (lambda token: lambda: tables.start_rematch(conn, token))(a_finished_table(conn)))],
+    "companion.night.service:start_night": [("a new night", lambda conn: lambda: night.start_night(conn))],
+    "companion.night.service:prepare": [("tables prepared", lambda conn: lambda: night.prepare(conn, "rwd", 4, 2))],
+    "companion.night.service:seat": [("a prepared table gets its players", _prepared)],
+    "companion.night.service:join": [("a name joins", lambda conn: lambda: night.join(conn, "Ann"))],
+    "companion.night.service:rename": [
+        ("a name corrected", lambda conn: (lambda ann: lambda: night.rename(conn, ann.id, "Anne"))(night.join(conn, "Ann")))],
+    "companion.night.service:set_left": [
+        ("a player leaves", lambda conn: (lambda ann: lambda: night.set_left(conn, ann.id))(night.join(conn, "Ann")))],
+    "companion.night.service:draw_round": [
+        ("a round drawn", lambda conn: ([night.join(conn, n) for n in ("Ann", "Bo", "Cy", "Dee")],
+                                        lambda: night.draw_round(conn, offered=["rwd"], seed="walk"))[1])],
+    "companion.night.service:swap": [("two players swapped", _swap)],
+    "companion.night.service:join_table": [("a late arrival seated", _join_table)],
+    "companion.night.service:leave_table": [("a player leaves a table", _leave_table)],
+    "companion.night.service:start_clock": [
+        ("the round clock started", lambda conn: (a_round(conn), lambda: night.start_clock(conn, 45))[1])],
+    "companion.night.service:extend_table": [
+        ("one table gets more time", lambda conn: (lambda drawn: lambda: night.extend_table(
+            conn, drawn.tables[0].table.id))(a_round(conn)[1]))],
+    "companion.night.service:unseat": [("a table waits for its players again", _unseat)],
+    "companion.night.round_time:call_time": [
+        ("time called for one table", lambda conn: (lambda drawn: lambda: round_time.call_time(
+            conn, drawn.tables[1].table.id))(a_round(conn)[1]))],
+    "companion.night.round_time:call_time_for_round": [
+        ("time called for the round", lambda conn: (a_round(conn), lambda: round_time.call_time_for_round(conn))[1])],
+    "companion.night.side_tables:add_to_night": [("a side table added to tonight", _side_table)],
+    "companion.night.claims:_join_as": [
+        ("a phone joins", lambda conn: lambda: claims.join_as(conn, "device-1", "127.0.0.2", name="Ann"))],
+    "companion.night.claims:answer": [("the organiser gives a name", _claim)],
+    "companion.night.claims:remove_players": [
+        ("names removed", lambda conn: (lambda ids: lambda: claims.remove_players(conn, ids))(
+            [night.join(conn, n).id for n in ("Ann", "Bo")]))],
+    "companion.players.service:refresh": [("the season reads a finished match", _refresh)],
+    "companion.players.service:ensure_player": [
+        ("a roster name becomes a player", lambda conn: lambda: players.ensure_player(conn, "Newcomer"))],
+    "companion.players.service:merge": [("two spellings merged", _merge)],
+    "companion.players.service:rename": [
+        ("a player renamed", lambda conn: (lambda ann: lambda: players.rename(conn, ann.id, "Annie"))(
+            players.ensure_player(conn, "Ann")))],
+    "companion.players.service:keep_apart": [("a namesake kept apart", _keep_apart)],
+    "companion.players.service:give_seat": [("a seat given to another player", _give_seat)],
+}
+
+
+def test_the_walk_covers_every_write():
+    found = writes_in_features()
+    assert len(found) >= 25, sorted(found)  # the reader finds them
+    assert set(SCENARIOS) == found, (f"writes with no scenario: {sorted(found - set(SCENARIOS))}; "
+                                     f"scenarios of no write: {sorted(set(SCENARIOS) - found)}")
+
+
+@pytest.mark.parametrize("write,case", [(w, i) for w, cases in SCENARIOS.items() for i in range(len(cases))],
+                         ids=lambda v: v if isinstance(v, str) else str(v))
+def test_a_subscriber_hears_exactly_what_the_write_changed(conn, write, case):
+    what, stage = SCENARIOS[write][case]
+    run = stage(conn)
+    if write != "companion.players.service:refresh":
+        players.refresh(conn)  # the season has read the stage: what moves now is the write's
+    before = snapshot(conn)
+    said: list[changes.Change] = []
+    stop = changes.subscribe(said.append)
+    try:
+        run()
+    finally:
+        stop()
+    moved = what_moved(before, snapshot(conn))
+    assert moved, f"{write} ({what}) changed nothing: the scenario proves nothing"
+    told = [heard(change) for change in said]
+    assert len(told) == len(set(told)), f"{write} ({what}) announced a change twice: {told}"
+    assert sorted(told) == moved, f"{write} ({what}): announced {sorted(told)}, the store moved {moved}"
