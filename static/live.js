@@ -68,9 +68,20 @@
   // htmx lets a swapped answer settle (a timer) before "after:swap": the phone's own write may
   // be answered meanwhile, and the region then shows an older table than the page knows. It is
   // asked again at once (not after the retry's wait); app.js does not take its next form (isOlder).
+  // Parts of the page outside the region that follow the table too (a round's clock,
+  // templates/night/_table_clock.html: started, extended, time called) are asked once the region
+  // shows a newer revision: a change reaches them by the same push, not by their own timer.
+  // (The phone's own write moves the region too, by another swap: seen, never asked for.)
+  let seen = region() ? shown(region()) : -1;
   document.addEventListener("htmx:after:swap", (event) => {
     const live = region();
-    if (live && event.detail?.ctx?.sourceElement === live && isOlder(shown(live))) setTimeout(update, 0);
+    if (!live) return;
+    const fromRegion = event.detail?.ctx?.sourceElement === live;
+    if (fromRegion && isOlder(shown(live))) { setTimeout(update, 0); return; }
+    if (fromRegion && shown(live) > seen) {
+      document.querySelectorAll("[data-follows-table]").forEach((part) => htmx.trigger(part, "changed"));
+    }
+    seen = Math.max(seen, shown(live));
   });
   window.liveRegion = {
     revisionIn,

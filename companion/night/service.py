@@ -13,6 +13,7 @@ clock, and the leaderboard of place points (companion.meetup.points) over the ni
 
 from __future__ import annotations
 
+import math
 import secrets
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
@@ -586,6 +587,20 @@ def leave_table(conn: Connection, player_id: int) -> Round:
     return _latest(conn)
 
 
+def extra_after(found: Mapping, minutes: int, now: datetime | None = None) -> int:
+    """A round table's extra minutes once it is given ``minutes`` more (``found``: its
+    ``night_rows.table_round`` row): counted from its end, or from now where that has passed
+    or time was called (whole minutes, rounded up: never less than asked)."""
+    if not found["minutes"] or not found["clock_from"]:
+        return found["extra_minutes"] + minutes  # no clock running: kept for when it starts
+    start = datetime.fromisoformat(found["clock_from"])
+    ends = start + timedelta(minutes=found["minutes"] + found["extra_minutes"])
+    now = now or datetime.now(timezone.utc)
+    if found["time_called"] or ends < now:
+        ends = now
+    return math.ceil((ends - start).total_seconds() / 60) + minutes - found["minutes"]
+
+
 def publish_tables(moved: Mapping[str, int]) -> None:
     """Announce each table a committed write moved, at the revision the store gave it."""
     for token, revision in moved.items():
@@ -607,11 +622,15 @@ def start_clock(conn: Connection, minutes: int | None) -> None:
 
 
 def extend_table(conn: Connection, table_id: int, minutes: int = EXTEND_MINUTES) -> None:
-    """Give one table of a round more time on the clock."""
+    """Give one table of a round ``minutes`` more: its time ends that long after its end, or
+    after now if its time is up already (the clock at zero, or time called: calling time is
+    taken back). The hall, the screen and its phones then agree it has time left."""
     with write(conn):
-        if night_rows.table_round(conn, table_id) is None:
+        found = night_rows.table_round(conn, table_id)
+        if found is None:
             raise NotFound(str(table_id))
-        night_rows.extend_table(conn, table_id, minutes)
+        night_rows.extend_table(conn, table_id, extra_after(found, minutes))
+        moved = table_rows.shown_again(conn, [table_id])  # its phones show its clock
         moved = table_rows.shown_again(conn, [table_id])  # its phones show its clock
     publish(Change("night"))
     publish_tables(moved)

@@ -212,7 +212,9 @@ def clock_of(latest: service.Round | None) -> dict | None:
     if latest is None or latest.seconds_left() is None or round_time.round_over(latest):
         return None  # no clock, or the round is over: the clock stops
     return dict(seconds=round_time.clock_seconds(latest), minutes=latest.minutes,
-                extended=[(round_label(rt), latest.seconds_left(rt)) for rt in latest.tables if rt.extra_minutes])
+                # A table given more time, unless time was called for it since: then it has none.
+                extended=[(round_label(rt), latest.seconds_left(rt)) for rt in latest.tables
+                          if rt.extra_minutes and not rt.time_called])
 
 
 def playing_rows(rows: list[dict], rounds: list[service.Round]) -> list[dict]:

@@ -177,8 +177,11 @@ def round_table_ids(conn: sqlite3.Connection, round_id: int) -> list[int]:
 
 
 @translated
-def extend_table(conn: sqlite3.Connection, table_id: int, minutes: int) -> None:
-    conn.execute("UPDATE round_tables SET extra_minutes = extra_minutes + ? WHERE table_id = ?", (minutes, table_id))
+def extend_table(conn: sqlite3.Connection, table_id: int, extra_minutes: int) -> None:
+    """The table's clock ends ``extra_minutes`` after the round's, and time is no longer called
+    for it (the organiser gave it more time after calling it)."""
+    conn.execute("UPDATE round_tables SET extra_minutes = ?, time_called = NULL WHERE table_id = ?",
+                 (extra_minutes, table_id))
 
 
 @translated

@@ -53,7 +53,7 @@ def test_time_called_shows_under_the_deal_form_and_ends_the_match(browser, live_
         finally:
             conn.close()
         note = page.locator("#time-up-note form.end-at-time button")
-        note.wait_for(state="visible", timeout=20000)  # the clock asks every 15 s
+        note.wait_for(state="visible", timeout=20000)  # pushed (the clock follows the table: static/live.js)
         assert page.locator("#round-clock").evaluate(IN_VIEW) is False  # the box is far above
         note.scroll_into_view_if_needed()
         assert note.evaluate(IN_VIEW)

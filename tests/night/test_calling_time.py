@@ -256,3 +256,47 @@ def test_calling_time_for_the_round_offers_each_table_the_tap_and_the_hall_ends_
     phone = phones[night.player(conn, second.player_ids[0]).name]
     assert phone.post(f"/t/{second.table.token}/end-at-time").status_code == 303
     assert round_time.round_over(night.night_rounds(conn)[-1])
+
+
+def test_more_time_after_time_is_up_gives_the_table_time_again(app, client, conn):
+    """'5 more minutes for this table' after Call time (or after the clock reached zero): the
+    hall said 'Table 1 has more time: 4:55' beside its 'End at time', and its phones still
+    showed 0:00 with 'End the match at time' (a newcomer's first night, issue 40; issue 44's
+    clock that contradicts itself). Now the table's time ends five minutes from now, time is no
+    longer called for it, and the hall, the table's clock and its phones agree."""
+    phones = join_night(app, NAMES[:6])
+    r = draw(client, conn, {"rwd": 2}, minutes="10")  # two tables of three
+    rt = r.tables[0]
+    phone = phones[night.player(conn, rt.player_ids[0]).name]
+    play_first_deal(phone, rt)
+    client.post("/hall/clock", data={"minutes": "10"})
+    assert client.post(f"/hall/tables/{rt.table.id}/call-time").status_code == 303
+    assert "End the match at time" in phone.get(f"/t/{rt.table.token}/clock").get_data(as_text=True)
+
+    assert client.post(f"/hall/tables/{rt.table.id}/extend").status_code == 303
+    clock = phone.get(f"/t/{rt.table.token}/clock").get_data(as_text=True)
+    assert "End the match at time" not in clock
+    left = int(clock.split('data-countdown="')[1].split('"')[0])
+    assert 5 * 60 - 5 <= left <= 10 * 60  # its own end, five minutes past the round's, or more
+    assert phone.post(f"/t/{rt.table.token}/end-at-time").status_code == 409  # its time is not up
+    (r,) = night.night_rounds(conn)
+    assert not r.tables[0].time_called and not round_time.round_time_is_up(r, r.tables[0])
+    hall = text_of(client.get("/hall").get_data(as_text=True))
+    assert re.search(r"Table \d+ has more time: \d+:\d\d", hall)
+
+    # Long past the round's end (the clock started 20 minutes ago): five minutes from now.
+    started = (datetime.now(timezone.utc) - timedelta(minutes=20)).isoformat(timespec="seconds")
+    with store.write(conn):
+        nights_store.set_clock(conn, r.id, 10, started)
+        nights_store.extend_table(conn, rt.table.id, 0)
+    assert "End the match at time" in phone.get(f"/t/{rt.table.token}/clock").get_data(as_text=True)
+    assert client.post(f"/hall/tables/{rt.table.id}/extend").status_code == 303
+    clock = phone.get(f"/t/{rt.table.token}/clock").get_data(as_text=True)
+    left = int(clock.split('data-countdown="')[1].split('"')[0])
+    assert 4 * 60 + 50 <= left <= 6 * 60 and "End the match at time" not in clock
+
+    # Then Call time for every unfinished table: the hall no longer says it has more time.
+    assert client.post("/hall/call-time").status_code == 303
+    hall = text_of(client.get("/hall").get_data(as_text=True))
+    assert "has more time" not in hall
+    assert "End the match at time" in phone.get(f"/t/{rt.table.token}/clock").get_data(as_text=True)

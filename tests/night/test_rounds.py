@@ -216,6 +216,6 @@ def test_the_clock_part_asks_again_only_every_few_seconds(app, client, conn):
     (r,) = night.night_rounds(conn)
     token = r.tables[0].table.token
     page = client.get(f"/t/{token}").get_data(as_text=True)
-    assert 'hx-trigger="load, every 15s"' in page
+    assert 'hx-trigger="load, changed, every 15s"' in page  # "changed": the table moved (static/live.js)
     part = client.get(f"/t/{token}/clock").get_data(as_text=True)
-    assert 'hx-trigger="every 15s"' in part and "load" not in part
+    assert 'hx-trigger="changed, every 15s"' in part and "load" not in part

@@ -1,0 +1,77 @@
+"""The round clock reaches a table's phone by push (issue 41): the organiser starts the clock,
+calls time, gives the table more time, and the phone's clock part follows each within one push
+(the table's revision moves, its stream says so, the live region is asked, and the clock part
+with it: static/live.js's data-follows-table). Before, each reached the phone only through the
+clock's own 15-second poll; the test takes that poll out of the page (the route rewrites it to
+an hour), so only the push can bring the change."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from companion.night import round_time
+from companion.night import service as night
+from companion.store import connect
+from companion.tables import service as tables
+from tests.browser.conftest import PHONE, TIMEOUT_MS
+from tests.browser.pages import settled
+
+pytestmark = pytest.mark.browser
+
+STREAM_OPEN = "() => document.querySelector('#live-stream')?._htmx?.sse?.status === 200"
+PUSHED_MS = 8000  # a push takes well under a second; the poll it replaced came every 15 s
+
+
+def without_the_clock_poll(route) -> None:
+    response = route.fetch()
+    body = response.text().replace("every 15s", "every 3600s")
+    route.fulfill(response=response, body=body)
+
+
+def organiser(live_server, action):
+    """What the laptop does, through the services (the hall's buttons call the same)."""
+    conn = connect(live_server.app.config["DATABASE"])
+    try:
+        return action(conn)
+    finally:
+        conn.close()
+
+
+def test_the_clock_follows_the_organiser_by_push(browser, live_server, artifacts_dir):
+    drawn = organiser(live_server, lambda conn: ([night.join(conn, n) for n in ("Ann", "Bo", "Cy", "Dee")],
+                                                 night.draw_round(conn, chosen=["rwd"], minutes=30))[1])
+    token, table_id = drawn.tables[0].table.token, drawn.tables[0].table.id
+    context = browser.new_context(**{**PHONE, "viewport": {"width": 390, "height": 844}})
+    context.set_default_timeout(TIMEOUT_MS)
+    page = context.new_page()
+    try:
+        page.route(re.compile(rf"/t/{token}(/clock)?(\?.*)?$"), without_the_clock_poll)
+        page.goto(live_server(f"/t/{token}"))
+        settled(page)
+        page.wait_for_function(STREAM_OPEN)
+        clock = page.locator("#round-clock")
+        assert clock.get_attribute("hx-trigger").endswith("every 3600s")  # the poll is out
+        assert clock.is_hidden()  # no clock running yet
+
+        organiser(live_server, lambda conn: night.start_clock(conn, 30))
+        page.locator("#round-clock .round-clock").wait_for(state="visible", timeout=PUSHED_MS)
+        assert re.fullmatch(r"(29|30):\d\d", page.locator("#round-clock .round-clock").inner_text())
+
+        # A deal, so the match may end at time; then the organiser calls time for the table.
+        organiser(live_server, lambda conn: tables.add_deal(conn, token, 1, {"chips": [3, 3, 3, 4],
+                                                                              "tricks": [7, 2, 2, 2]}))
+        page.locator("#deal-1").wait_for(timeout=PUSHED_MS)
+        organiser(live_server, lambda conn: round_time.call_time(conn, table_id))
+        end = page.locator("#round-clock form.end-at-time button")
+        end.wait_for(state="visible", timeout=PUSHED_MS)
+        page.screenshot(path=str(artifacts_dir / "clock-pushed-time-up-390.png"))
+
+        # Five more minutes for this table: time is no longer up, on the phone too.
+        organiser(live_server, lambda conn: night.extend_table(conn, table_id))
+        end.wait_for(state="detached", timeout=PUSHED_MS)
+        left = page.locator("#round-clock .round-clock").inner_text()
+        assert re.fullmatch(r"\d+:\d\d", left), left
+    finally:
+        context.close()
