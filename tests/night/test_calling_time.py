@@ -137,6 +137,8 @@ def test_the_round_clock_at_zero_lets_each_table_end_at_time(app, client, conn):
         nights_store.set_clock(conn, r.id, 10, started)
     clock = phone.get(f"/t/{rt.table.token}/clock").get_data(as_text=True)
     assert "End the match at time" in clock and 'data-countdown="0"' in clock
+    # At zero it says so at once (a page opened now read "Time left: 0:00" until its first tick).
+    assert "Time! Finish the deal you are playing." in text_of(clock) and "Time left" not in text_of(clock)
     assert phone.post(f"/t/{rt.table.token}/end-at-time").status_code == 303
     assert reload(conn, rt).match().at_time
 
