@@ -27,13 +27,30 @@ from .model import (Choice, DealRecord, DealScore, FieldError, InvalidDeal, Inva
 from .text import T, Text
 
 
+def check(game: Game) -> Game:
+    """What every game must declare beyond its rules, checked when it joins (built in or
+    registered): an id, unique calculator names, and its :data:`AT_TIME` ruling (how a match
+    ended when a meetup's time is up ranks the deals played: the hall's "End at time" and every
+    table's "End the match at time" show it to the players). Raises ``ValueError`` saying what
+    is missing."""
+    if not isinstance(game, Game) or not game.id.isidentifier():
+        raise ValueError(f"not a game with an id made of letters, digits and _: {game!r}")
+    names = [calc.name for calc in game.calculators]
+    if len(set(names)) != len(names) or not all(name.isalnum() for name in names):
+        raise ValueError(f"{game.id}: calculator names must be unique letters and digits: {names}")
+    if AT_TIME not in {ruling.id for ruling in game.rulings}:
+        raise ValueError(f"{game.id}: no {AT_TIME!r} ruling: declare Ruling({AT_TIME!r}, ...) saying how a match "
+                         "ended at time is ranked (the players are shown it when time is called)")
+    return game
+
+
 def _discover() -> dict[str, Game]:
     found = []
     for info in pkgutil.iter_modules(__path__):
         module = importlib.import_module(f"{__name__}.{info.name}")
         game = getattr(module, "GAME", None)
         if isinstance(game, Game):
-            found.append(game)
+            found.append(check(game))
     found.sort(key=lambda g: (g.order, g.id))
     return {g.id: g for g in found}
 
@@ -56,12 +73,7 @@ def register(game: Game, templates: str | Path | None = None) -> Game:
     if it declares calculators, calculators.html / helpers.html); the web app finds them
     there as ``games/<id>/<name>.html``. Registering the same id again replaces the game.
     """
-    if not isinstance(game, Game) or not game.id.isidentifier():
-        raise ValueError(f"not a game with an id made of letters, digits and _: {game!r}")
-    names = [calc.name for calc in game.calculators]
-    if len(set(names)) != len(names) or not all(name.isalnum() for name in names):
-        raise ValueError(f"{game.id}: calculator names must be unique letters and digits: {names}")
-    GAMES[game.id] = game
+    GAMES[check(game).id] = game
     ordered = sorted(GAMES.values(), key=lambda g: (g.order, g.id))
     GAMES.clear()  # in place: the web app and templates hold this very dict
     GAMES.update((g.id, g) for g in ordered)
@@ -95,7 +107,7 @@ def _load_entry_points() -> None:
 
 _load_entry_points()
 
-__all__ = ["GAMES", "register", "unregister", "TEMPLATE_FOLDERS", "Calculator", "CalcResult", "Game", "MatchSetup", "Match", "Progress", "DealRecord", "DealScore",
+__all__ = ["GAMES", "register", "unregister", "check", "TEMPLATE_FOLDERS", "Calculator", "CalcResult", "Game", "MatchSetup", "Match", "Progress", "DealRecord", "DealScore",
            "Line", "NextDeal", "Choice", "Outcome", "Ruling", "Option", "Figure", "FieldError",
            "InvalidDeal", "InvalidOptions", "Stakes", "Tally", "T", "Text",
            # A game's declarations: its teams, its per-player number columns, its facts for reading.

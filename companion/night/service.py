@@ -631,7 +631,6 @@ def extend_table(conn: Connection, table_id: int, minutes: int = EXTEND_MINUTES)
             raise NotFound(str(table_id))
         night_rows.extend_table(conn, table_id, extra_after(found, minutes))
         moved = table_rows.shown_again(conn, [table_id])  # its phones show its clock
-        moved = table_rows.shown_again(conn, [table_id])  # its phones show its clock
     publish(Change("night"))
     publish_tables(moved)
 

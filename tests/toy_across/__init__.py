@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from companion.games import (DealScore, FieldError, Figure, Game, Line, NextDeal, Option, Outcome,
+from companion.games import (AT_TIME, DealScore, FieldError, Figure, Game, Line, NextDeal, Option, Outcome,
                              Progress, Ruling, T, Text)
 from companion.games import Column, MatchSetup, Team, check_columns, read_columns
 from companion.games.contract import best
@@ -46,7 +46,9 @@ class AcrossTricks(Game):
     credit = T("A toy game made up for the test suite.")
     summary = T("Partners sit across the table and take tricks together; first team to 20.")
     rulings = (Ruling("shared_lead", T("Equal leaders"),
-                      T("Teams that reach 20 with the same total share the win.")),)
+                      T("Teams that reach 20 with the same total share the win.")),
+               Ruling(AT_TIME, T("Ended at time"),
+                      T("A made-up rule: when time is called, the higher total wins; equal totals share the win.")))
     options = (Option("first_team", T("Team that leads the first deal"), "team"),)
     fact_labels = {"tricks": T("Tricks"), "last_trick": T("Last trick")}
     team_facts = frozenset({"last_trick"})  # shows as the team's name ("Ann & Cy")

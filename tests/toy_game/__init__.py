@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Mapping
 
-from companion.games import (CalcResult, Calculator, DealScore, FieldError, Figure, Game, Line,
+from companion.games import (AT_TIME, CalcResult, Calculator, DealScore, FieldError, Figure, Game, Line,
                              NextDeal, Outcome, Progress, Ruling, T, Text)
 from companion.games.contract import best, names
 from companion.games.forms import Form, entered, read_int
@@ -42,7 +42,9 @@ class ToyTricks(Game):
     credit = T("A toy game made up for the test suite.")
     summary = T("Call your tricks, take exactly that many, and race to 30.")
     rulings = (Ruling("shared_lead", T("Equal leaders"),
-                      T("Players who reach 30 with the same total share the win.")),)
+                      T("Players who reach 30 with the same total share the win.")),
+               Ruling(AT_TIME, T("Ended at time"),
+                      T("A made-up rule: when time is called, the highest total wins; equal totals share the win.")))
     fact_labels = {"called": T("Tricks called")}  # "taken" reads as its own word: "Taken"
 
     def setup_figures(self, n: int) -> tuple[Figure, ...]:

@@ -112,11 +112,11 @@ def budget(profile: str | None = None) -> dict[str, int]:
     return {
         "test_create_table": n("CREATE") * len(GAME_IDS),
         "test_new_table_form": n("NEW_FORM"),
-        "test_deal_entry_and_preview": n("DEAL") * len(GAME_IDS) * len(STATES),
-        "test_preview_as_you_type": n("PREVIEW") * len(GAME_IDS),
-        "test_edit_deal": n("EDIT") * len(GAME_IDS) * 2,
-        "test_undo_finish_rematch": n("ACTION") * len(GAME_IDS),
-        "test_refused_deal_keeps_what_was_typed": n("KEEP_TYPED") * len(GAME_IDS),
+        "test_deal_entry_and_preview": n("DEAL") * len(SCRIPTED) * len(STATES),
+        "test_preview_as_you_type": n("PREVIEW") * len(SCRIPTED),
+        "test_edit_deal": n("EDIT") * len(SCRIPTED) * 2,
+        "test_undo_finish_rematch": n("ACTION") * len(SCRIPTED),
+        "test_refused_deal_keeps_what_was_typed": n("KEEP_TYPED") * len(SCRIPTED),
         "test_table_query_strings": n("QUERY"),
         "test_unknown_and_malformed_tokens": n("TOKEN"),
         "test_game_pages_language_and_calculators": n("GAME_PAGE"),
@@ -124,7 +124,6 @@ def budget(profile: str | None = None) -> dict[str, int]:
     }
 
 
-BUDGET = budget()
 
 
 def fuzz_settings(max_examples: int):
@@ -144,7 +143,7 @@ def run(check, expected: int, counter: list[int]) -> None:
 
 
 def test_example_budget():
-    assert len(GAME_IDS) == 5
+    assert set(SCRIPTS) <= set(GAMES) and len(SCRIPTED) >= 5  # the five games' scripts, each a game's
     ci = budget("ci")
     assert sum(ci.values()) >= 10_000, ci  # what CI runs, whichever profile runs now
     assert set(BUDGET) <= {name for name in globals() if name.startswith("test_")}
@@ -350,6 +349,11 @@ SCRIPTS = {
                     ts(["LD", "LD", "DD", "DD"], [3, 3, 2, 2], open_bid=0)], 2,
                    [ts(["CD", "CD", "DD", "DD"], [3, 3, 2, 2]), ts(["LD", "CD", "HD", "DD"], [2, 3, 4, 1])]),
 }
+# The games this file can bring to a played and an over table (SCRIPTS, below): the five. A game
+# added later is fuzzed where no script is needed (its table made, its form, its pages) and
+# breaks nothing here; give it a script to fuzz its deals too.
+SCRIPTED = [game_id for game_id in GAMES if game_id in SCRIPTS]
+BUDGET = budget()
 PEOPLE = ["山田", MARK, "🎲 Dice", "Ann", "Bo", "Cy"]
 
 
@@ -496,7 +500,7 @@ def test_new_table_form(app):
 
 
 @pytest.mark.parametrize("state", STATES)
-@pytest.mark.parametrize("game_id", GAME_IDS)
+@pytest.mark.parametrize("game_id", SCRIPTED)
 def test_deal_entry_and_preview(app, game_id, state):
     client = app.test_client()
     token, count = table_in_state(client, game_id, state)
@@ -533,7 +537,7 @@ def test_deal_entry_and_preview(app, game_id, state):
     run(check, DEAL_EXAMPLES, calls)
 
 
-@pytest.mark.parametrize("game_id", GAME_IDS)
+@pytest.mark.parametrize("game_id", SCRIPTED)
 def test_preview_as_you_type(app, game_id):
     """The checks a phone asks for on every keystroke (htmx), on a table a few deals in."""
     client = app.test_client()
@@ -554,7 +558,7 @@ def test_preview_as_you_type(app, game_id):
     assert deal_count(app, token) == count  # a preview never saves
 
 
-@pytest.mark.parametrize("game_id", GAME_IDS)
+@pytest.mark.parametrize("game_id", SCRIPTED)
 def test_refused_deal_keeps_what_was_typed(app, game_id):
     """Number fields come back exactly as typed (HTML-escaped), choices stay chosen."""
     client = app.test_client()
@@ -599,7 +603,7 @@ def test_refused_deal_keeps_what_was_typed(app, game_id):
 
 
 @pytest.mark.parametrize("state", ("played", "over"))
-@pytest.mark.parametrize("game_id", GAME_IDS)
+@pytest.mark.parametrize("game_id", SCRIPTED)
 def test_edit_deal(app, game_id, state):
     client = app.test_client()
     token, count = table_in_state(client, game_id, state)
@@ -632,7 +636,7 @@ def test_edit_deal(app, game_id, state):
     assert deal_count(app, token) == count  # edits never add or remove deals
 
 
-@pytest.mark.parametrize("game_id", GAME_IDS)
+@pytest.mark.parametrize("game_id", SCRIPTED)
 def test_undo_finish_rematch(app, game_id):
     client = app.test_client()
     token, _count = table_in_state(client, game_id, "played")
@@ -686,7 +690,7 @@ RAW_QUERY = st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size
 
 def test_table_query_strings(app):
     client = app.test_client()
-    tables = [table_in_state(client, gid, state)[0] for gid in GAME_IDS for state in ("played", "over")]
+    tables = [table_in_state(client, gid, state)[0] for gid in SCRIPTED for state in ("played", "over")]
     calls = [0]
 
     def revision(token: str) -> int:
@@ -872,7 +876,7 @@ def first_number_field(game_id: str) -> str:
             "pair_quad": "7-0", "twin_shoot": "tricks-0"}[game_id]
 
 
-@pytest.mark.parametrize("game_id", GAME_IDS)
+@pytest.mark.parametrize("game_id", SCRIPTED)
 @pytest.mark.parametrize("huge", ["9" * 5000, "-" + "1" * 4301], ids=["9x5000", "-1x4301"])
 def test_absurd_numbers_get_a_field_message(client, game_id, huge):
     token, count = table_in_state(client, game_id, "fresh")

@@ -21,7 +21,7 @@ import pytest
 from babel.messages.mofile import read_mo
 
 from companion import catalog
-from companion.games import GAMES
+from companion.games import GAMES, TEMPLATE_FOLDERS
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 JA = "ja"
@@ -237,9 +237,15 @@ def _create_table(client, game) -> str:
 
 
 def _pages(client) -> list[str]:
-    pages = ["/"] + [f"/games/{game_id}" for game_id in GAMES]
-    pages += [f"/tables/new?game={game_id}" for game_id in GAMES]
-    pages += [_create_table(client, game) for game in GAMES.values()]
+    return [path for path, _game in _pages_of_games(client)]
+
+
+def _pages_of_games(client) -> list[tuple[str, str | None]]:
+    """The pages to read, each with the game it shows (None: the home page)."""
+    pages: list[tuple[str, str | None]] = [("/", None)]
+    pages += [(f"/games/{game_id}", game_id) for game_id in GAMES]
+    pages += [(f"/tables/new?game={game_id}", game_id) for game_id in GAMES]
+    pages += [(_create_table(client, game), game.id) for game in GAMES.values()]
     return pages
 
 
@@ -251,9 +257,11 @@ def _assert_japanese(body: str, path: str, english_leaks) -> None:
 
 
 def test_pages_in_japanese_with_accept_language_ja(client, english_leaks):
-    for path in _pages(client):
+    for path, game_id in _pages_of_games(client):
         body = _get(client, path, "ja,en;q=0.5")
-        _assert_japanese(body, path, english_leaks)
+        # A game registered from outside this package (a plug-in, the toy game): its own strings
+        # are not in the app's catalog and show in English (docs/developing.md); the rest is Japanese.
+        _assert_japanese(body, path, set() if game_id in TEMPLATE_FOLDERS else english_leaks)
     home = _get(client, "/", "ja")
     assert "テーブルコンパニオン" in home
     for game in GAMES.values():
@@ -266,7 +274,8 @@ def test_pages_in_japanese_with_accept_language_ja(client, english_leaks):
 def test_game_names_in_japanese():
     expected = {"rwd": "RWD(リワインド)", "miraiscope": "ミライスコープ", "lucky_cube": "ラッキー・キューブ",
                 "pair_quad": "ペア＆クアッド", "twin_shoot": "ツインシュート"}
-    assert {gid: game.name_ja for gid, game in GAMES.items()} == expected
+    assert {gid: GAMES[gid].name_ja for gid in expected} == expected
+    assert all(KANA.search(game.name_ja) for game in GAMES.values())  # a game added later has one too
 
 
 def test_pages_in_english_with_accept_language_en(client, japanese_leaks):
