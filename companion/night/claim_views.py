@@ -9,7 +9,7 @@ from flask_babel import gettext
 
 from ..numbers import ascii_number
 from ..store import NotFound, StorageError, get_db
-from ..web.host import is_the_laptop
+from ..web.host import is_host_request
 from ..web.refusals import storage_message
 from ..web.times import local_time
 from . import claims
@@ -34,7 +34,7 @@ def cancel():
 def laptop_only():
     """The organiser's answers come from the laptop's own browser (127.0.0.1 or ::1, naming itself
     in Host): other loopback addresses are other devices, as in the tests and benches."""
-    if not is_the_laptop():
+    if not is_host_request():
         return render_template("error.html", message=gettext(
             "The hall view opens only on the host laptop.")), 403
     return None

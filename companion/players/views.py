@@ -20,7 +20,7 @@ from ..numbers import ascii_number
 from ..store import get_db
 from ..store import players as player_rows
 from ..web.downloads import csv_download, json_download
-from ..web.host import is_host_request, is_the_laptop
+from ..web.host import is_host_request
 from ..night.phone import my_player
 from . import service
 from .exports import PLAYER_CSV, SEASON_CSV, history_rows, player_document, season_document, season_rows, span_name
@@ -185,7 +185,7 @@ def show(pid: int):
     host = is_host_request()
     matches = context["matches"]
     tokens: dict[int, str] = {}
-    if matches and is_the_laptop():  # only the laptop's "Not this player?" form names a table's token
+    if matches and is_host_request():  # only the laptop's "Not this player?" form names a table's token
         tokens = player_rows.tokens(get_db(), {m["table_id"] for m in matches[:RECENT_MATCHES]})
     others = [p for p in service.everyone(get_db()) if p.id != pid] if host else []
     return render_template("players/player.html", host=host, shown=matches[:RECENT_MATCHES], tokens=tokens,

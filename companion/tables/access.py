@@ -59,6 +59,9 @@ def opened_before(session: MutableMapping, token: str) -> bool:
     return isinstance(opened, dict) and token in opened
 
 
+LATE = "late"  # the phone first opened the table after its match had ended: not one of its phones
+
+
 @dataclass(frozen=True)
 class Lock:
     """Why this device can't change this finished match: ``reason`` is a short key (part of a
@@ -66,9 +69,15 @@ class Lock:
     reason: str
     message: Text
 
+    @property
+    def late(self) -> bool:
+        """This phone was not at the table (it opened it after the end): it starts no rematch and
+        gets no link to one."""
+        return self.reason == LATE
+
 
 def first_opened_after_end() -> Lock:
-    return Lock("late", T("This match had ended when this phone first opened it: you can read it here, "
+    return Lock(LATE, T("This match had ended when this phone first opened it: you can read it here, "
                           "but only a phone that was at the table, or the organiser's laptop, can change it."))
 
 

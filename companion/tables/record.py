@@ -8,7 +8,7 @@ from flask import Blueprint, abort, g, render_template, session
 
 from ..store import get_db
 from ..store import players as player_rows
-from ..web.host import is_the_laptop
+from ..web.host import is_host_request
 from ..web.times import local_time
 from . import access, service
 
@@ -20,7 +20,7 @@ def change_lock(table: service.Table) -> access.Lock | None:
     memo = g.setdefault("change_locks", {})
     key = (table.token, table.revision, table.finished, len(table.deals))
     if key not in memo:
-        memo[key] = access.lock_for(get_db(), table, session, is_the_laptop())
+        memo[key] = access.lock_for(get_db(), table, session, is_host_request())
     return memo[key]
 
 
@@ -58,7 +58,7 @@ def device_key(token: str, load) -> str:
     """The part of a shared live rendering's key that says which change buttons it shows,
     reading the table (``load()``) only for a device that had it open while it ran: the laptop
     and a device that never had it open see the same buttons at a given revision."""
-    if is_the_laptop():
+    if is_host_request():
         return "laptop"
     if not access.opened_before(session, token):
         return "stranger"

@@ -26,7 +26,7 @@ from ..qr import qr_svg
 from ..web import render_text
 from ..web.downloads import csv_download, json_download
 from ..web.forms import form_values, group_errors
-from ..web.host import is_the_laptop
+from ..web.host import is_host_request
 from ..web.refusals import storage_message
 from ..web.times import local_time
 from ..serving.creation import creation_limit
@@ -135,7 +135,7 @@ def create():
     # A few tables at once per device, then one every few seconds (issue 23: one device opened
     # 15,946 in 20 s). Refused with what was typed kept; Retry-After says when to press again.
     # The laptop itself (the organiser, who may prepare 64 at a time anyway) is not limited.
-    wait = 0 if is_the_laptop() else creation_limit(current_app).take(request.remote_addr or "")
+    wait = 0 if is_host_request() else creation_limit(current_app).take(request.remote_addr or "")
     if wait:
         page = render_template("tables/new.html", game=game, n=n, counts=counts, values=form_values(),
                                errors={"table": [ngettext(
@@ -145,9 +145,9 @@ def create():
                                    "then press “Open the table” again.", wait)]})
         return page, 429, {"Retry-After": str(wait)}
     try:
-        token = service.create(get_db(), game.id, names, options, numbered=is_the_laptop())
+        token = service.create(get_db(), game.id, names, options, numbered=is_host_request())
     except service.Refused as refused:
-        if not is_the_laptop():
+        if not is_host_request():
             creation_limit(current_app).give_back(request.remote_addr or "")  # a refused form opened nothing
         return render_template("tables/new.html", game=game, n=n, counts=counts, values=form_values(),
                                errors=group_errors(refused.errors)), 422
@@ -589,7 +589,7 @@ def rematch(token: str):
     if not TOKEN_SHAPE.match(token):
         abort(404)
     table = table_or_404(token)
-    if (lock := change_lock(table)) is not None and lock.reason == "late":  # not at this table: no rematch link
+    if (lock := change_lock(table)) is not None and lock.late:  # not at this table: no rematch link
         return refused_change(table)
     # Exactly once: a phone pressing after another (or sending again) lands on the same new table.
     started = service.start_rematch(get_db(), token, write_id=write_id())

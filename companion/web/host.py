@@ -46,8 +46,3 @@ def is_host_request() -> bool:
     remote = request.remote_addr or ""
     return is_laptop_address(remote) and lan.is_own_request(remote, request.host,
                                                              lambda: own_join_host(current_app.config))
-
-
-def is_the_laptop() -> bool:
-    """The laptop's own browser (see :func:`is_host_request`)."""
-    return is_host_request()
