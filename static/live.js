@@ -72,6 +72,19 @@
   // templates/night/_table_clock.html: started, extended, time called) are asked once the region
   // shows a newer revision: a change reaches them by the same push, not by their own timer.
   // (The phone's own write moves the region too, by another swap: seen, never asked for.)
+  // A part whose answer is under way is asked again once that answer is in, on the element it
+  // brought: htmx would queue the ask on the element being replaced, and its answer, swapped
+  // into a detached element, would never show (CI: time called right after a deal's answer).
+  const askAgain = new Set();
+  const ask = (part) => {
+    if (part.classList.contains("htmx-request")) askAgain.add(part.id);
+    else htmx.trigger(part, "changed");
+  };
+  document.addEventListener("htmx:finally:request", (event) => {
+    const id = event.detail?.ctx?.sourceElement?.id;
+    if (!id || !askAgain.delete(id)) return;
+    setTimeout(() => { const part = document.getElementById(id); if (part) ask(part); }, 0);
+  });
   let seen = region() ? shown(region()) : -1;
   document.addEventListener("htmx:after:swap", (event) => {
     const live = region();
@@ -79,7 +92,7 @@
     const fromRegion = event.detail?.ctx?.sourceElement === live;
     if (fromRegion && isOlder(shown(live))) { setTimeout(update, 0); return; }
     if (fromRegion && shown(live) > seen) {
-      document.querySelectorAll("[data-follows-table]").forEach((part) => htmx.trigger(part, "changed"));
+      document.querySelectorAll("[data-follows-table]").forEach(ask);
     }
     seen = Math.max(seen, shown(live));
   });
