@@ -24,10 +24,39 @@ STREAM_OPEN = "() => document.querySelector('#live-stream')?._htmx?.sse?.status 
 PUSHED_MS = 8000  # a push takes well under a second; the poll it replaced came every 15 s
 
 
+RWD_DEAL = {"chips": [3, 3, 3, 4], "tricks": [7, 2, 2, 2]}
+TABLE_AND_CLOCK = r"(/clock)?(\?.*)?$"  # after /t/<token>: the table page and its clock part
+
+
+def poll_made_an_hour(response) -> str:
+    """The page or clock part as the laptop answered it, with the clock's 15 s poll made an hour."""
+    return response.text().replace("every 15s", "every 3600s")
+
+
 def without_the_clock_poll(route) -> None:
     response = route.fetch()
-    body = response.text().replace("every 15s", "every 3600s")
-    route.fulfill(response=response, body=body)
+    route.fulfill(response=response, body=poll_made_an_hour(response))
+
+
+def a_round_table(live_server) -> tuple[str, int]:
+    """(token, id) of the first table of a round drawn for four players, its clock not started."""
+    drawn = organiser(live_server, lambda conn: ([night.join(conn, n) for n in ("Ann", "Bo", "Cy", "Dee")],
+                                                 night.draw_round(conn, chosen=["rwd"], minutes=30))[1])
+    return drawn.tables[0].table.token, drawn.tables[0].table.id
+
+
+def open_with_its_stream(page, live_server, token: str, route_handler) -> None:
+    """The table's page, its answers and its clock's through ``route_handler``, its stream open."""
+    page.route(re.compile(rf"/t/{token}{TABLE_AND_CLOCK}"), route_handler)
+    page.goto(live_server(f"/t/{token}"))
+    settled(page)
+    page.wait_for_function(STREAM_OPEN)
+
+
+def a_phone(browser):
+    context = browser.new_context(**{**PHONE, "viewport": {"width": 390, "height": 844}})
+    context.set_default_timeout(TIMEOUT_MS)
+    return context, context.new_page()
 
 
 def organiser(live_server, action):
@@ -40,17 +69,10 @@ def organiser(live_server, action):
 
 
 def test_the_clock_follows_the_organiser_by_push(browser, live_server, artifacts_dir):
-    drawn = organiser(live_server, lambda conn: ([night.join(conn, n) for n in ("Ann", "Bo", "Cy", "Dee")],
-                                                 night.draw_round(conn, chosen=["rwd"], minutes=30))[1])
-    token, table_id = drawn.tables[0].table.token, drawn.tables[0].table.id
-    context = browser.new_context(**{**PHONE, "viewport": {"width": 390, "height": 844}})
-    context.set_default_timeout(TIMEOUT_MS)
-    page = context.new_page()
+    token, table_id = a_round_table(live_server)
+    context, page = a_phone(browser)
     try:
-        page.route(re.compile(rf"/t/{token}(/clock)?(\?.*)?$"), without_the_clock_poll)
-        page.goto(live_server(f"/t/{token}"))
-        settled(page)
-        page.wait_for_function(STREAM_OPEN)
+        open_with_its_stream(page, live_server, token, without_the_clock_poll)
         clock = page.locator("#round-clock")
         assert clock.get_attribute("hx-trigger").endswith("every 3600s")  # the poll is out
         assert clock.is_hidden()  # no clock running yet
@@ -60,8 +82,7 @@ def test_the_clock_follows_the_organiser_by_push(browser, live_server, artifacts
         assert re.fullmatch(r"(29|30):\d\d", page.locator("#round-clock .round-clock").inner_text())
 
         # A deal, so the match may end at time; then the organiser calls time for the table.
-        organiser(live_server, lambda conn: tables.add_deal(conn, token, 1, {"chips": [3, 3, 3, 4],
-                                                                              "tricks": [7, 2, 2, 2]}))
+        organiser(live_server, lambda conn: tables.add_deal(conn, token, 1, RWD_DEAL))
         page.locator("#deal-1").wait_for(timeout=PUSHED_MS)
         organiser(live_server, lambda conn: round_time.call_time(conn, table_id))
         end = page.locator("#round-clock form.end-at-time button")
@@ -83,32 +104,24 @@ def test_a_change_while_the_clock_is_being_asked_still_reaches_it(browser, live_
     queued the second ask on the element being replaced; its answer went into a detached element
     and the phone kept the old clock: CI, 1 run in 2.) The first answer is held until the region
     shows time called, so this order happens every run."""
-    drawn = organiser(live_server, lambda conn: ([night.join(conn, n) for n in ("Ann", "Bo", "Cy", "Dee")],
-                                                 night.draw_round(conn, chosen=["rwd"], minutes=30))[1])
-    token, table_id = drawn.tables[0].table.token, drawn.tables[0].table.id
+    token, table_id = a_round_table(live_server)
     organiser(live_server, lambda conn: night.start_clock(conn, 30))
     held, holding = [], [False]
 
     def clock_route(route):
         response = route.fetch()  # the clock as it is now (before time is called)
-        body = response.text().replace("every 15s", "every 3600s")
+        body = poll_made_an_hour(response)
         if holding[0] and "/clock" in route.request.url:
             held.append((route, response, body))
         else:
             route.fulfill(response=response, body=body)
 
-    context = browser.new_context(**{**PHONE, "viewport": {"width": 390, "height": 844}})
-    context.set_default_timeout(TIMEOUT_MS)
-    page = context.new_page()
+    context, page = a_phone(browser)
     try:
-        page.route(re.compile(rf"/t/{token}(/clock)?(\?.*)?$"), clock_route)
-        page.goto(live_server(f"/t/{token}"))
-        settled(page)
-        page.wait_for_function(STREAM_OPEN)
+        open_with_its_stream(page, live_server, token, clock_route)
         page.locator("#round-clock .round-clock").wait_for(state="visible")
         holding[0] = True
-        organiser(live_server, lambda conn: tables.add_deal(conn, token, 1, {"chips": [3, 3, 3, 4],
-                                                                              "tricks": [7, 2, 2, 2]}))
+        organiser(live_server, lambda conn: tables.add_deal(conn, token, 1, RWD_DEAL))
         page.locator("#deal-1").wait_for(timeout=PUSHED_MS)
         page.wait_for_function("() => document.querySelector('#round-clock').classList.contains('htmx-request')")
         organiser(live_server, lambda conn: round_time.call_time(conn, table_id))
