@@ -28,6 +28,11 @@ from helpers import ServerProcess, decode_qr
 from helpers import REPO_ROOT, free_port  # noqa: F401  (for tests written before they moved to helpers)
 from helpers import csrf_of, text_of  # noqa: F401  (shared helpers: tests import them from helpers)
 
+# The test modules' rewritten asserts are cached (tests/**/__pycache__, ignored by git) even where
+# PYTHONDONTWRITEBYTECODE is set, as in many Docker images and this project's CI machines:
+# rewriting them all again took 7 of the fast tier's seconds on every run.
+sys.dont_write_bytecode = False
+
 pytest_plugins = ["pytester"]  # tests/test_test_tiers.py runs small suites with this conftest
 
 # No test touches the real user's data folder (scores, secret key): platformdirs, in this
@@ -57,7 +62,9 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE")
 # real time, or fuzzes at length. A test using a fixture in SLOW_FIXTURES is marked slow here;
 # the others carry @pytest.mark.slow. ``browser``: everything under tests/browser/ (its conftest).
 
-SLOW_FIXTURES = {"server_process", "served"}  # served: tests/serving/test_serve.py's `companion serve` process
+# served: tests/serving/test_serve.py's `companion serve` process; postgres_server: a PostgreSQL
+# server started for the session (every PostgreSQL run is in the whole suite, CI's, not the fast tier's)
+SLOW_FIXTURES = {"server_process", "served", "postgres_server"}
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects anything
@@ -229,7 +236,9 @@ def pytest_generate_tests(metafunc):
     path = Path(str(metafunc.definition.path))
     if ("backend" in metafunc.fixturenames and path.parent.name in BOTH_BACKENDS
             and path.parent.parent == Path(__file__).resolve().parent):
-        metafunc.parametrize("backend", ["sqlite", "postgresql"], indirect=True)
+        # The PostgreSQL repeat is slow: 15% of the fast tier's tests took 41% of its time (issue 41).
+        metafunc.parametrize("backend", ["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)],
+                             indirect=True)
 
 
 @pytest.fixture

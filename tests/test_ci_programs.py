@@ -126,6 +126,7 @@ def depends(package: str, levels: int = 3) -> set[str]:
     return direct.union(*(depends(d, levels - 1) for d in direct)) if levels > 1 else direct
 
 
+@pytest.mark.slow  # asks dpkg of each program and package: 3 s
 @pytest.mark.skipif(shutil.which("dpkg") is None, reason="not a Debian machine")
 def test_each_listed_package_brings_its_program():
     """On a machine where .ci/run has run (CI: all of them), each program is where its package

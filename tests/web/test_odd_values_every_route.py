@@ -41,6 +41,7 @@ def field_names(client, pages: list[str]) -> set[str]:
     return names | {"later-²", "later-1", "mine-number", "rev", "form", "page", "min", "after", "cycle"}
 
 
+@pytest.mark.slow  # every route × every odd value: 7 s, an eighth of the fast tier
 def test_odd_values_in_every_route_never_give_a_server_error(csrf_app):
     csrf_app.config["TESTING"] = False  # as served: an exception becomes the 500 page, counted below
     client = csrf_app.test_client()
