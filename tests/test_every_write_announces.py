@@ -165,12 +165,12 @@ def _refresh(conn):
 
 def _prepared(conn):
     token = night.prepare(conn, "rwd", 4, 1)[0]
-    return lambda: night.seat(conn, token, ["Ann", "Bo", "Cy", "Dee"], {})
+    return lambda: tables.seat(conn, token, ["Ann", "Bo", "Cy", "Dee"], {})
 
 
 def _unseat(conn):
     token = night.prepare(conn, "rwd", 4, 1)[0]
-    night.seat(conn, token, ["Ann", "Bo", "Cy", "Dee"], {})
+    tables.seat(conn, token, ["Ann", "Bo", "Cy", "Dee"], {})
     table_id = tables.load(conn, token).id
     return lambda: night.unseat(conn, table_id)
 
@@ -219,7 +219,7 @@ SCENARIOS: dict[str, list[tuple[str, Callable]]] = {
         ("a rematch", lambda conn: (lambda token: lambda: tables.start_rematch(conn, token))(a_finished_table(conn)))],
     "companion.night.service:start_night": [("a new night", lambda conn: lambda: night.start_night(conn))],
     "companion.night.service:prepare": [("tables prepared", lambda conn: lambda: night.prepare(conn, "rwd", 4, 2))],
-    "companion.night.service:seat": [("a prepared table gets its players", _prepared)],
+    "companion.tables.service:seat": [("a prepared table gets its players", _prepared)],
     "companion.night.service:join": [("a name joins", lambda conn: lambda: night.join(conn, "Ann"))],
     "companion.night.service:rename": [
         ("a name corrected", lambda conn: (lambda ann: lambda: night.rename(conn, ann.id, "Anne"))(night.join(conn, "Ann")))],

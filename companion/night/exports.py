@@ -10,13 +10,9 @@ from flask_babel import gettext
 from ..meetup import points as place_points
 from ..meetup.seating import entrant_seats
 from ..tables.exports import table_document
+from ..tables.links import table_label  # noqa: F401  (the night's pages and files name tables so)
 from ..tables.service import Table
 from . import service
-
-
-def table_label(table: Table, position: int) -> str:
-    """What the hall calls a table: the organiser's label, else "Table <number>"."""
-    return table.label or gettext("Table %(n)s", n=table.seq or position)
 
 
 def round_label(rt: service.RoundTable) -> str:

@@ -9,6 +9,7 @@ from flask import render_template, request, session
 from flask_babel import gettext
 
 from ..store import get_db
+from ..devices import device_of
 from ..web.host import is_host_request
 from . import claims, service
 
@@ -55,7 +56,7 @@ def device_id(create: bool = False) -> str | None:
 
 def device_address() -> str | None:
     """The address a device's limit of names counts by (None: the laptop, which isn't limited)."""
-    return None if is_host_request() else (request.remote_addr or "")
+    return None if is_host_request() else device_of(request.environ)
 
 
 def join_as_this_phone(conn, picked: int | None, name: str | None):

@@ -122,35 +122,6 @@ def prepare(conn: Connection, game_id: str, players: int, count: int,
     return tokens
 
 
-class AlreadySeated(Exception):
-    """Another phone gave this table's players first."""
-
-
-def seat(conn: Connection, token: str, names: Sequence[str], options: Mapping[str, int],
-         write_id: str | None = None) -> Table:
-    """Give a prepared table its players (and the game's opening choices), exactly once.
-    With ``write_id``, the same seating sent again raises ``Repeated`` ({"action": "seat"})."""
-    with write(conn):
-        table = table_service.load(conn, token)
-        if table is None:
-            raise NoSuchTable(token)
-        table_service.refuse_repeat(conn, table, write_id)
-        if table.seated:
-            raise AlreadySeated(token)
-        # Team names too, where the game has teams; the game's own check of the options. The
-        # number of players may differ from the prepared one (no deal yet): any the game allows.
-        reason = table.game.check_players(len(names))
-        if reason:
-            raise Refused([FieldError("players", reason)])
-        cleaned, errors = table_service.check_setup(table.game, list(names), options)
-        if errors:
-            raise Refused(errors)
-        revision = table_rows.seat_players(conn, table.id, cleaned, options, table_service.now())
-        table_service.remember_outcome(conn, table, write_id, {"action": "seat"})
-    publish(Change("table", token, revision))
-    return table_service.load(conn, token)
-
-
 # ==========================================================================================
 # The night's roster, seating draws, round clock and leaderboard (issue 25)
 #

@@ -1,8 +1,8 @@
 """A meetup night on the laptop: the hall view for the projector, tables prepared in
 advance, printed QR table cards and the night's results in one file.
 
-Every /hall page answers only the laptop itself, like the home page's table list. The
-seating page of a prepared table (/t/<token>/seat) is for the phones at that table.
+Every /hall page answers only the laptop itself, like the home page's table list. A prepared
+table's seating page (/t/<token>/seat) is the tables blueprint's, for the phones at that table.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from ..store import Conflict, NotFound, Repeated, StorageError, get_db
 from ..qr import qr_svg
 from ..numbers import ascii_number, number_or_error
 from ..tables.forms import option_values, write_id
+from ..tables import additions
 from ..tables.links import join_link, table_or_404, table_url
 from ..tables.service import Refused, Table
 from ..web import render_text
@@ -37,9 +38,9 @@ HALL_POLL_MS = 1000  # the board is pushed (static/night_live.js); it polls this
 CYCLE_MS = 8000  # how long the cycling mode shows each table
 
 
-# What a phone may open: a prepared table's seating, and the night's own pages (join, "me").
-PHONE_ENDPOINTS = ("hall.seat", "hall.seat_players", "hall.join", "hall.join_post", "hall.me", "hall.me_live",
-                   "hall.me_summary", "hall.me_forget", "hall.table_clock", "hall.end_at_time")
+# What a phone may open: the night's own pages (join, "me"). A table's pages, its seating and its
+# clock are the tables blueprint's (every /t/<token>/…).
+PHONE_ENDPOINTS = ("hall.join", "hall.join_post", "hall.me", "hall.me_live", "hall.me_summary", "hall.me_forget")
 
 
 @bp.before_request
@@ -336,55 +337,6 @@ def export_csv():
 
 # --------------------------------------------------------------------------
 # A prepared table's first phone gives the players
-
-
-def seating(table: Table, n: int | None = None) -> dict:
-    """The seating form of a prepared table. Until its first deal its number of players may
-    change (a fifth player walks up to a table prepared for four): any count its game allows."""
-    n = n or table.setup.n
-    counts = sorted(set(table.game.players) | set(table.game.variant_players))
-    return dict(game=table.game, n=n, counts=counts, table=table, label=table_label(table, 1),
-                count_links={c: url_for("hall.seat", token=table.token, players=c) for c in counts},
-                form_action=url_for("hall.seat_players", token=table.token), seating=True)
-
-
-def asked_count(table: Table, raw: str | None) -> int:
-    """The number of players asked for (the prepared count if none, or one the game doesn't allow)."""
-    counts = set(table.game.players) | set(table.game.variant_players)
-    raw = (raw or "").strip()
-    asked = ascii_number(raw, 2)
-    return asked if asked in counts else table.setup.n
-
-
-@bp.get("/t/<token>/seat")
-def seat(token: str):
-    table = table_or_404(token)
-    if table.seated:
-        return redirect(url_for("tables.show", token=token), code=303)
-    values = {opt.key: str(opt.default) for opt in table.game.options}
-    return render_template("tables/new.html", values=values, errors={},
-                           **seating(table, asked_count(table, request.args.get("players"))))
-
-
-@bp.post("/t/<token>/players")
-def seat_players(token: str):
-    table = table_or_404(token)
-    if table.seated:  # another phone was first: everyone lands on the same table
-        return redirect(url_for("tables.show", token=token), code=303)
-    values = form_values()
-    n = asked_count(table, values.get("players"))
-    names = [values.get(f"name-{s}", "") for s in range(n)]
-    try:
-        service.seat(get_db(), token, names, option_values(table.game, values), write_id=write_id())
-    except (service.AlreadySeated, Repeated):
-        return redirect(url_for("tables.show", token=token), code=303)
-    except Refused as refused:
-        return render_template("tables/new.html", values=values, errors=group_errors(refused.errors),
-                               **seating(table, n)), 422
-    except StorageError as error:
-        return render_template("tables/new.html", values=values, errors={"table": [storage_message(error)]},
-                               **seating(table, n)), 503
-    return redirect(url_for("tables.show", token=token), code=303)
 
 
 @bp.post("/hall/tables/<int:table_id>/unseat")
@@ -721,42 +673,17 @@ def me_summary():
 
 
 # --------------------------------------------------------------------------
-# The round clock on a round table's own page (templates/night/_table_clock.html)
+# The round clock on a round table's own page (templates/night/_table_clock.html), added to the
+# tables' page through their one seam (companion/tables/additions.py): GET /t/<token>/clock
+# renders it alone, POST /t/<token>/end-at-time ends the match with the deals played.
 
-
-@bp.app_template_global("round_clock")
-def round_clock(table: Table) -> dict | None:
-    """A round table's clock for its page: {"round", "table", "seconds" (None: no clock running)};
-    None for a table outside the night's rounds."""
-    return round_time.table_clock(get_db(), table)
-
-
-@bp.get("/t/<token>/clock")
-def table_clock(token: str):
-    """The clock part of a round table's page, asked again every few seconds (the organiser may
-    start it, stop it or give this table more time)."""
-    table = table_or_404(token)
-    response = Response(render_template("night/_table_clock.html", table=table, fragment=True))
-    response.headers["Cache-Control"] = "no-store"
-    return response
+additions.add(additions.Addition(
+    name="clock", read=round_time.table_clock, template="night/_table_clock.html",
+    under_form="night/_time_up_note.html", action="end-at-time", act=round_time.end_at_time))
 
 
 # --------------------------------------------------------------------------
 # Calling time, and side tables (issue 33)
-
-
-@bp.post("/t/<token>/end-at-time")
-def end_at_time(token: str):
-    """A round table's players end their match with the deals played, once its time is up."""
-    from ..tables.views import stale  # the table page's own "this page is out of date" answer
-    table = table_or_404(token)
-    try:
-        round_time.end_at_time(get_db(), token, write_id=write_id())
-    except Repeated:
-        pass  # sent again: answered as the first time
-    except Refused as refused:
-        return stale(table_or_404(token), refused.errors[0].message)
-    return redirect(table_url(table) + "#sheet", code=303)
 
 
 @bp.post("/hall/tables/<int:table_id>/call-time")

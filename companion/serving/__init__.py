@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from ..devices import device_of
 from ..numbers import ascii_number
 from ..tokens import TABLE_PATH  # noqa: F401  (the one shape of a table's link, shared with the web layer)
 
@@ -36,34 +37,12 @@ _QUERY_KEY = "companion.query"
 FLOOD_KEY = "companion.flood"  # the server's FloodLog (companion/serving/server.py), if it has one
 SOCKET_KEY = "companion.fileno"  # the connection's file descriptor (companion/serving/server.py), if known
 
-# The laptop's own browser reaching its own server. Other loopback addresses (127.0.0.2…) are
-# other devices, as the tests and benchmarks use them: one attacker's many addresses buy none of
-# the laptop's rights (its connection reserve, its pages first, the organiser's pages).
-LAPTOP_ADDRESSES = ("127.0.0.1", "::1")
-
-
-def is_laptop_address(address: str) -> bool:
-    """Is ``address`` the laptop's own (``::ffff:127.0.0.1`` too: a dual-stack listener's view)?"""
-    if address[:7].lower() == "::ffff:":
-        address = address[7:]
-    return address in LAPTOP_ADDRESSES
-
-
-def is_laptop(environ: dict, join_host: Callable[[], str | None] | None) -> bool:
-    """A request from the laptop's own browser: its own address, naming itself in Host (a page
-    that rebinds its DNS name to 127.0.0.1 names itself otherwise: companion/lan.py)."""
-    from ..lan import is_own_request
-
-    remote = environ.get("REMOTE_ADDR", "")
-    return is_laptop_address(remote) and is_own_request(remote, environ.get("HTTP_HOST", ""), join_host)
-
-
 def client_trouble(environ: dict, kind: str, message: str) -> None:
     """Say that this request's device did something refused, once a minute per kind and device
     (through the server's flood log; nothing under a server without one, e.g. in tests)."""
     flood = environ.get(FLOOD_KEY)
     if flood is not None:
-        flood(kind, environ.get("REMOTE_ADDR", ""), message)
+        flood(kind, device_of(environ), message)
 
 
 def table_token(environ: dict) -> str | None:

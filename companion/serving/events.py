@@ -43,9 +43,10 @@ from collections import OrderedDict
 from typing import Callable, Iterable, Iterator
 
 from .. import changes
+from ..devices import device_of, is_organiser
 from ..store import StorageError
 from ..store.revisions import Revisions
-from . import SOCKET_KEY, client_trouble, is_laptop, query_revision, table_route, table_token
+from . import SOCKET_KEY, client_trouble, query_revision, table_route, table_token
 from .pages import Pages
 
 HEARTBEAT_S = 20.0  # a comment line this often finds dead connections and keeps NATs open
@@ -439,9 +440,9 @@ class TableEvents:
     def device_stream(self, environ: dict, start_response: Callable) -> StreamHandle | None:
         """A handle for a new stream, counted in its device's share (the laptop's never are);
         None once 429 is answered (the device holds its share, every page still there)."""
-        if is_laptop(environ, self.join_host):
+        if is_organiser(environ, self.join_host):
             return StreamHandle()
-        handle = self.streams.open(environ.get("REMOTE_ADDR", ""), environ.get(SOCKET_KEY))
+        handle = self.streams.open(device_of(environ), environ.get(SOCKET_KEY))
         if handle is None:
             client_trouble(environ, "streams", f"more than {self.streams.per_device} event streams at once: "
                                                "answered 429")

@@ -39,7 +39,8 @@ import time
 from collections import OrderedDict, deque
 from typing import Callable, Iterable
 
-from . import client_trouble, is_laptop, table_route
+from ..devices import device_of, is_organiser
+from . import client_trouble, table_route
 from .pages import Pages
 from .turns import RETRY_AFTER_SECONDS, refuse_busy
 
@@ -295,12 +296,12 @@ class FairShare:
     def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
         route = table_route(environ)
         if (route == "events" and environ.get("REQUEST_METHOD") == "GET") or environ.get("PATH_INFO") == HEALTH \
-                or is_laptop(environ, self.join_host):
+                or is_organiser(environ, self.join_host):
             # A held stream costs no work until a change; the liveness check (static/outbox.js
             # asks it to tell "the laptop is away") must answer at once, not wait in line; the
             # laptop's own pages (the organiser's hall, the projector) never wait behind a phone.
             return self.app(environ, start_response)
-        device = environ.get("REMOTE_ADDR", "")
+        device = device_of(environ)
         if not self.turns.enter(device):
             client_trouble(environ, "share", f"over its fair share (more than {self.turns.max_waiting} requests "
                                              f"waiting, or {self.turns.wait:g} s in line): answered 503")

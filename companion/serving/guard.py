@@ -17,7 +17,8 @@ import time
 from collections import OrderedDict
 from typing import Callable, Iterable
 
-from . import client_trouble, is_laptop, table_token
+from ..devices import device_of, is_organiser
+from . import client_trouble, table_token
 from .pages import Pages
 
 TABLE_PATH_PREFIX = "/t/"
@@ -77,10 +78,10 @@ class LinkGuessGuard:
                 recent.popitem(last=False)
 
     def trusted(self, environ: dict) -> bool:
-        return is_laptop(environ, self.join_host)
+        return is_organiser(environ, self.join_host)
 
     def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
-        address = environ.get("REMOTE_ADDR", "")
+        address = device_of(environ)
         path = environ.get("PATH_INFO", "")
         if not path.startswith(TABLE_PATH_PREFIX) or self.trusted(environ):
             return self.app(environ, start_response)

@@ -51,7 +51,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..numbers import ascii_number
-from . import FLOOD_KEY, LAPTOP_ADDRESSES, SOCKET_KEY, is_laptop_address, table_route
+from ..devices import LAPTOP_ADDRESSES, is_laptop_address
+from . import FLOOD_KEY, SOCKET_KEY, table_route
 
 MAX_BODY = 64 * 1024  # as Flask's MAX_CONTENT_LENGTH: a deal form is a few hundred bytes
 

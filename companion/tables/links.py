@@ -4,6 +4,7 @@ join link phones open (the table's pages and the night's cards and seating use t
 from __future__ import annotations
 
 from flask import abort, url_for
+from flask_babel import gettext
 
 from .. import tokens
 from ..store import get_db
@@ -28,3 +29,9 @@ def table_url(table: Table, **kw) -> str:
 def join_link(table: Table) -> str:
     base, _warning = join_url()
     return base.rstrip("/") + table_url(table)
+
+
+def table_label(table: Table, position: int) -> str:
+    """What the hall, its files and a prepared table's seating call a table: the organiser's
+    label, else "Table <number>" (its number in the night, else ``position``)."""
+    return table.label or gettext("Table %(n)s", n=table.seq or position)

@@ -16,18 +16,14 @@ bp = Blueprint("trust", __name__)
 
 
 def change_lock(table: service.Table) -> access.Lock | None:
-    """Why this device may not change ``table`` now (None: it may), once per request and table."""
+    """Why this device may not change ``table`` now (None: it may), once per request and table.
+    The table views hand it to their templates as ``lock``: Undo, Correct, Reopen and Accept the
+    tie are hidden where the change would be refused."""
     memo = g.setdefault("change_locks", {})
     key = (table.token, table.revision, table.finished, len(table.deals))
     if key not in memo:
         memo[key] = access.lock_for(get_db(), table, session, is_host_request())
     return memo[key]
-
-
-@bp.app_template_global("change_lock")
-def change_lock_global(table) -> access.Lock | None:
-    """For templates: hide Undo, Correct, Reopen and Accept the tie where the change would be refused."""
-    return change_lock(table)
 
 
 def lock_key(table: service.Table) -> str:

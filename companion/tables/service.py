@@ -409,6 +409,38 @@ def rematch(conn: Connection, token: str, write_id: str | None = None) -> str:
     return started.rematch_token
 
 
+# --------------------------------------------------------------------------
+# A prepared table (a meetup night's, issue 25) gets its players from the first phone
+
+class AlreadySeated(Exception):
+    """Another phone gave this table's players first."""
+
+
+def seat(conn: Connection, token: str, names: Sequence[str], options: Mapping[str, int],
+         write_id: str | None = None) -> Table:
+    """Give a prepared table its players (and the game's opening choices), exactly once.
+    With ``write_id``, the same seating sent again raises ``Repeated`` ({"action": "seat"})."""
+    with write(conn):
+        table = load(conn, token)
+        if table is None:
+            raise NoSuchTable(token)
+        refuse_repeat(conn, table, write_id)
+        if table.seated:
+            raise AlreadySeated(token)
+        # Team names too, where the game has teams; the game's own check of the options. The
+        # number of players may differ from the prepared one (no deal yet): any the game allows.
+        reason = table.game.check_players(len(names))
+        if reason:
+            raise Refused([FieldError("players", reason)])
+        cleaned, errors = check_setup(table.game, list(names), options)
+        if errors:
+            raise Refused(errors)
+        revision = table_rows.seat_players(conn, table.id, cleaned, options, now())
+        remember_outcome(conn, table, write_id, {"action": "seat"})
+    publish(Change("table", token, revision))
+    return load(conn, token)
+
+
 def table_of(record: Mapping[str, Any] | None) -> Table | None:
     """The domain's Table for a table as the store gives it (None: none, or its game is unknown)."""
     if record is None or record["game"] not in GAMES:

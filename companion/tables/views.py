@@ -17,7 +17,8 @@ from flask_babel import get_locale, gettext, ngettext
 from markupsafe import Markup
 from flask_wtf.csrf import generate_csrf
 
-from ..store import StorageError, get_db
+from ..devices import device_of
+from ..store import Repeated, StorageError, get_db
 from ..games import GAMES
 from ..games.text import Text
 from ..lru import BytesLRU
@@ -35,7 +36,8 @@ from . import service
 from .chart import progression_chart
 from .exports import download_name, export_rows, fact_groups, table_document
 from .forms import option_values, write_id
-from .links import TOKEN_SHAPE, join_link, table_or_404, table_url
+from . import additions
+from .links import TOKEN_SHAPE, join_link, table_label, table_or_404, table_url
 from .record import change_lock, device_key, lock_key, remember_opened
 
 bp = Blueprint("tables", __name__)
@@ -135,7 +137,7 @@ def create():
     # A few tables at once per device, then one every few seconds (issue 23: one device opened
     # 15,946 in 20 s). Refused with what was typed kept; Retry-After says when to press again.
     # The laptop itself (the organiser, who may prepare 64 at a time anyway) is not limited.
-    wait = 0 if is_host_request() else creation_limit(current_app).take(request.remote_addr or "")
+    wait = 0 if is_host_request() else creation_limit(current_app).take(device_of(request.environ))
     if wait:
         page = render_template("tables/new.html", game=game, n=n, counts=counts, values=form_values(),
                                errors={"table": [ngettext(
@@ -148,7 +150,7 @@ def create():
         token = service.create(get_db(), game.id, names, options, numbered=is_host_request())
     except service.Refused as refused:
         if not is_host_request():
-            creation_limit(current_app).give_back(request.remote_addr or "")  # a refused form opened nothing
+            creation_limit(current_app).give_back(device_of(request.environ))  # a refused form opened nothing
         return render_template("tables/new.html", game=game, n=n, counts=counts, values=form_values(),
                                errors=group_errors(refused.errors)), 422
     except StorageError as error:
@@ -190,7 +192,7 @@ def sheet_context(table: service.Table, form_number: int | None = None) -> dict:
                 form_number=form_number, show_all=show_all, history=deals[::-1],
                 max_deals=service.MAX_DEALS, full=len(table.deals) >= service.MAX_DEALS,
                 # "Finish match" while it runs; a tie at the end has its own "accept the tie".
-                can_finish=table.can_finish() and not match.over)
+                can_finish=table.can_finish() and not match.over, lock=change_lock(table))
 
 
 def upcoming_deal(table: service.Table, match):
@@ -215,7 +217,7 @@ def entry_context(table: service.Table, values: dict | None = None, errors: dict
                 full=full, max_deals=service.MAX_DEALS,
                 # The form a phone shows, as its live requests report it: 0 for none (the match
                 # is over), so Finish, Accept the tie and Reopen reach other phones too.
-                form_number=number if upcoming else 0)
+                form_number=number if upcoming else 0, lock=change_lock(table))
 
 
 def page_context(table: service.Table, **kw) -> dict:
@@ -224,6 +226,7 @@ def page_context(table: service.Table, **kw) -> dict:
     context.update(sheet_context(table, form_number=context["form_number"]))
     context["join_link"] = join_link(table)
     context["join_qr"] = qr_svg(context["join_link"])
+    context["additions"] = additions.parts_of(get_db(), table)  # what other features show here
     return context
 
 
@@ -252,7 +255,7 @@ def table_problem(table: service.Table, message: str, status: int):
 def show(token: str):
     table = table_or_404(token)
     if not table.seated:  # prepared for a meetup night: the first phone gives the players
-        return redirect(url_for("hall.seat", token=token), code=303)
+        return redirect(url_for("tables.seat", token=token), code=303)
     remember_opened(table)  # issue 32: this device had it open while the match ran
     banner = banner_for(table)
     if banner is not None:
@@ -509,7 +512,7 @@ def render_edit(table: service.Table, number: int, values: dict, errors: dict, n
                            upcoming=upcoming, columns=table.game.column_map(table.setup),
                            values=values, errors=errors, notice=notice, number=number,
                            was=was, mode="edit", match=table.match(), later_choices=later_choices,
-                           removal=removal), status
+                           removal=removal, lock=change_lock(table)), status
 
 
 @bp.post("/t/<token>/deals/<int:number>")
@@ -604,7 +607,7 @@ def rematch(token: str):
 def log(token: str):
     table = table_or_404(token)
     return render_template("tables/log.html", table=table, game=table.game,
-                           changes=service.changes(get_db(), table.id), match=table.match(),
+                           changes=service.changes(get_db(), table.id), match=table.match(), lock=change_lock(table),
                            fact_groups=partial(fact_groups, game=table.game), local_time=local_time)
 
 
@@ -623,3 +626,101 @@ def export_csv(token: str):
 def export_json(token: str):
     table = table_or_404(token)
     return json_download(table_document(table), download_name(table, "json"))
+
+
+# --------------------------------------------------------------------------
+# A prepared table (a meetup night's): the first phone gives its players
+
+
+def seating(table: service.Table, n: int | None = None) -> dict:
+    """The seating form of a prepared table. Until its first deal its number of players may
+    change (a fifth player walks up to a table prepared for four): any count its game allows."""
+    n = n or table.setup.n
+    counts = sorted(set(table.game.players) | set(table.game.variant_players))
+    return dict(game=table.game, n=n, counts=counts, table=table, label=table_label(table, 1),
+                count_links={c: url_for("tables.seat", token=table.token, players=c) for c in counts},
+                form_action=url_for("tables.seat_players", token=table.token), seating=True)
+
+
+def asked_count(table: service.Table, raw: str | None) -> int:
+    """The number of players asked for (the prepared count if none, or one the game doesn't allow)."""
+    counts = set(table.game.players) | set(table.game.variant_players)
+    asked = ascii_number((raw or "").strip(), 2)
+    return asked if asked in counts else table.setup.n
+
+
+@bp.get("/t/<token>/seat")
+def seat(token: str):
+    table = table_or_404(token)
+    if table.seated:
+        return redirect(url_for("tables.show", token=token), code=303)
+    values = {opt.key: str(opt.default) for opt in table.game.options}
+    return render_template("tables/new.html", values=values, errors={},
+                           **seating(table, asked_count(table, request.args.get("players"))))
+
+
+@bp.post("/t/<token>/players")
+def seat_players(token: str):
+    table = table_or_404(token)
+    if table.seated:  # another phone was first: everyone lands on the same table
+        return redirect(url_for("tables.show", token=token), code=303)
+    values = form_values()
+    n = asked_count(table, values.get("players"))
+    names = [values.get(f"name-{s}", "") for s in range(n)]
+    try:
+        service.seat(get_db(), token, names, option_values(table.game, values), write_id=write_id())
+    except (service.AlreadySeated, Repeated):
+        return redirect(url_for("tables.show", token=token), code=303)
+    except service.Refused as refused:
+        return render_template("tables/new.html", values=values, errors=group_errors(refused.errors),
+                               **seating(table, n)), 422
+    except StorageError as error:
+        return render_template("tables/new.html", values=values, errors={"table": [storage_message(error)]},
+                               **seating(table, n)), 503
+    return redirect(url_for("tables.show", token=token), code=303)
+
+
+# --------------------------------------------------------------------------
+# What other features add to a table's page (companion/tables/additions.py)
+
+
+def addition_part(token: str, name: str):
+    """One addition alone (the round clock), asked again by the page when its table moves."""
+    addition = additions.named(name)
+    if addition is None:
+        abort(404)
+    table = table_or_404(token)
+    part = addition.read(get_db(), table)
+    response = make_response(render_template(addition.template, table=table, part=part, fragment=True)
+                             if part is not None else "")
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def addition_act(token: str, action: str):
+    """An addition's table write (ending a round table's match at time)."""
+    addition = additions.acting(action)
+    if addition is None or addition.act is None:
+        abort(404)
+    table = table_or_404(token)
+    try:
+        addition.act(get_db(), token, write_id())
+    except Repeated:
+        pass  # sent again: answered as the first time
+    except service.Refused as refused:
+        return stale(table_or_404(token), refused.errors[0].message)
+    return redirect(table_url(table) + "#sheet", code=303)
+
+
+@bp.record_once
+def addition_routes(state) -> None:
+    """Each declared addition's own routes, once the app's features are imported (create_app
+    imports every blueprint before registering any): GET /t/<token>/<name> and, with an
+    action, POST /t/<token>/<action>. Named routes, not a catch-all: a GET of a POST-only
+    route stays 405."""
+    for addition in additions.ADDITIONS.values():
+        state.add_url_rule(f"/t/<token>/{addition.name}", "addition_part", addition_part,
+                           defaults={"name": addition.name}, methods=["GET"])
+        if addition.action is not None:
+            state.add_url_rule(f"/t/<token>/{addition.action}", "addition_act", addition_act,
+                               defaults={"action": addition.action}, methods=["POST"])

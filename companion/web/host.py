@@ -9,7 +9,7 @@ from flask import current_app, request
 from flask_babel import gettext
 
 from .. import lan
-from ..serving import is_laptop_address
+from ..devices import is_organiser
 
 
 def join_url() -> tuple[str, str | None]:
@@ -43,6 +43,4 @@ def is_host_request() -> bool:
     """Requests from the laptop itself may see every table and open the organiser's pages: its
     own browser, from its own address (127.0.0.1, ::1) and naming itself in Host. Other loopback
     addresses (127.0.0.2…) are other devices, as in the tests and benches (issue 32)."""
-    remote = request.remote_addr or ""
-    return is_laptop_address(remote) and lan.is_own_request(remote, request.host,
-                                                             lambda: own_join_host(current_app.config))
+    return is_organiser(request.environ, lambda: own_join_host(current_app.config))

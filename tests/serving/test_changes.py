@@ -59,7 +59,7 @@ def test_night_writes_announce_the_night_and_the_tables_they_seat(app, heard):
         assert heard[-1] == Change("night")
         [token] = night.prepare(db, "rwd", 4, 1)
         assert heard[-2:] == [Change("night"), Change("table", token, 0)]  # the night's new table, as made
-        seated = night.seat(db, token, NAMES, {})
+        seated = store.seat(db, token, NAMES, {})
         assert heard[-1] == Change("table", token, seated.revision)
         night.join(db, "Eve")
         night.join(db, "Eve")  # found again: still said once committed

@@ -104,9 +104,9 @@ def test_every_kind_of_write_records_its_outcome(db):
 def test_seating_a_prepared_table_is_once_by_write_id(db):
     conn = storage.connect(db)
     token = night.prepare(conn, "rwd", 4, 1)[0]
-    night.seat(conn, token, NAMES, RWD, write_id="s")
+    store.seat(conn, token, NAMES, RWD, write_id="s")
     with pytest.raises(store.Repeated) as again:
-        night.seat(conn, token, ["W", "X", "Y", "Z"], RWD, write_id="s")
+        store.seat(conn, token, ["W", "X", "Y", "Z"], RWD, write_id="s")
     assert again.value.outcome == {"action": "seat"}
     assert store.load(conn, token).setup.players == tuple(NAMES)
 

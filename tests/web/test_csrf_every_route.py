@@ -171,7 +171,7 @@ RECIPES: dict[str, tuple[Recipe, bool]] = {
     "tables.rematch": (lambda w: {}, True),
     "hall.prepare": (lambda w: {"game": GAME, "players": "4", "count": "2", "label": ""}, True),
     "hall.new_night": (lambda w: {"leave_out": "1"}, True),  # the world's match is still in play (issue 25)
-    "hall.seat_players": (lambda w: {"players": "4", **{f"name-{i}": f"{name}3" for i, name in enumerate(NAMES)}}, True),
+    "tables.seat_players": (lambda w: {"players": "4", **{f"name-{i}": f"{name}3" for i, name in enumerate(NAMES)}}, True),
     "hall.add_player": (lambda w: {"name": "Zoe"}, True),
     "hall.edit_player": (lambda w: {"name": f"Zoe {w.token[:6]}"}, True),
     "hall.draw": (lambda w: _night_roster(w) and {"draw": "1", f"tables-{GAME}": "1"}, True),
@@ -184,7 +184,7 @@ RECIPES: dict[str, tuple[Recipe, bool]] = {
     # Calling time (issue 33): for one table, for the round, ending at time, a side table added.
     "hall.call_time": (lambda w: {}, True),
     "hall.call_time_for_round": (lambda w: _night_round(w) and {}, True),
-    "hall.end_at_time": (lambda w: {}, True),
+    "tables.addition_act": (lambda w: {}, True),  # the round clock's end at time
     "hall.end_table_at_time": (lambda w: {}, True),
     "hall.add_side_table": (lambda w: {}, True),
     "hall.join_post": (lambda w: {"name": f"Yan {next(FRESH)}"}, True),  # a new name each time: never one removed
@@ -333,7 +333,7 @@ def _unseatable_table_id(world: World) -> int:
         conn = store.connect(world.db)
         try:
             (token,) = night.prepare(conn, GAME, 4, 1)
-            night.seat(conn, token, ["Mo", "Ned", "Oz", "Pia"], {"first_dealer": 0, "deals": 1})
+            tables.seat(conn, token, ["Mo", "Ned", "Oz", "Pia"], {"first_dealer": 0, "deals": 1})
             world._unseatable = tables.load(conn, token).id
         finally:
             conn.close()
@@ -381,8 +381,8 @@ def _side_table_id(world: World) -> int:
 
 # Routes whose URL needs another table than the world's own.
 URL_PARAMS: dict[str, Callable[[World], dict[str, object]]] = {
-    "hall.seat_players": lambda w: {"token": w.prepared_token()},
-    "hall.seat": lambda w: {"token": w.prepared_token()},
+    "tables.seat_players": lambda w: {"token": w.prepared_token()},
+    "tables.seat": lambda w: {"token": w.prepared_token()},
     "hall.edit_player": lambda w: {"player_id": _night_roster(w)[0]},
     # No URL parameter: the night these need is set up here, before any figures are taken.
     "hall.draw": lambda w: _night_roster(w) and {},
@@ -394,7 +394,8 @@ URL_PARAMS: dict[str, Callable[[World], dict[str, object]]] = {
     "hall.unseat": lambda w: {"table_id": _unseatable_table_id(w)},
     "hall.call_time": lambda w: {"table_id": _round_table_id(w)},
     "hall.call_time_for_round": lambda w: _night_round(w) and {},
-    "hall.end_at_time": lambda w: {"token": _timed_out_table(w)[1]},
+    "tables.addition_act": lambda w: {"token": _timed_out_table(w)[1], "action": "end-at-time"},
+    "tables.addition_part": lambda w: {"token": w.token, "name": "clock"},
     "hall.end_table_at_time": lambda w: {"table_id": _timed_out_table(w)[0]},
     "hall.add_side_table": lambda w: {"table_id": _side_table_id(w)},
     "players.rename": lambda w: {"pid": _player_id(w, "Ann")},

@@ -1,0 +1,136 @@
+"""Features meet through services and one declared seam, not through templates or routes
+(issue 41): every /t/<token>/… route is the tables blueprint's; no template global reads the
+database; which device a request comes from, and whether it is the organiser's, are asked of
+companion/devices.py only; the tables package imports no other feature."""
+
+from __future__ import annotations
+
+import ast
+import types
+from pathlib import Path
+
+from companion.store import get_db
+from test_import_cycles import import_graph
+
+PACKAGE = Path(__file__).resolve().parent.parent / "companion"
+READS_THE_DATABASE = {"get_db", "connect", "write"}  # the store's ways in (companion/store)
+
+
+def test_every_table_route_belongs_to_the_tables_blueprint(app):
+    others = sorted(f"{rule.rule} ({rule.endpoint})" for rule in app.url_map.iter_rules()
+                    if rule.rule.startswith("/t/<") and not rule.endpoint.startswith("tables."))
+    assert not others, "a table's routes are companion/tables/views.py's (others add through tables/additions.py)"
+
+
+def names_used(code: types.CodeType) -> set[str]:
+    """Every global, attribute or enclosing name ``code`` and the functions inside it use."""
+    found = set(code.co_names) | set(code.co_freevars)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            found |= names_used(const)
+    return found
+
+
+def reads_the_database(function, depth: int = 4) -> bool:
+    """Does ``function``, or a function of companion's it calls (by its global name, or as an
+    attribute of a module it uses: ``round_time.table_clock``), reach the store's ways in?"""
+    names = names_used(function.__code__)
+    if names & READS_THE_DATABASE:
+        return True
+    if depth == 0:
+        return False
+    scope = dict(getattr(function, "__globals__", {}))
+    scope.update(zip(function.__code__.co_freevars, (cell.cell_contents for cell in function.__closure__ or ())))
+    called = []
+    for name in names:
+        found = scope.get(name)
+        if isinstance(found, types.ModuleType) and found.__name__.startswith("companion"):
+            called += [getattr(found, other) for other in names if isinstance(getattr(found, other, None), types.FunctionType)]
+        elif isinstance(found, types.FunctionType):
+            called.append(found)
+    return any(reads_the_database(callee, depth - 1) for callee in called
+               if callee.__module__.startswith("companion") and callee is not function)
+
+
+def template_callables(app) -> dict[str, object]:
+    env = app.jinja_env
+    found = {f"global {name}": value for name, value in env.globals.items()}
+    found |= {f"filter {name}": value for name, value in env.filters.items()}
+    found |= {f"test {name}": value for name, value in env.tests.items()}
+    for processors in app.template_context_processors.values():
+        found |= {f"context processor {p.__qualname__}": p for p in processors}
+    return {name: value for name, value in found.items()
+            if getattr(value, "__module__", "").startswith("companion") and hasattr(value, "__code__")}
+
+
+def test_no_template_global_reads_the_database(app):
+    """A page's data is read by its view (and handed to the template), so a template can't
+    start a query in the middle of a cached or shared rendering."""
+    callables = template_callables(app)
+    assert "global game_name" in callables and "test table_token" in callables  # the check sees them
+    reading = sorted(name for name, value in callables.items() if reads_the_database(value))
+    assert not reading, reading
+
+
+def test_the_check_sees_a_template_global_that_reads_the_database_itself_or_through_a_call(app):
+    from companion.night import round_time
+    from companion.tables import record
+
+    def round_clock(table):  # the global this issue removed (night/views.py)
+        return round_time.table_clock(get_db(), table)
+
+    def change_lock_global(table):  # and the one that read through a function (tables/record.py)
+        return record.change_lock(table)
+
+    for function in (round_clock, change_lock_global):
+        function.__module__ = "companion.example"
+        app.jinja_env.globals[function.__name__] = function
+    found = template_callables(app)
+    assert reads_the_database(found["global round_clock"]) and reads_the_database(found["global change_lock_global"])
+    assert not reads_the_database(found["global game_name"])
+
+
+def address_readers(root: Path = PACKAGE) -> list[str]:
+    """Where companion/ reads a request's address, or asks whether an address is the laptop's."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        relative = path.relative_to(root.parent).as_posix()
+        if relative == "companion/devices.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and node.value == "REMOTE_ADDR":
+                found.append(f"{relative}:{node.lineno} REMOTE_ADDR")
+            elif isinstance(node, ast.Attribute) and node.attr == "remote_addr":
+                found.append(f"{relative}:{node.lineno} request.remote_addr")
+            elif isinstance(node, ast.Name) and node.id == "is_laptop_address" and isinstance(node.ctx, ast.Load):
+                found.append(f"{relative}:{node.lineno} is_laptop_address")
+    return found
+
+
+def test_the_device_and_the_organiser_are_asked_of_one_module():
+    """companion/devices.py says which device a request is and whether it is the organiser's;
+    the server alone, which accepts connections before there is a request, asks it of an
+    address (and puts the plain one into the environ)."""
+    allowed_in_server = {"REMOTE_ADDR", "is_laptop_address"}
+    outside = [where for where in address_readers()
+               if not (where.startswith("companion/serving/server.py:") and where.rsplit(" ", 1)[1] in allowed_in_server)]
+    assert not outside, outside
+
+
+def test_the_address_check_finds_each_form(tmp_path):
+    package = tmp_path / "companion"
+    package.mkdir()
+    (package / "views.py").write_text("def f(request, environ):\n    a = request.remote_addr\n"
+                                      "    b = environ.get('REMOTE_ADDR')\n    return is_laptop_address(a)\n")
+    (package / "devices.py").write_text("def g(environ):\n    return environ['REMOTE_ADDR']\n")
+    assert [w.split(" ", 1)[1] for w in address_readers(package)] == [
+        "request.remote_addr", "REMOTE_ADDR", "is_laptop_address"]
+
+
+def test_the_tables_package_imports_no_other_feature():
+    """Other features add to a table's page through companion/tables/additions.py; the tables
+    package never imports them (the night imports the tables, never the other way)."""
+    graph = import_graph()
+    reaching = sorted(f"{module} → {target}" for module, targets in graph.items() if module.startswith("companion.tables")
+                      for target in targets if target.startswith(("companion.night", "companion.players")))
+    assert not reaching, reaching
