@@ -154,6 +154,15 @@ class Game:
         return T("{counts} (also {variants} as a variant)", counts=usual,
                  variants=counts_text(self.variant_players))
 
+    def players_note(self) -> Text:
+        """:meth:`players_text` for inside brackets, with none of its own: "4 players; 3, 5, 6 as a
+        variant" (the hall's "Pair & Quad (4 players; 3, 5, 6 as a variant)")."""
+        usual = counts_text(self.players)
+        if not self.variant_players:
+            return usual
+        return T("{counts}; {variants} as a variant", counts=usual,
+                 variants=join_names([str(c) for c in sorted(self.variant_players)]))
+
     def player_counts_text(self) -> str:
         counts = sorted(set(self.players) | set(self.variant_players))
         if counts == list(range(counts[0], counts[-1] + 1)) and len(counts) > 2:

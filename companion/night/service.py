@@ -324,7 +324,7 @@ def _minutes(raw: int | None) -> int | None:
     if raw is None or raw == 0:
         return None
     if not 1 <= raw <= MAX_MINUTES:
-        raise Refused([FieldError("minutes", T("A round clock runs from 1 to {max} minutes (empty: no clock).",
+        raise Refused([FieldError("minutes", T("A round clock runs from 1 to {max} minutes; 0 or empty: no clock.",
                                                      max=MAX_MINUTES))])
     return raw
 

@@ -462,6 +462,10 @@ def never_pairs(raw: str | None) -> tuple[list[tuple[int, int]], list[str]]:
         if missing:
             errors.extend(gettext("%(name)s is not on tonight's list.", name=name) for name in missing)
             continue
+        if name_key(names[0]) == name_key(names[1]):  # "Ann + ann": one player, as a table compares names
+            errors.append(gettext("%(first)s and %(second)s are the same player on tonight's list: a pair needs two.",
+                                  first=names[0], second=names[1]))
+            continue
         pairs.append((ids[name_key(names[0])], ids[name_key(names[1])]))
     return pairs, errors
 

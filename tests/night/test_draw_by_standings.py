@@ -36,7 +36,7 @@ def test_the_form_offers_mix_and_by_standings_as_plain_radio_buttons_in_both_lan
     assert re.search(r'<input type="radio" name="by" value="mix" checked>', form)
     assert re.search(r'<input type="radio" name="by" value="standings" >', form)
     text = text_of(form)
-    assert "By standings" in text and "the leaders at table 1" in text
+    assert "By standings" in text and "the leaders at the round's first table" in text
     ja = text_of(draw_form(client, "ja"))
     assert "成績順" in ja and "By standings" not in ja and "Mix" not in ja
 
