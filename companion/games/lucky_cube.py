@@ -429,7 +429,7 @@ class LuckyCube(Game):
         if outcome.over:
             return Stakes(Tn("{n} deal played of at most {limit} · ends at 0 or {high} chips",
                              "{n} deals played of at most {limit} · ends at 0 or {high} chips",
-                             played, limit=limit, high=HIGH_WATER), total_label=chips)
+                             played, limit=limit, high=HIGH_WATER), total_label=chips, counts_deals=True)
         # A deal moves at most 6 chips (the die's highest number): say who one deal can take to
         # 0 or to 30, so the table sees the end coming, not only the deal count.
         players, totals = progress.setup.players, progress.totals

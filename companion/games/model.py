@@ -165,6 +165,9 @@ class Stakes:
     tallies: tuple[Tally, ...] = ()
     lines: tuple[Text, ...] = ()
     total_label: Text | None = None  # heading of the totals when they aren't points ("Chips")
+    # The headline already says how many deals were played ("1 deal played of at most 12"): a
+    # page that counts them itself (the hall's board) then leaves its own count out.
+    counts_deals: bool = False
 
 
 @dataclass(frozen=True)

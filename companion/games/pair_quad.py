@@ -342,10 +342,10 @@ class PairQuad(Game):
         if planned:
             if outcome.over:
                 return Stakes(Tn("{played} of {n} deal played", "{played} of {n} deals played",
-                                 planned, played=played))
+                                 planned, played=played), counts_deals=True)
             return Stakes(T("Deal {number} of {planned}", number=played + 1, planned=planned))
         if outcome.over:
-            return Stakes(Tn("{n} deal played", "{n} deals played", played))
+            return Stakes(Tn("{n} deal played", "{n} deals played", played), counts_deals=True)
         return Stakes(T("Deal {number} · open-ended: finish the match when you like",
                         number=played + 1))
 

@@ -11,6 +11,7 @@ from flask import Blueprint, Response, abort, redirect, render_template, request
 from flask_babel import get_locale, gettext, ngettext
 
 from ..games import GAMES
+from ..games.text import join_names
 from ..meetup import points as place_points
 from ..names import name_key
 from ..store import Conflict, NotFound, Repeated, StorageError, get_db
@@ -713,6 +714,13 @@ def end_table_at_time(table_id: int):
     return after("#hall-table-%d" % table_id)
 
 
+def listed(labels: list[str]) -> str:
+    """Labels in a sentence, the reader's way: "Table 5 and Table 6" / 「テーブル5、テーブル6」."""
+    if len(labels) < 2:
+        return "".join(labels)
+    return gettext("%(names)s and %(last)s", names=render_text(join_names(labels[:-1])), last=labels[-1])
+
+
 @bp.post("/hall/call-time")
 def call_time_for_round():
     """Call time for every unfinished table of the latest round (``end=1``: and end them at time)."""
@@ -724,7 +732,7 @@ def call_time_for_round():
                 return hall_page({}, {"time": [ngettext(
                     "%(tables)s has no deal played yet: it has no result to end with and goes on.",
                     "%(tables)s have no deal played yet: they have no result to end with and go on.",
-                    len(left), tables=", ".join(round_label(rt) for rt in left))]}, 200)
+                    len(left), tables=listed([round_label(rt) for rt in left]))]}, 200)
         else:
             round_time.call_time_for_round(conn)
     except NotFound:

@@ -62,7 +62,7 @@ def test_each_match_shows_partners_opponents_scores_and_how_its_points_came(app,
 
     ja = summary_text(phones["Ann"], "ja").replace(" ", "")  # Japanese has no spaces (text_of reads tags as one)
     assert "ツインシュートパートナー：Bo·チームの得点：90対戦相手：Cy&Di111、Ed&Fay9" in ja
-    assert "3チーム中2位：½" in ja and "3人中1位：1" in ja and "時間切れ" in ja
+    assert "3チーム中2位：½" in ja and "3人中1位：1" in ja and "時間打ち切り" in ja
     assert "番外テーブル（今夜の成績には数えません）" in ja and "3人中3位" in ja
     # Bo's partner is Ann: the same match from the other seat of the team.
     assert "With: Ann · Team score: 90 Against: Cy & Di 111 · Ed & Fay 9" in summary_text(phones["Bo"])

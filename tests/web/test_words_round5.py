@@ -13,6 +13,7 @@ import re
 from datetime import datetime, timedelta, timezone
 
 from companion.night import service as night
+from companion.players import service as players
 from companion.store import nights as nights_store
 from companion.tables import service as store
 from helpers import join_night, text_of, visible_page
@@ -151,3 +152,114 @@ def test_the_clock_refusal_offers_the_0_its_label_offers(app, client, conn):
                 assert answer.status_code == 422, (path, minutes)
                 text = text_of(answer.get_data(as_text=True))
                 assert said in text and old not in text, (path, minutes)
+
+
+# --- calling time, on the hall (#6-#9) -------------------------------------------------------
+
+LUCKY_DEAL = {"die_holder": "1", "die_number": "4", "last_trick": "2"}  # a first deal that ends nothing
+
+
+def a_lucky_round(app, client, conn, **data):
+    """Eight players on tonight's list, round 1 drawn as two Lucky Cube tables of four; name → phone."""
+    phones = join_night(app, EIGHT)
+    return phones, draw(client, conn, **{"tables-lucky_cube": "2"}, **data)
+
+
+def phone_of(conn, phones, rt):
+    return phones[night.player(conn, rt.player_ids[0]).name]
+
+
+def play_a_deal(conn, phones, rt) -> None:
+    answer = phone_of(conn, phones, rt).post(f"/t/{rt.table.token}/deals", data={"number": "1", **LUCKY_DEAL})
+    assert answer.status_code == 303, text_of(answer.get_data(as_text=True))[:400]
+
+
+def board_card(client, rt, lang: str = "en") -> str:
+    html = page(client, "/hall", lang)
+    return text_of(re.search(rf'<li class="hall-table[^"]*" id="hall-table-{rt.table.id}">.*?</li>', html, re.S).group(0))
+
+
+def test_open_and_time_is_up_are_two_things_on_the_board(app, client, conn):
+    """#6: a table whose time was called before any deal read "Open" and "Time is up" run
+    together ("OpenTime is up" / 「開く時間切れ」)."""
+    _phones, r = a_lucky_round(app, client, conn)
+    rt = r.tables[0]
+    assert client.post(f"/hall/tables/{rt.table.id}/call-time").status_code == 303
+    html = page(client, "/hall")
+    assert re.search(r">Open</a> · <span class=\"hint\">Time is up</span>", html)
+    assert "Open · Time is up" in board_card(client, rt)
+    ja = page(client, "/hall", "ja")
+    assert re.search(r">開く</a> · <span class=\"hint\">時間切れ</span>", ja)
+
+
+def test_a_finished_table_counts_its_deals_once(app, client, conn):
+    """#7: "Finished · ended at time · 1 deal played · 1 deal played of at most 12 · ends at 0 or
+    30 chips": the board counted the deals before the game's line, which counts them too."""
+    phones, r = a_lucky_round(app, client, conn)
+    rt = r.tables[0]
+    play_a_deal(conn, phones, rt)
+    assert "1 deal played · Deal 2 of at most 12" in board_card(client, rt)  # still playing: both said
+    assert client.post(f"/hall/tables/{rt.table.id}/call-time").status_code == 303
+    assert client.post(f"/hall/tables/{rt.table.id}/end-at-time").status_code == 303
+    en = board_card(client, rt)
+    assert "Finished · ended at time · 1 deal played of at most 12 · ends at 0 or 30 chips" in en
+    assert en.count("deal played") == 1
+    ja = board_card(client, rt, "ja")
+    assert "終了 · 時間打ち切り · 1ディール終了（最大12ディール）" in ja and ja.count("1ディール終了") == 1
+    # The one-table-at-a-time view says it once too.
+    assert text_of(page(client, "/hall", cycle="1")).count("1 deal played") <= 1
+
+
+def test_calling_time_and_ending_at_time_are_three_words_in_japanese(app, client, conn):
+    """#8: 「時間切れにする」 (call time), 「時間切れ」 (time is up) and 「時間切れ」 (ended at time)
+    were one word for three things; an ended table now reads 「時間打ち切り」."""
+    phones, r = a_lucky_round(app, client, conn, minutes="30")
+    client.post("/hall/clock", data={"minutes": "30"})
+    first, second = r.tables
+    hall = text_of(page(client, "/hall", "ja"))
+    assert "時間切れを知らせる" in hall and "終わっていない全テーブルに時間切れを知らせる" in hall
+    assert "時間切れにする" not in hall
+    play_a_deal(conn, phones, first)
+    for rt in (first, second):
+        assert client.post(f"/hall/tables/{rt.table.id}/call-time").status_code == 303
+    assert client.post(f"/hall/tables/{first.table.id}/end-at-time").status_code == 303
+    ended, called = board_card(client, first, "ja"), board_card(client, second, "ja")
+    assert "時間打ち切り" in ended and "時間切れ" not in ended.replace("時間切れを知らせる", "")
+    assert "時間切れ" in called and "時間打ち切り" not in called
+    player = phone_of(conn, phones, first)
+    summary = text_of(player.get("/night/me/summary", headers={"Accept-Language": "ja"}).get_data(as_text=True))
+    assert "時間打ち切り" in summary
+    pid = players.player_of_name(conn, night.player(conn, first.player_ids[0]).name).id
+    assert "時間打ち切り" in text_of(page(client, f"/players/{pid}", "ja"))
+
+
+def test_japanese_colons_brackets_and_commas_on_the_nights_pages(app, client, conn):
+    """#9: half-width 「: 」「 (…)」「, 」 and a space after 「。」 in new Japanese lines."""
+    phones, r = a_lucky_round(app, client, conn)
+    first, second = r.tables
+    player = phone_of(conn, phones, first)
+    assert client.post("/hall/clock", data={"minutes": "30"}).status_code == 303
+    me = player.get("/night/me", headers={"Accept-Language": "ja"}).get_data(as_text=True)
+    assert re.search(r"残り時間：</span><span class=\"round-clock\"", me) and "残り時間:" not in me
+    assert re.search(r"残り時間：</span>", player.get(f"/t/{first.table.token}/clock", headers={"Accept-Language": "ja"})
+                     .get_data(as_text=True))
+    assert client.post(f"/hall/tables/{second.table.id}/extend").status_code == 303
+    assert re.search(r"テーブル2は延長中：残り\d+:\d\d", text_of(page(client, "/hall", "ja")))
+    # Ending every unfinished table at time with no deal played: the tables named the reader's way.
+    for lang, said in (("en", "Table 1 and Table 2 have no deal played yet"),
+                       ("ja", "テーブル1、テーブル2はまだ1ディールも終わっていないため")):
+        answer = post(client, "/hall/call-time", lang, end="1")
+        assert said in text_of(answer.get_data(as_text=True))
+    play_a_deal(conn, phones, first)
+    summary = player.get("/night/me/summary", headers={"Accept-Language": "ja"}).get_data(as_text=True)
+    assert re.search(r'\d人中\d位(（同順位）)?<span class="hint">（プレイ中）</span>', summary)
+    assert "(プレイ中)" not in summary
+    assert "(playing)" in text_of(player.get("/night/me/summary").get_data(as_text=True))
+    # The round over: two sentences, no space after 「。」.
+    for rt in r.tables:
+        assert client.post(f"/hall/tables/{rt.table.id}/call-time").status_code == 303
+    play_a_deal(conn, phones, second)
+    assert post(client, "/hall/call-time", end="1").status_code in (200, 303)
+    live = player.get("/night/me/live", headers={"Accept-Language": "ja"}).get_data(as_text=True)
+    assert "このラウンドは終了しました。</strong>全テーブルの結果が出ました。" in live
+    assert "The round is over.</strong> Every table has a result" in player.get("/night/me/live").get_data(as_text=True)
