@@ -69,7 +69,7 @@ def _join_as(conn: Connection, device: str, address: str | None, *, name: str | 
             return _join_new(conn, tonight, typed, device, address)
         if found.left:
             raise Refused([FieldError("name", T(
-                "The organiser took “{name}” off tonight's list. Ask the organiser to add you again.",
+                "The organiser took “{name}” off tonight's list. Ask the organiser to put you back on the list.",
                 name=found.name))])
         owner = claim_rows.owner(conn, found.id)
         if owner == device:

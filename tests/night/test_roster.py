@@ -88,7 +88,7 @@ def test_the_organiser_adds_renames_and_removes(client, app):
     assert client.post(f"/hall/players/{di.id}", data={"action": "remove"}).status_code == 303
     assert [(p.name, p.left) for p in roster(app)] == [("Cyril", False), ("Di", True)]
     hall = text_of(client.get("/hall").get_data(as_text=True))
-    assert "Left tonight: Di" in hall and "1 player tonight" in hall
+    assert "Removed tonight: Di Put back on the list" in hall and "1 player tonight" in hall
     # Di scanning again does not put her back (issue 32); the organiser adding her does
     # (same player, same id).
     assert phone(app, 50).post("/night/join", data={"name": "di"}).status_code == 422

@@ -263,3 +263,46 @@ def test_japanese_colons_brackets_and_commas_on_the_nights_pages(app, client, co
     live = player.get("/night/me/live", headers={"Accept-Language": "ja"}).get_data(as_text=True)
     assert "このラウンドは終了しました。</strong>全テーブルの結果が出ました。" in live
     assert "The round is over.</strong> Every table has a result" in player.get("/night/me/live").get_data(as_text=True)
+
+
+# --- removed names (#10, #11) ----------------------------------------------------------------
+
+def test_a_removed_name_is_removed_and_put_back_on_the_list(app, client, conn):
+    """#10: "Left tonight: Zed [Back]" / 「帰った人: Zed ［戻る］」: the organiser removes names for
+    many reasons, and "Back" read as page navigation."""
+    join_night(app, ["Ann", "Zed"])
+    zed = next(p for p in night.roster(conn) if p.name == "Zed")
+    assert client.post(f"/hall/players/{zed.id}", data={"action": "remove"}).status_code == 303
+    roster = re.search(r'<section[^>]*id="roster".*?</section>', page(client, "/hall"), re.S).group(0)
+    assert "Removed tonight: Zed Put back on the list" in text_of(roster)
+    assert "Left tonight" not in text_of(roster) and ">Back<" not in roster
+    ja = re.search(r'<section[^>]*id="roster".*?</section>', page(client, "/hall", "ja"), re.S).group(0)
+    assert re.search(r"リストから外した人：<form[^>]*>\s*<input[^>]*><bdi>Zed</bdi>", ja)
+    assert "リストに戻す" in text_of(ja) and "帰った人" not in text_of(ja) and "戻る" not in text_of(ja)
+    # The button still puts the name back.
+    assert client.post(f"/hall/players/{zed.id}", data={"action": "back"}).status_code == 303
+    assert not next(p for p in night.roster(conn) if p.name == "Zed").left
+
+
+def test_a_removed_players_phone_is_told_what_to_do_and_that_works(app, client, conn):
+    """#11: the phone said "Join again to get a table", and joining again is refused for a removed
+    name: it now says to ask the organiser to put them back (or to join a new night)."""
+    phones = join_night(app, ["Ann", "Zed"])
+    zed = next(p for p in night.roster(conn) if p.name == "Zed")
+    live = re.search(r'hx-get="([^"]+)"', phones["Zed"].get("/night/me").get_data(as_text=True)).group(1)
+    assert client.post(f"/hall/players/{zed.id}", data={"action": "remove"}).status_code == 303
+    for lang, said, old in (
+            ("en", "You are not on tonight's list any more. If the organiser removed you, ask them to put you back; "
+                   "if a new night began, join again.", "Join again to get a table"),
+            ("ja", "今夜のリストにあなたの名前はもうありません。主催者が外した場合は、主催者にリストへ戻してもらって"
+                   "ください。新しい会が始まった場合は、もう一度参加してください。", "テーブルにつくには")):
+        part = text_of(phones["Zed"].get(live, headers={"Accept-Language": lang}).get_data(as_text=True))
+        assert said in part and old not in part
+    # What the phone says to do is what works: joining again is refused, with the same words.
+    for lang, said in (("en", "The organiser took “Zed” off tonight's list. Ask the organiser to put you back on "
+                              "the list."),
+                       ("ja", "主催者が「Zed」を今夜のリストから外しました。主催者にリストへ戻してもらってください。")):
+        refused = phones["Zed"].post("/night/join", data={"name": "Zed"}, headers={"Accept-Language": lang})
+        assert refused.status_code == 422 and said in text_of(refused.get_data(as_text=True))
+    assert client.post(f"/hall/players/{zed.id}", data={"action": "back"}).status_code == 303
+    assert phones["Zed"].get("/night/me").status_code == 200
