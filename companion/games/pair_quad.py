@@ -120,9 +120,9 @@ RULINGS = (
            T("The source does not say who deals next when several players share the top "
              "score of a deal. The table chooses one of them."), table_decides=True),
     Ruling(AT_TIME, T("Ended at time"),
-           T("The source does not say how a match ends when a meetup's time is up before the "
-             "chosen number of deals is played. Table ruling: the match ends with the deals "
-             "played; the highest total wins; players tied for it share the win.")),
+           T("The source says only that several deals are played. Table ruling: when a meetup's "
+             "time is up, the match ends with the deals played (whether a number of deals was "
+             "chosen or not); the highest total wins; players tied for it share the win.")),
     Ruling("tie_shared", T("Tied for the highest total"),
            T("The source is silent. Table ruling: players tied for the highest total at the "
              "end of the match share the win.")),

@@ -89,8 +89,9 @@ RULINGS = (
            table_decides=True),
     Ruling(AT_TIME, T("Ended at time"),
            T("The source does not say how a match ends when a meetup's time is up before anyone "
-             "has 3 deal wins. Table ruling: the match ends with the deals played; the most deal "
-             "wins wins, then the most points; players level on both share the win.")),
+             "has 3 deal wins. Table ruling: the match ends with the deals played; the player with "
+             "the most deal wins takes the match; with equal deal wins, the higher points total "
+             "does; players level on both share the win.")),
     Ruling("all_zero_draw", T("Everyone scored 0"),
            T("Reading of the source: when every player scored 0 the deal is a draw, even if "
              "their chips differ; the chip tie-break is not used.")),

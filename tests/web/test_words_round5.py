@@ -16,7 +16,7 @@ from companion.night import service as night
 from companion.players import service as players
 from companion.store import nights as nights_store
 from companion.tables import service as store
-from helpers import join_night, text_of, visible_page
+from helpers import join_night, rwd_rotating_deal_form, text_of, visible_page
 
 EIGHT = "Ann Bob Cy Di Eve Fay Gus Hal".split()
 
@@ -306,3 +306,37 @@ def test_a_removed_players_phone_is_told_what_to_do_and_that_works(app, client, 
         assert refused.status_code == 422 and said in text_of(refused.get_data(as_text=True))
     assert client.post(f"/hall/players/{zed.id}", data={"action": "back"}).status_code == 303
     assert phones["Zed"].get("/night/me").status_code == 200
+
+
+# --- the calling-time rulings (#12, #13) -----------------------------------------------------
+
+def test_rwds_ruling_at_time_reads_plainly_and_says_total(app, client, conn):
+    """#12: "the most deal wins wins, then the most points" stumbled, and 「得点」 is one deal's
+    獲得点数 in RWD; the ruling means the total over the deals (合計点)."""
+    en, ja = visible_page(client, "/games/rwd"), visible_page(client, "/games/rwd", "ja")
+    said_en = ("the player with the most deal wins takes the match; with equal deal wins, the higher points total "
+               "does; players level on both share the win.")
+    said_ja = "勝利数の最も多い人を勝者とし、勝利数が同じなら合計点の多い人を勝者とします。"
+    assert said_en in en and "deal wins wins" not in en
+    assert said_ja in ja and "得点の多い人" not in ja
+    # The same words on a round table's page once its time is up.
+    phones = join_night(app, EIGHT)
+    rt = draw(client, conn, **{"tables-rwd": "2"}).tables[0]
+    phone = phone_of(conn, phones, rt)
+    assert phone.post(f"/t/{rt.table.token}/deals", data=rwd_rotating_deal_form(1)).status_code == 303
+    assert client.post(f"/hall/tables/{rt.table.id}/call-time").status_code == 303
+    assert said_en in text_of(phone.get(f"/t/{rt.table.token}/clock").get_data(as_text=True))
+    assert said_ja in text_of(phone.get(f"/t/{rt.table.token}/clock", headers={"Accept-Language": "ja"})
+                              .get_data(as_text=True))
+
+
+def test_pair_and_quads_ruling_at_time_covers_open_ended_matches(client):
+    """#13: the ruling spoke of "the chosen number of deals", the app's, not the post's (「数ゲーム
+    繰り返し」), and most of a night's Pair & Quad tables have none (0 = open-ended)."""
+    en, ja = visible_page(client, "/games/pair_quad"), visible_page(client, "/games/pair_quad", "ja")
+    assert ("The source says only that several deals are played. Table ruling: when a meetup's time is up, the "
+            "match ends with the deals played (whether a number of deals was chosen or not)") in en
+    assert "before the chosen number of deals is played" not in en
+    assert ("原典には「これを数ゲーム繰り返し」とあるだけで、何ディール遊ぶかは書かれていません。このアプリでは、"
+            "会の時間切れになったら（ディール数を決めていてもいなくても）それまでのディールでゲームを終え") in ja
+    assert "決めたディール数を遊び終えないうちに" not in ja
