@@ -337,6 +337,6 @@ def test_pair_and_quads_ruling_at_time_covers_open_ended_matches(client):
     assert ("The source says only that several deals are played. Table ruling: when a meetup's time is up, the "
             "match ends with the deals played (whether a number of deals was chosen or not)") in en
     assert "before the chosen number of deals is played" not in en
-    assert ("原典には「これを数ゲーム繰り返し」とあるだけで、何ディール遊ぶかは書かれていません。このアプリでは、"
+    assert ("原典には「数ゲーム繰り返す」としか書かれていません。このアプリでは、"
             "会の時間切れになったら（ディール数を決めていてもいなくても）それまでのディールでゲームを終え") in ja
     assert "決めたディール数を遊び終えないうちに" not in ja
