@@ -340,3 +340,39 @@ def test_pair_and_quads_ruling_at_time_covers_open_ended_matches(client):
     assert ("原典には「数ゲーム繰り返す」としか書かれていません。このアプリでは、"
             "会の時間切れになったら（ディール数を決めていてもいなくても）それまでのディールでゲームを終え") in ja
     assert "決めたディール数を遊び終えないうちに" not in ja
+
+
+# --- the season and player pages (#14, #15) --------------------------------------------------
+
+def a_table_ended_at_time(app, client, conn):
+    """Round 1 of eight players, two Lucky Cube tables; the first ended at time after one deal."""
+    phones, r = a_lucky_round(app, client, conn)
+    rt = r.tables[0]
+    play_a_deal(conn, phones, rt)
+    assert client.post(f"/hall/tables/{rt.table.id}/call-time").status_code == 303
+    assert client.post(f"/hall/tables/{rt.table.id}/end-at-time").status_code == 303
+    return phones, rt
+
+
+def test_the_season_says_what_its_numbers_count(app, client, conn):
+    """#14: "Per game: Lucky Cube · 1 · Ann, Di, Eve, Hal (1) · Di (1)" ((1) what?), Japanese names
+    joined by ", " in half-width brackets, and a column headed "Per match" (of what?)."""
+    a_table_ended_at_time(app, client, conn)
+    en = text_of(page(client, "/season"))
+    assert re.search(r"Lucky Cube 1 (\w+, ){3}\w+ \(1 match each\) \w+ \(1 win\)", en), en
+    assert "Place points per match" in en and not re.search(r"\(\d\)", en)
+    ja = text_of(page(client, "/season", "ja"))
+    assert re.search(r"ラッキー・キューブ 1 (\w+、){3}\w+（各1対戦） \w+（1勝）", ja), ja
+    assert "1対戦あたりの順位点" in ja and not re.search(r"\(\d\)", ja) and ", " not in ja.split("ゲーム別")[-1]
+
+
+def test_a_meetup_night_is_a_会_on_the_season_pages_too(app, client, conn):
+    """#15: the hall and the phones say 会 (「新しい会を始める」); the season pages said 夜
+    (「参加した夜」「夜ごとの順位点」「別の夜でも」)."""
+    _phones, rt = a_table_ended_at_time(app, client, conn)
+    pid = players.player_of_name(conn, night.player(conn, rt.player_ids[0]).name).id
+    season, player, everyone = (page(client, path, "ja") for path in ("/season", f"/players/{pid}", "/players"))
+    assert "参加回数" in text_of(season) and "参加回数 1" in text_of(player) and "参加回数" in text_of(everyone)
+    assert "会ごとの順位点" in text_of(player) and "別の会でも同じ名前なら" in text_of(everyone)
+    for html in (season, player, everyone):
+        assert "夜" not in text_of(html).replace("今夜", "") and "夜ごと" not in html
