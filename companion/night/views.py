@@ -8,7 +8,7 @@ table's seating page (/t/<token>/seat) is the tables blueprint's, for the phones
 from __future__ import annotations
 
 from flask import Blueprint, Response, abort, redirect, render_template, request, url_for
-from flask_babel import get_locale, gettext, ngettext
+from flask_babel import force_locale, get_locale, gettext, ngettext
 
 from ..games import GAMES
 from ..games.text import join_names
@@ -319,10 +319,18 @@ def new_night():
     return redirect(url_for("hall.index"), code=303)
 
 
+# The night's files are in one language, English, whatever the browser's: their column names, game
+# names and place-points rule are, so a table's label is too ("Table 1", never 「テーブル1」 beside
+# "RWD (Rewind)"); an organiser's own label stays as typed.
+FILE_LANGUAGE = "en"
+
+
 @bp.get("/hall/export.json")
 def export_json():
     conn = get_db()
-    return json_download(night_document(conn), f"night-{night_name(conn)}.json", **{"Cache-Control": "no-store"})
+    with force_locale(FILE_LANGUAGE):
+        document = night_document(conn)
+    return json_download(document, f"night-{night_name(conn)}.json", **{"Cache-Control": "no-store"})
 
 
 @bp.get("/hall/export.csv")
@@ -332,8 +340,9 @@ def export_csv():
     table's last deal also carries each player's place and place points, the night's own
     result (night.night_results), so a column sum per player is their leaderboard total."""
     conn = get_db()
-    return csv_download(night_rows_of_deals(conn), CSV_COLUMNS, f"night-{night_name(conn)}.csv",
-                        **{"Cache-Control": "no-store"})
+    with force_locale(FILE_LANGUAGE):
+        rows = night_rows_of_deals(conn)
+    return csv_download(rows, CSV_COLUMNS, f"night-{night_name(conn)}.csv", **{"Cache-Control": "no-store"})
 
 
 # --------------------------------------------------------------------------

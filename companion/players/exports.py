@@ -51,19 +51,20 @@ def player_document(context: dict[str, Any]) -> dict[str, Any]:
 
 
 PLAYER_CSV = ("night", "time", "game", "table", "name_at_table", "place", "of", "place_points", "score", "with",
-              "ended_at_time", "rating", "game_rating")
+              "ended_at_time", "rating_now", "game_rating_now")
 
 
 def history_rows(doc: dict[str, Any]) -> list[dict[str, Any]]:
     """The player's CSV: one row per match of :func:`player_document`, oldest first, each with
-    the player's rating as the page shows it today: overall, and in that match's game."""
+    the player's rating as the page shows it today (``_now``: not the rating after that match):
+    overall, and in that match's game."""
     in_game = {g["game"]: g["shown"] for g in doc["game_ratings"]}
     return [{"night": m["night"], "time": m["at"],
              "game": GAMES[m["game"]].name_en if m["game"] in GAMES else m["game"],
              "table": m["table"], "name_at_table": m["name_at_table"], "place": m["place"], "of": m["of"],
              "place_points": m["place_points"], "score": m["score"], "with": " / ".join(m["with"]),
              "ended_at_time": "yes" if m["ended_at_time"] else "",
-             "rating": doc["rating"]["shown"], "game_rating": in_game.get(m["game"], "")}
+             "rating_now": doc["rating"]["shown"], "game_rating_now": in_game.get(m["game"], "")}
             for m in doc["matches"]]
 
 

@@ -184,10 +184,10 @@ def test_a_players_exports_carry_the_rating_overall_and_per_game(season):
     narrowed = json.loads(client.get(f"/players/{ann}/history.json?game=rwd").get_data(as_text=True))
     assert narrowed["rating"] == doc["rating"] and narrowed["game_ratings"] == doc["game_ratings"]
     rows = csv_rows(client.get(f"/players/{ann}/history.csv"))
-    assert {r["rating"] for r in rows} == {shown(rated.of(key).shown)}
+    assert {r["rating_now"] for r in rows} == {shown(rated.of(key).shown)}
     by_name = {GAMES[game].name_en: game for game in games}
     for row in rows:
-        assert row["game_rating"] == shown(rated.of(key, by_name[row["game"]]).shown)
+        assert row["game_rating_now"] == shown(rated.of(key, by_name[row["game"]]).shown)
 
 
 def test_the_season_exports_carry_ratings_only_when_the_table_shows_them(season):

@@ -376,3 +376,40 @@ def test_a_meetup_night_is_a_会_on_the_season_pages_too(app, client, conn):
     assert "会ごとの順位点" in text_of(player) and "別の会でも同じ名前なら" in text_of(everyone)
     for html in (season, player, everyone):
         assert "夜" not in text_of(html).replace("今夜", "") and "夜ごと" not in html
+
+
+# --- exports (#16, #17) ----------------------------------------------------------------------
+
+def csv_of(response) -> list[dict]:
+    assert response.status_code == 200
+    return list(csv.DictReader(io.StringIO(response.get_data(as_text=True).lstrip("\ufeff"))))
+
+
+def test_a_players_history_says_its_ratings_are_todays(app, client, conn):
+    """#16: every row's `rating` was the rating today, which a spreadsheet reads as the rating
+    after that row's match: the columns are now `rating_now, game_rating_now`."""
+    _phones, rt = a_table_ended_at_time(app, client, conn)
+    pid = players.player_of_name(conn, night.player(conn, rt.player_ids[0]).name).id
+    response = client.get(f"/players/{pid}/history.csv")
+    header = response.get_data(as_text=True).lstrip("\ufeff").splitlines()[0].split(",")
+    assert header[-2:] == ["rating_now", "game_rating_now"] and "rating" not in header
+    rows = csv_of(response)
+    shown = json.loads(client.get(f"/players/{pid}/history.json").get_data(as_text=True))["rating"]["shown"]
+    assert [float(r["rating_now"]) for r in rows] == [shown] and rows[0]["game_rating_now"] != ""
+
+
+def test_the_nights_files_are_in_one_language_whatever_the_browser(app, client, conn):
+    """#17: with a Japanese browser the night's CSV read `テーブル1,RWD (Rewind),…` and its JSON
+    "label": "テーブル1" beside an English place-points rule: one language per file, English."""
+    a_table_ended_at_time(app, client, conn)
+    for lang in ("en", "ja"):
+        rows = csv_of(client.get("/hall/export.csv", headers={"Accept-Language": lang}))
+        assert {r["table"] for r in rows} == {"Table 1"} and {r["game"] for r in rows} == {"Lucky Cube"}
+        doc = json.loads(client.get("/hall/export.json", headers={"Accept-Language": lang}).get_data(as_text=True))
+        labels = [t["label"] for t in doc["tables"]] + [t["label"] for r in doc["rounds"] for t in r["tables"]]
+        assert labels == ["Table 1", "Table 2"] * 2
+        assert doc["place_points_rule"].startswith("Place points")
+        text = json.dumps(doc, ensure_ascii=False)
+        assert "テーブル" not in text and not re.search(r"[\u3040-\u30ff]", text)
+    # The page itself still follows the browser.
+    assert "テーブル1" in text_of(page(client, "/hall", "ja"))
