@@ -482,7 +482,7 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--host", default="0.0.0.0", help="address to listen on (default: all, so phones can join)")
     s.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     s.add_argument("--db", help="SQLite file (default: companion.sqlite in your data folder; created on first run), "
-                   "or a PostgreSQL database: postgresql://user@host/dbname (needs table-companion[postgres])")
+                   "or a PostgreSQL database: postgresql://user@host/dbname (needs psycopg: docs/club-server.md)")
     s.add_argument("--threads", type=int, default=16, help=argparse.SUPPRESS)  # waitress's; kept so old scripts run
     s.add_argument("--max-connections", type=int, default=0, metavar="N",
                    help="connections held at once (default: from the open-file limit)")

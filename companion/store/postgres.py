@@ -4,7 +4,8 @@ transaction, its errors mapped to the store's, its schema (forward migrations in
 dialect) and the lock a server holds on it.
 
 psycopg 3 is imported only here, and only when a postgresql:// database is used: a laptop on
-SQLite installs and imports nothing new (``pip install 'table-companion[postgres]'`` adds it).
+SQLite installs and imports nothing new (``.venv/bin/pip install 'psycopg[binary]'`` adds it to a
+clone's virtualenv; the ``postgres`` extra to an installed package).
 
 What differs from SQLite, and how the store keeps the same behaviour:
 
@@ -27,6 +28,8 @@ from __future__ import annotations
 
 import functools
 import re
+import shlex
+import sys
 import time
 from contextlib import contextmanager
 from typing import Any, Iterable, Iterator, Sequence
@@ -65,8 +68,11 @@ def psycopg():
     try:
         import psycopg as module
     except ImportError as exc:
-        raise DatabaseError("--db postgresql://… needs psycopg, which is not installed: "
-                            "pip install 'table-companion[postgres]' (or: pip install 'psycopg[binary]')") from exc
+        # Into the Python that runs this (a clone's .venv/bin/python): a plain `pip` may be another
+        # Python's, and there is no table-companion on PyPI to take the extra from.
+        raise DatabaseError("--db postgresql://… needs psycopg, which is not installed: install it into "
+                            "this Table Companion's virtualenv: "
+                            f"{shlex.quote(sys.executable)} -m pip install 'psycopg[binary]'") from exc
     return module
 
 

@@ -10,12 +10,13 @@ import csv
 import io
 import json
 import re
-from datetime import datetime, timedelta, timezone
+import sys
+from pathlib import Path
+
+import pytest
 
 from companion.night import service as night
 from companion.players import service as players
-from companion.store import nights as nights_store
-from companion.tables import service as store
 from helpers import join_night, rwd_rotating_deal_form, text_of, visible_page
 
 EIGHT = "Ann Bob Cy Di Eve Fay Gus Hal".split()
@@ -413,3 +414,80 @@ def test_the_nights_files_are_in_one_language_whatever_the_browser(app, client, 
         assert "テーブル" not in text and not re.search(r"[\u3040-\u30ff]", text)
     # The page itself still follows the browser.
     assert "テーブル1" in text_of(page(client, "/hall", "ja"))
+
+
+# --- the documents (#18-#21) -----------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def test_the_club_servers_install_line_works_from_a_clone(monkeypatch):
+    """#18: `pip install 'table-companion[postgres]'` fails (no table-companion on PyPI; Debian's
+    pip refuses), and the Quick start's reader has no `companion` on PATH; `serve` said the same."""
+    club = (ROOT / "docs" / "club-server.md").read_text(encoding="utf-8")
+    setup = club.split("```sh", 1)[1].split("```", 1)[0]
+    assert ".venv/bin/pip install 'psycopg[binary]'" in setup
+    assert "python3 run.py serve --db postgresql://club:PASSWORD@localhost/season" in setup
+    assert "table-companion[postgres]" not in setup and "\ncompanion serve" not in setup
+    # serve's own message: into the Python that runs it, never a plain pip of a package PyPI lacks.
+    from companion.store import postgres
+    from companion.store.errors import DatabaseError
+
+    monkeypatch.setitem(sys.modules, "psycopg", None)  # import psycopg -> ImportError
+    with pytest.raises(DatabaseError) as refused:
+        postgres.psycopg()
+    said = str(refused.value)
+    assert "install it into this Table Companion's virtualenv:" in said
+    assert f"{sys.executable} -m pip install 'psycopg[binary]'" in said and "table-companion[postgres]" not in said
+
+
+def test_every_module_the_documents_name_is_there():
+    """#19: "**Calling time** (`companion/round_time.py`)": the module is companion/night/round_time.py.
+    Every `companion/…` or `tests/…` path the README and docs name in backticks exists."""
+    named = {(doc.name, path) for doc in DOCUMENTS
+             for path in re.findall(r"`((?:companion|tests|templates|static|bench)/[\w./-]+\.(?:py|html|js|css))`",
+                                    doc.read_text(encoding="utf-8"))}
+    assert ("developing.md", "companion/night/round_time.py") in named
+    assert [found for found in sorted(named) if not (ROOT / found[1]).exists()] == []
+
+
+def test_the_ratings_section_says_where_phones_see_a_rating(app, client, conn):
+    """#20: "phones never show it", yet a phone opening a player's page sees "Rating 0.2 from 1
+    match", and /season?ratings=1 shows the column on a phone too."""
+    guide = (ROOT / "docs" / "organiser.md").read_text(encoding="utf-8")
+    ratings = " ".join(guide.split("### Ratings", 1)[1].split("### ", 1)[0].split())
+    assert "phones never show it" not in ratings
+    assert "A phone's own night pages (`/night/me`, My night) never show it" in ratings
+    assert "a phone that opens a player's page sees the rating there" in ratings
+    phones, rt = a_table_ended_at_time(app, client, conn)
+    name = night.player(conn, rt.player_ids[0]).name
+    phone, pid = phones[name], players.player_of_name(conn, name).id
+    assert re.search(r"Rating -?\d+\.\d from 1 match", text_of(phone.get(f"/players/{pid}").get_data(as_text=True)))
+    season = phone.get("/season", query_string={"ratings": "1"})
+    assert season.status_code == 200 and '<th scope="col" class="num">Rating</th>' in season.get_data(as_text=True)
+    for path in ("/night/me", "/night/me/summary"):
+        assert "Rating" not in text_of(phone.get(path).get_data(as_text=True))
+
+
+def test_the_tie_rule_example_says_what_the_model_does_at_three_and_at_four():
+    """#21: "two players level before who tie for first each gain what a clear second would" holds
+    at a table of three only; at four the tied pair and the player below them move alike."""
+    from companion.meetup.ratings import FRESH, rate
+    from companion.meetup.season import MatchRecord
+
+    def gains(places):
+        ids = [f"p{i}" for i in range(len(places))]
+        match = MatchRecord("2026-11-01", "lucky_cube", "1", tuple(ids), tuple(places), (0,) * len(ids), (),
+                            tuple(ids), "2026-11-01T19:00:00+00:00")
+        rated = rate([match]).overall
+        return [round(rated[i].mu - FRESH.mu, 2) for i in ids]
+
+    guide = " ".join((ROOT / "docs" / "organiser.md").read_text(encoding="utf-8").split())
+    assert "So at a table of three, two players level before who tie for first each gain what a clear second" in guide
+    assert "At four, the model moves the tied pair and the player below them alike (fresh players: +0.93" in guide
+    assert "each, where a clear second gains 1.55 and a clear third loses 0.31)" in guide
+    three, clear_three = gains([1, 1, 3]), gains([1, 2, 3])
+    assert three[0] == three[1] == clear_three[1] and clear_three[2] < three[2] < 0
+    four, clear_four = gains([1, 1, 3, 4]), gains([1, 2, 3, 4])
+    assert four[:3] == [0.93, 0.93, 0.93] and clear_four[1:3] == [1.55, -0.31]
