@@ -359,12 +359,19 @@ def test_the_season_says_what_its_numbers_count(app, client, conn):
     """#14: "Per game: Lucky Cube · 1 · Ann, Di, Eve, Hal (1) · Di (1)" ((1) what?), Japanese names
     joined by ", " in half-width brackets, and a column headed "Per match" (of what?)."""
     a_table_ended_at_time(app, client, conn)
-    en = text_of(page(client, "/season"))
+    html = page(client, "/season")
+    en = text_of(html)
     assert re.search(r"Lucky Cube 1 (\w+, ){3}\w+ \(1 match each\) \w+ \(1 win\)", en), en
-    assert "Place points per match" in en and not re.search(r"\(\d\)", en)
-    ja = text_of(page(client, "/season", "ja"))
+    assert not re.search(r"\(\d\)", en)
+    heads = text_of(re.search(r"<table class=\"stats season\">.*?</thead>", html, re.S).group(0))
+    assert "Place points per match" in heads and "Per match" not in heads.replace("Place points per match", "")
+    html = page(client, "/season", "ja")
+    ja = text_of(html)
     assert re.search(r"ラッキー・キューブ 1 (\w+、){3}\w+（各1対戦） \w+（1勝）", ja), ja
-    assert "1対戦あたりの順位点" in ja and not re.search(r"\(\d\)", ja) and ", " not in ja.split("ゲーム別")[-1]
+    assert not re.search(r"\(\d\)", ja) and ", " not in ja.split("ゲーム別")[-1]
+    # The column says it is place points (「平均順位点」: short enough for a 360 px phone), not 「1対戦あたり」.
+    heads = text_of(re.search(r"<table class=\"stats season\">.*?</thead>", html, re.S).group(0))
+    assert "平均順位点" in heads and "1対戦あたり" not in heads
 
 
 def test_a_meetup_night_is_a_会_on_the_season_pages_too(app, client, conn):
