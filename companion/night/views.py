@@ -321,7 +321,7 @@ def new_night():
 
 # The night's files are in one language, English, whatever the browser's: their column names, game
 # names and place-points rule are, so a table's label is too ("Table 1", never 「テーブル1」 beside
-# "RWD (Rewind)"); an organiser's own label stays as typed.
+# an English game name); an organiser's own label stays as typed.
 FILE_LANGUAGE = "en"
 
 
