@@ -367,8 +367,8 @@ def draw_round(conn: Connection, chosen: Sequence[seating.Chosen] | None = None,
                newcomers: bool = False, never: Sequence[tuple[int, int]] = ()) -> Round:
     """Draw the next round for tonight's roster and create its tables with the players seated
     in the drawn order (one transaction). ``by_standings``: players with similar place points
-    so far sit together (the leaders at table 1) instead of mixing; the room's wishes (issue
-    36): ``balanced`` tables by rating, ``every_game`` in turn, ``newcomers`` looked after,
+    so far sit together (the leaders at the round's first table) instead of mixing; the room's wishes (issue
+    36): ``balanced`` tables by skill (μ), ``every_game`` in turn, ``newcomers`` looked after,
     ``never`` these pairs of player ids together. ``chosen``: the organiser's games for the tables;
     else tables are filled from the ``offered`` games (all by default). Raises ``Refused``
     (field "games") when the roster can't be seated so, ``Conflict`` when another draw
