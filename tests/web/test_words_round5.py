@@ -68,7 +68,7 @@ def test_the_draw_forms_ways_say_what_the_draw_does_in_both_languages(client):
     assert "上位の人たちはこのラウンドの最初のテーブルに座ります（最終ラウンド向け）" in ja and "テーブル1に座" not in ja
     assert "各プレイヤーの推定実力μ" in ja and "表示上のレーティング0ではなく平均として扱います" in ja
     assert "同じ相手との再戦もできるだけ避けます。" in ja and "顔ぶれも混ぜたままです" not in ja
-    assert "今夜のリストの全員に、下で選んだ決め方で席が決まります。ゲームごとに" in ja
+    assert "今夜のリストの全員の席を、下で選んだ決め方で決めます。ゲームごとに" in ja
     assert "人数の許すかぎり同じテーブルになりにくくします" not in ja.split("ミックス")[0]
 
 
@@ -122,7 +122,7 @@ def test_a_never_together_pair_of_one_player_is_refused_beside_the_field(app, cl
     reported as "1 pair kept apart". Now refused next to the field, nothing entered lost."""
     join_night(app, EIGHT)
     for lang, said in (("en", "Ann and ann are the same player on tonight's list: a pair needs two."),
-                       ("ja", "Annとannは今夜のリストでは同じプレイヤーです。組には2人の名前を書いてください。")):
+                       ("ja", "Annとannは今夜のリストでは同じプレイヤーです。組には別々の2人を書いてください。")):
         answer = post(client, "/hall/rounds", lang, draw="1", **{"tables-lucky_cube": "2"}, minutes="25",
                       by="balanced", never="Cy + Di\nAnn + ann")
         assert answer.status_code == 422
