@@ -19,6 +19,7 @@ import threading
 import time
 import urllib.parse
 from pathlib import Path
+import table_writes
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -135,7 +136,7 @@ def stored_table(conn, game_id, names, options, deals) -> str:
 
     token = store.create(conn, game_id, list(names), options)
     for number, facts in enumerate(deals, start=1):
-        store.add_deal(conn, token, number, facts)
+        table_writes.add_deal(conn, token, number, facts)
     return token
 
 
@@ -476,7 +477,7 @@ def play_table(conn, game, names, options, deals) -> str:
 
     token = tables.create(conn, game, names, options)
     for number, facts in enumerate(deals, 1):
-        tables.add_deal(conn, token, number, facts)
+        table_writes.add_deal(conn, token, number, facts)
     return token
 
 

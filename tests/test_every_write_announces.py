@@ -21,6 +21,7 @@ from companion.night import claims, round_time, side_tables
 from companion.night import service as night
 from companion.players import service as players
 from companion.tables import service as tables
+import table_writes
 
 ROOT = Path(__file__).resolve().parent.parent
 FEATURES = ("tables", "night", "players")
@@ -89,7 +90,7 @@ def a_round(conn, seated: int = 8, games=("rwd",)):
 
 def a_table_with_a_deal(conn) -> str:
     token = tables.create(conn, "rwd", ["Ann", "Bo", "Cy", "Dee"], {})
-    tables.add_deal(conn, token, 1, RWD_DEAL)
+    table_writes.add_deal(conn, token, 1, RWD_DEAL)
     return token
 
 
@@ -97,7 +98,7 @@ def a_finished_table(conn) -> str:
     token = tables.create(conn, "rwd", ["Ann", "Bo", "Cy", "Dee"], {})
     table = tables.load(conn, token)
     while not table.match().over:
-        table = tables.add_deal(conn, token, len(table.deals) + 1, RWD_DEAL)
+        table = table_writes.add_deal(conn, token, len(table.deals) + 1, RWD_DEAL)
     return token
 
 
@@ -186,7 +187,7 @@ def a_table_at_time(conn) -> str:
     """A round table with a deal played whose time is called: its match may end at time."""
     drawn = a_round(conn, 4)[1]
     token = drawn.tables[0].table.token
-    tables.add_deal(conn, token, 1, RWD_DEAL)
+    table_writes.add_deal(conn, token, 1, RWD_DEAL)
     round_time.call_time_for_round(conn)
     return token
 

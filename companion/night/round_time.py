@@ -4,7 +4,7 @@ When a round table's time is up (the round clock reached zero, with the table's 
 the organiser called time for it), its players may end their match with the deals played: one
 tap on the table, after saving the deal they were typing. The organiser may do the same for every
 unfinished table of the latest round in one action. Either way it is the table's ordinary finish
-(``tables.set_finished``) marked *at time*: the result follows the game's own rule for it
+(``tables.service.finish_match``) marked *at time*: the result follows the game's own rule for it
 (``Game.outcome_at_time``, declared as the game's ``at_time`` ruling) and reopening undoes it.
 
 Once every table of a round has a result, the round is over: its clock stops, and the hall, the
@@ -18,7 +18,6 @@ from typing import Mapping
 
 from . import service
 from ..tables import service as table_service
-from ..tables.service import Refused
 from ..changes import Change, publish
 from ..store import Connection, NotFound, write
 from ..store import nights as night_rows
@@ -62,10 +61,10 @@ def can_end_at_time(r: service.Round, rt: service.RoundTable) -> bool:
     return bool(rt.table.deals) and not rt.table.match().over and round_time_is_up(r, rt)
 
 
-def end_at_time(conn: Connection, token: str, write_id: str | None = None) -> table_service.Table:
-    """A round table's players end their match with the deals played, once its time is up.
-    Raises ``Refused`` (field "finished") when it may not, saying why."""
-    return table_service.set_finished(conn, token, True, write_id=write_id, time_up=lambda table: time_is_up(conn, table))
+def end_at_time(conn: Connection, token: str, write_id: str | None = None) -> table_service.Written:
+    """A round table's players end their match with the deals played, once its time is up: a
+    table write, answered as every one (refused, field "finished", when it may not, saying why)."""
+    return table_service.finish_match(conn, token, True, write_id=write_id, time_up=lambda table: time_is_up(conn, table))
 
 
 def call_time(conn: Connection, table_id: int) -> None:
@@ -120,11 +119,8 @@ def end_round_at_time(conn: Connection) -> tuple[list[service.RoundTable], list[
         if not rt.table.deals:
             left.append(rt)
             continue
-        try:
-            end_at_time(conn, rt.table.token)
-            ended.append(rt)
-        except Refused:  # a phone ended it (or saved the deal that ends it) meanwhile
-            pass
+        if end_at_time(conn, rt.table.token).outcome is table_service.Outcome.SAVED:
+            ended.append(rt)  # else a phone ended it (or saved the deal that ends it) meanwhile
     return ended, left
 
 

@@ -14,13 +14,13 @@ from ..games import GAMES
 from ..games.text import join_names
 from ..meetup import points as place_points
 from ..names import name_key
-from ..store import Conflict, NotFound, Repeated, StorageError, get_db
+from ..store import Conflict, NotFound, StorageError, get_db
 from ..qr import qr_svg
 from ..numbers import ascii_number, number_or_error
-from ..tables.forms import option_values, write_id
+from ..tables.forms import option_values
 from ..tables import additions
-from ..tables.links import join_link, table_or_404, table_url
-from ..tables.service import Refused, Table
+from ..tables.links import join_link
+from ..tables.service import Outcome, Refused, Table
 from ..web import render_text
 from ..web.downloads import csv_download, json_download
 from ..web.forms import form_values, group_errors
@@ -716,10 +716,9 @@ def end_table_at_time(table_id: int):
     found = next((rt for r in service.night_rounds(get_db()) for rt in r.tables if rt.table.id == table_id), None)
     if found is None:
         abort(404)
-    try:
-        round_time.end_at_time(get_db(), found.table.token)
-    except Refused as refused:
-        return hall_page({}, {"board": [render_text(refused.errors[0].message)]}, 409)
+    ended = round_time.end_at_time(get_db(), found.table.token)
+    if ended.outcome is Outcome.REFUSED:
+        return hall_page({}, {"board": [render_text(ended.errors[0].message)]}, 409)
     return after("#hall-table-%d" % table_id)
 
 

@@ -24,8 +24,8 @@ class Addition:
     ``part`` (None: nothing on this table's page). ``template``: where the page starts, and
     alone at GET /t/<token>/<name> (with ``fragment`` true); ``under_form``: a second piece
     under the deal form, where a player typing looks. ``act(conn, token, write_id)``: the table
-    write its form asks for at POST /t/<token>/<action>, answered as every table write is
-    (it raises :class:`~companion.tables.service.Refused` or ``Repeated``)."""
+    write its form asks for at POST /t/<token>/<action>, a :class:`~companion.tables.service.Written`
+    that ends the match (answered as the table's Finish is)."""
 
     name: str
     read: Callable[[Connection, Table], Any]

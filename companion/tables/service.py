@@ -199,26 +199,6 @@ class Written:
         return (self.outcome in (Outcome.CONFLICT, Outcome.SAME) and self.table is not None
                 and self.number is not None and 1 <= self.number <= len(self.table.deals))
 
-    def table_or_raise(self) -> Table:
-        """For scripts and tests: the table, or what happened raised as the store's errors
-        (:class:`Repeated`, :class:`Conflict`, :class:`Refused` and its kinds, :class:`NotFound`)."""
-        if self.outcome is Outcome.NO_TABLE:
-            raise NoSuchTable("")
-        if self.outcome is Outcome.LOCKED:
-            raise Refused([FieldError("table", self.message)])
-        if self.outcome is Outcome.REPEATED:
-            raise Repeated(self.recorded)
-        if self.outcome in (Outcome.CONFLICT, Outcome.SAME):
-            raise Conflict(self.message, self.number)
-        if self.outcome is Outcome.REFUSED:
-            if self.removal is not None:
-                raise EndsEarlier(self.removal[0] - 1, self.removal[1])
-            if self.later_choices:
-                raise NeedsChoices(self.errors, self.later_choices, self.unanswered)
-            raise Refused(self.errors)
-        assert self.table is not None
-        return self.table
-
 
 def announced(written: Written) -> Written:
     """A committed write, published (companion/changes.py) so every phone at the table hears of
@@ -400,15 +380,6 @@ def start_rematch(conn: Connection, token: str, write_id: str | None = None) -> 
     return announced(Written(Outcome.SAVED, stored, rematch_token=new))
 
 
-def rematch(conn: Connection, token: str, write_id: str | None = None) -> str:
-    """:func:`start_rematch` for scripts and tests: the rematch's token, or what happened raised."""
-    started = start_rematch(conn, token, write_id)
-    if started.outcome is not Outcome.SAME:  # started by another phone: its table is the answer
-        started.table_or_raise()
-    assert started.rematch_token is not None
-    return started.rematch_token
-
-
 # --------------------------------------------------------------------------
 # A prepared table (a meetup night's, issue 25) gets its players from the first phone
 
@@ -550,17 +521,10 @@ def enter_deal(conn: Connection, token: str, number: int, facts: dict[str, Any] 
     return announced(Written(Outcome.SAVED, stored, number))
 
 
-def add_deal(conn: Connection, token: str, number: int, facts: dict[str, Any] | None = None, *,
-             form: Mapping[str, str] | None = None, write_id: str | None = None) -> Table:
-    """:func:`enter_deal` for scripts and tests: the table as stored, or what happened raised
-    (:class:`Conflict`, :class:`Refused`, :class:`Repeated`, :class:`NotFound`)."""
-    return enter_deal(conn, token, number, facts, form=form, write_id=write_id).table_or_raise()
-
-
 class NeedsChoices(Refused):
     """A correction changes a choice a later deal answered (e.g. who starts after a shared win):
     ``choices`` lists the (deal number, Choice) pairs to answer again; pass the answers to
-    :func:`edit_deal` as ``choices={deal number: seat}``. ``errors`` say so: one for the whole
+    :func:`correct_deal` as ``choices={deal number: seat}``. ``errors`` say so: one for the whole
     correction (field "later") and one per answer given but not fitting (field ``later-<deal>``,
     where the correction page asks it). ``unanswered``: the deal numbers among ``choices`` that
     still need an answer (the others were answered by the ``choices`` given)."""
@@ -597,7 +561,7 @@ def after_end_message(end: int, last: int) -> Text:
 
 class EndsEarlier(Refused):
     """A correction makes the match end after deal ``end`` while deals up to ``last`` are
-    recorded. :func:`edit_deal` with ``remove_after_end=last`` saves it and removes them."""
+    recorded. :func:`correct_deal` with ``remove_after_end=last`` saves it and removes them."""
 
     def __init__(self, end: int, last: int):
         super().__init__([FieldError(AFTER_END, after_end_message(end, last))])
@@ -608,9 +572,9 @@ def corrected_deals(table: Table, number: int, facts: dict[str, Any],
                     choices: Mapping[int, Any] | None = None,
                     remove_after_end: int | None = None) -> list[dict[str, Any]]:
     """The table's deals with deal ``number`` replaced by ``facts`` and the later deals' choices
-    settled (see :func:`edit_deal`), checked by replaying the whole match; nothing is written.
-    Raises :class:`NeedsChoices` or :class:`Refused` as :func:`edit_deal` does, so a correction's
-    preview can say what Save would. With ``remove_after_end`` (the last deal the player saw
+    settled (see :func:`correct_deal`), checked by replaying the whole match; nothing is written.
+    Raises :class:`NeedsChoices` or :class:`Refused` (:func:`correct_deal` returns them as its
+    refusal), so a correction's preview can say what Save would. With ``remove_after_end`` (the last deal the player saw
     recorded), deals after the match's new end are left out instead of refused."""
     deals = list(table.deals)
     deals[number - 1] = facts
@@ -732,15 +696,6 @@ def correct_deal(conn: Connection, token: str, number: int, facts: dict[str, Any
     return announced(Written(Outcome.SAVED, stored, number))
 
 
-def edit_deal(conn: Connection, token: str, number: int, facts: dict[str, Any], was: str,
-              choices: Mapping[int, Any] | None = None, write_id: str | None = None,
-              remove_after_end: int | None = None) -> Table:
-    """:func:`correct_deal` for scripts and tests: the table as stored, or what happened raised
-    (:class:`Conflict`, :class:`EndsEarlier`, :class:`NeedsChoices`, :class:`Refused`, :class:`Repeated`)."""
-    return correct_deal(conn, token, number, facts, was=was, choices=choices, write_id=write_id,
-                        remove_after_end=remove_after_end).table_or_raise()
-
-
 def undo_deal(conn: Connection, token: str, number: int, write_id: str | None = None,
               gate: Gate | None = None) -> Written:
     """Remove the last deal, only if it is still deal ``number`` (two phones can't undo twice).
@@ -758,11 +713,6 @@ def undo_deal(conn: Connection, token: str, number: int, write_id: str | None = 
         remember_outcome(conn, table, write_id, {"action": "undo", "number": number})
         stored = load(conn, token)
     return announced(Written(Outcome.SAVED, stored, number, undone=table.deals[-1]))
-
-
-def undo_last(conn: Connection, token: str, number: int, write_id: str | None = None) -> Table:
-    """:func:`undo_deal` for scripts and tests: the table as stored, or what happened raised."""
-    return undo_deal(conn, token, number, write_id).table_or_raise()
 
 
 def finish_match(conn: Connection, token: str, finished: bool, write_id: str | None = None,
@@ -793,12 +743,6 @@ def finish_match(conn: Connection, token: str, finished: bool, write_id: str | N
                {"at_time": True} if at_time else None)
         stored = load(conn, token)
     return announced(Written(Outcome.SAVED, stored))
-
-
-def set_finished(conn: Connection, token: str, finished: bool, write_id: str | None = None,
-                 time_up: Callable[[Table], bool] | None = None) -> Table:
-    """:func:`finish_match` for scripts and tests: the table as stored, or what happened raised."""
-    return finish_match(conn, token, finished, write_id, time_up).table_or_raise()
 
 
 def at_time_refusal(table: Table, time_up: Callable[[Table], bool]) -> Text | None:

@@ -575,8 +575,13 @@ def undo(token: str):
 def finish(token: str):
     if not TOKEN_SHAPE.match(token):
         abort(404)
-    finished = service.finish_match(get_db(), token, request.form.get("finished", "1") == "1", write_id=write_id(),
-                                    gate=change_gate)
+    return finish_answer(service.finish_match(get_db(), token, request.form.get("finished", "1") == "1",
+                                              write_id=write_id(), gate=change_gate))
+
+
+def finish_answer(finished: service.Written):
+    """The answer to a write that ends or reopens a match (Finish, Reopen, Accept the tie, an
+    addition's end at time): the table's sheet, or why not beside the table as it is now."""
     table = finished.table
     if table is None:
         abort(404)
@@ -584,7 +589,7 @@ def finish(token: str):
         return locked(table, finished.lock)
     if finished.outcome is service.Outcome.REFUSED:
         return stale(table, finished.errors[0].message)
-    return redirect(table_url(table) + "#sheet", code=303)
+    return redirect(table_url(table) + "#sheet", code=303)  # saved now, or before (sent again)
 
 
 @bp.post("/t/<token>/rematch")
@@ -702,14 +707,8 @@ def addition_act(token: str, action: str):
     addition = additions.acting(action)
     if addition is None or addition.act is None:
         abort(404)
-    table = table_or_404(token)
-    try:
-        addition.act(get_db(), token, write_id())
-    except Repeated:
-        pass  # sent again: answered as the first time
-    except service.Refused as refused:
-        return stale(table_or_404(token), refused.errors[0].message)
-    return redirect(table_url(table) + "#sheet", code=303)
+    table_or_404(token)
+    return finish_answer(addition.act(get_db(), token, write_id()))
 
 
 @bp.record_once

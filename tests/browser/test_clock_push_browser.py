@@ -17,6 +17,7 @@ from companion.store import connect
 from companion.tables import service as tables
 from tests.browser.conftest import PHONE, TIMEOUT_MS
 from tests.browser.pages import settled
+import table_writes
 
 pytestmark = pytest.mark.browser
 
@@ -82,7 +83,7 @@ def test_the_clock_follows_the_organiser_by_push(browser, live_server, artifacts
         assert re.fullmatch(r"(29|30):\d\d", page.locator("#round-clock .round-clock").inner_text())
 
         # A deal, so the match may end at time; then the organiser calls time for the table.
-        organiser(live_server, lambda conn: tables.add_deal(conn, token, 1, RWD_DEAL))
+        organiser(live_server, lambda conn: table_writes.add_deal(conn, token, 1, RWD_DEAL))
         page.locator("#deal-1").wait_for(timeout=PUSHED_MS)
         organiser(live_server, lambda conn: round_time.call_time(conn, table_id))
         end = page.locator("#round-clock form.end-at-time button")
@@ -121,7 +122,7 @@ def test_a_change_while_the_clock_is_being_asked_still_reaches_it(browser, live_
         open_with_its_stream(page, live_server, token, clock_route)
         page.locator("#round-clock .round-clock").wait_for(state="visible")
         holding[0] = True
-        organiser(live_server, lambda conn: tables.add_deal(conn, token, 1, RWD_DEAL))
+        organiser(live_server, lambda conn: table_writes.add_deal(conn, token, 1, RWD_DEAL))
         page.locator("#deal-1").wait_for(timeout=PUSHED_MS)
         page.wait_for_function("() => document.querySelector('#round-clock').classList.contains('htmx-request')")
         organiser(live_server, lambda conn: round_time.call_time(conn, table_id))

@@ -24,6 +24,7 @@ from companion.store import connect
 from companion.tables import service as store
 from tests.browser.pages import PHONE, TIMEOUT_MS
 from tests.night.test_calling_time import first_deal
+import table_writes
 
 NAMES = ["Ann", "Bob", "Cy", "Di", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jo", "健太", "さくら"]
 PHONES = {"Ann": "en-US", "さくら": "ja-JP"}  # the two players followed on their phones
@@ -47,7 +48,7 @@ def past_night(conn) -> None:
     token = store.create(conn, "rwd", ["Ann", "Bob", "Cy", "Di"], {"first_start_player": 0})
     table = store.load(conn, token)
     while not table.match().over:
-        table = store.add_deal(conn, token, len(table.deals) + 1, rwd4(0))
+        table = table_writes.add_deal(conn, token, len(table.deals) + 1, rwd4(0))
     token = store.create(conn, "lucky_cube", ["Eve", "Fay", "Gus", "Hal"], {"first_dealer": 0})
     play_one_deal_and_end_at_time(conn, token)
     night.start_night(conn)
@@ -60,8 +61,8 @@ def play_one_deal_and_end_at_time(conn, token: str) -> None:
     else:
         facts, errors = table.game.parse_deal(first_deal(table.game.id, table.setup.n), table.progress())
     assert not errors, errors
-    store.add_deal(conn, token, 1, facts)
-    store.set_finished(conn, token, True, time_up=lambda _table: True)
+    table_writes.add_deal(conn, token, 1, facts)
+    table_writes.set_finished(conn, token, True, time_up=lambda _table: True)
 
 
 def draw_on_the_hall(hall, live_server, number: int, option: str) -> None:

@@ -10,6 +10,7 @@ import pytest
 
 from tests.browser.pages import settled
 from tests.browser.test_i18n_browser import OVERFLOW_JS
+import table_writes
 
 pytestmark = pytest.mark.browser
 
@@ -91,10 +92,10 @@ def a_night_under_way(live_server) -> None:
         night.join(conn, "渡辺 さくら")  # came after the draw: the round's tools offer her a seat
         drawn = [t for t in night.night_tables(conn) if t.setup.n == 4]
         for number in (1, 2):  # one table under way
-            tables.add_deal(conn, drawn[0].token, number, {"chips": [3, 3, 3, 4], "tricks": [7, 2, 2, 2]})
+            table_writes.add_deal(conn, drawn[0].token, number, {"chips": [3, 3, 3, 4], "tricks": [7, 2, 2, 2]})
         table = tables.load(conn, drawn[1].token)  # one over: the night's leaderboard
         while not table.match().over:
-            table = tables.add_deal(conn, table.token, len(table.deals) + 1,
+            table = table_writes.add_deal(conn, table.token, len(table.deals) + 1,
                                     {"chips": [3, 3, 3, 4], "tricks": [2, 7, 2, 2]})
     finally:
         conn.close()

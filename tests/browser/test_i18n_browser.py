@@ -9,6 +9,7 @@ import pytest
 from tests.browser.pages import settled
 
 from companion.games import GAMES
+import table_writes
 
 pytestmark = pytest.mark.browser
 
@@ -70,7 +71,7 @@ def _make_tables(live_server) -> dict[str, str]:
             progress = game.start(MatchSetup(game.id, tuple(NAMES[:n]), dict(options)))
             facts, errors = game.parse_deal(FIRST_DEAL[game.id], progress)
             if not errors and not game.validate(progress, facts):
-                store.add_deal(get_db(), token, 1, facts)
+                table_writes.add_deal(get_db(), token, 1, facts)
             paths[game.id] = f"/t/{token}"
     return paths
 

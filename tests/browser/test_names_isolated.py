@@ -12,6 +12,7 @@ from tests.browser.pages import settled
 from companion import store as storage
 from companion.tables import service as store
 from helpers import rwd_facts  # tests/ is on sys.path (its conftest.py)
+import table_writes
 
 # One name with an unterminated right-to-left override (stored without it), Hebrew, Arabic.
 RAW_NAMES = ["\u202eEvilyn", "שרה", "Qamar", "قمر"]
@@ -56,11 +57,11 @@ def rtl_table(live_server):
     token = store.create(conn, "rwd", RAW_NAMES, {})
     table = store.load(conn, token)
     assert list(table.setup.players) == SHOWN  # stored clean: no override left to leak
-    store.add_deal(conn, token, 1, won_by(1, table.progress()))
+    table_writes.add_deal(conn, token, 1, won_by(1, table.progress()))
     table = store.load(conn, token)
-    store.add_deal(conn, token, 2, rwd_facts(table.progress(), choice=1))  # deal 3 asks who starts: seat chips
+    table_writes.add_deal(conn, token, 2, rwd_facts(table.progress(), choice=1))  # deal 3 asks who starts: seat chips
     table = store.load(conn, token)
-    store.edit_deal(conn, token, 1, won_by(2, table.progress(upto=0)),
+    table_writes.edit_deal(conn, token, 1, won_by(2, table.progress(upto=0)),
                     store.fingerprint(table.deals[0]))  # the log shows a correction too
     conn.close()
     return token

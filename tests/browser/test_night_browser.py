@@ -14,6 +14,7 @@ from companion.tables import service as store
 from companion.store import connect
 from companion.meetup import seating
 from helpers import decode_qr
+import table_writes
 from tests.browser.pages import PHONE, TIMEOUT_MS
 
 HALL = dict(viewport={"width": 1920, "height": 1080}, locale="en-US")
@@ -29,7 +30,7 @@ def rwd_deal(winner: int) -> dict:
 def finish(conn, token: str, winner: int) -> None:
     table = store.load(conn, token)
     while not table.match().over:
-        table = store.add_deal(conn, token, len(table.deals) + 1, rwd_deal(winner))
+        table = table_writes.add_deal(conn, token, len(table.deals) + 1, rwd_deal(winner))
 
 
 def test_a_night_of_twelve_phones(browser, live_server_factory, artifacts_dir):

@@ -20,6 +20,7 @@ import pytest
 from companion.tables import service as tables
 from companion.app import create_app
 from companion.store import get_db
+import table_writes
 
 pytestmark = pytest.mark.browser
 
@@ -86,7 +87,7 @@ def server(tmp_path_factory):
         conn = get_db()
         for game, n in TABLES:
             token = tables.create(conn, game, NAMES[:n], {})
-            tables.add_deal(conn, token, 1, form=first_deal(game, n))
+            table_writes.add_deal(conn, token, 1, form=first_deal(game, n))
             tokens[(game, n)] = token
         fresh = tables.create(conn, "rwd", NAMES[:4], {})  # no deal yet: for the keyboard test
         fresh_pq = tables.create(conn, "pair_quad", NAMES[:4], {})

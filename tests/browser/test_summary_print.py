@@ -14,6 +14,7 @@ from companion.night import service as night
 from companion.store import connect
 from companion.tables import service as store
 from helpers import text_of
+import table_writes
 from tests.browser.pages import PHONE, TIMEOUT_MS
 
 NAMES = ["Annabelle", "Bartholomew", "Chiyo", "Daisuke", "Emi", "Fumiko"]
@@ -30,7 +31,7 @@ LUCKY_LEVEL = [{"die_holder": None, "die_number": None, "last_trick": (number + 
 def play(conn, game, names, options, deals, numbered=True) -> str:
     token = store.create(conn, game, names, options, numbered=numbered)
     for number, facts in enumerate(deals, 1):
-        store.add_deal(conn, token, number, facts)
+        table_writes.add_deal(conn, token, number, facts)
     return token
 
 

@@ -14,6 +14,7 @@ from playwright.sync_api import expect
 from companion.tables import service as store
 from tests.browser.pages import next_document, put
 from tests.browser.pages import save_shown as save
+import table_writes
 
 pytestmark = pytest.mark.browser
 
@@ -81,7 +82,7 @@ def prefill(live_server, url: str, fields: list[dict]) -> None:
     with live_server.app.app_context():
         for values in fields:
             table = store.load(get_db(), token_of(url))
-            store.add_deal(get_db(), table.token, len(table.deals) + 1,
+            table_writes.add_deal(get_db(), table.token, len(table.deals) + 1,
                            form={k: str(v) for k, v in values.items()})
 
 

@@ -13,6 +13,7 @@ from companion.tables import service as store
 from companion.games import GAMES, InvalidDeal, MatchSetup
 from companion.games import DealRecord
 from helpers import migrated_connection, stored_table
+import table_writes
 
 OVER = "The match is over"
 
@@ -82,10 +83,10 @@ def test_miraiscope_keeps_its_tie_break_deal_and_refuses_the_one_after():
 def test_miraiscope_accepted_tie_takes_no_more_deals_at_the_table(conn):
     token = store.create(conn, "miraiscope", ["A", "B"], {"first_dealer": 0})
     for number, facts in enumerate([A17_B18, A17_B18, A18_B17, A18_B17], start=1):
-        store.add_deal(conn, token, number, facts)
-    store.set_finished(conn, token, True)  # the players accept the shared win
+        table_writes.add_deal(conn, token, number, facts)
+    table_writes.set_finished(conn, token, True)  # the players accept the shared win
     with pytest.raises(store.Refused):
-        store.add_deal(conn, token, 5, A15_B20)
+        table_writes.add_deal(conn, token, 5, A15_B20)
     assert len(store.load(conn, token).deals) == 4
 
 
@@ -212,10 +213,10 @@ def test_pair_quad_planned_length_refuses_one_more():
 
 def test_pair_quad_open_ended_finished_at_the_table_takes_no_more(conn):
     token = store.create(conn, "pair_quad", ["Ann", "Bob", "Cat", "Dan"], {"first_dealer": 0})
-    store.add_deal(conn, token, 1, PQ_DEAL)
-    store.set_finished(conn, token, True)
+    table_writes.add_deal(conn, token, 1, PQ_DEAL)
+    table_writes.set_finished(conn, token, True)
     with pytest.raises(store.Refused):
-        store.add_deal(conn, token, 2, PQ_DEAL)
+        table_writes.add_deal(conn, token, 2, PQ_DEAL)
 
 
 # --------------------------------------------------------------------------
@@ -233,7 +234,7 @@ def table_with(conn, game_id, setup, deals):
 
 def correct(conn, token, number, facts):
     old = store.load(conn, token).deals[number - 1]
-    return store.edit_deal(conn, token, number, facts, store.fingerprint(old))
+    return table_writes.edit_deal(conn, token, number, facts, store.fingerprint(old))
 
 
 def refusal(caught) -> str:
@@ -277,7 +278,7 @@ def test_lucky_cube_correction_that_empties_a_player_earlier_is_refused(conn):
     deals = [die(0, 6, 1), die(2, 6, 1), die(0, 2, 1)]  # Bob 15 − 6 − 6 − 2 = 1
     token = table_with(conn, "lucky_cube", LUCKY, deals)
     assert not store.load(conn, token).match().over  # Bob has 1 chip left
-    store.add_deal(conn, token, 4, die(2, 2, 0))
+    table_writes.add_deal(conn, token, 4, die(2, 2, 0))
     with pytest.raises(store.Refused) as caught:
         correct(conn, token, 3, die(0, 3, 1))  # Bob now has 0 after deal 3
     assert "ends after deal 3" in refusal(caught)
@@ -289,7 +290,7 @@ def test_correction_that_moves_the_end_later_keeps_every_deal(conn):
     token = table_with(conn, "twin_shoot", TWIN, deals)
     table = correct(conn, token, 1, MISS)  # 5 + 35 + 35 = 75: not over any more
     assert not table.match().over and len(table.deals) == 3
-    store.add_deal(conn, token, 4, TEAM0)
+    table_writes.add_deal(conn, token, 4, TEAM0)
     assert store.load(conn, token).match().over
 
 

@@ -20,6 +20,7 @@ from helpers import MIRAI_SEAT0, N4, RWD_SEAT1, three_nights
 from helpers import NightClock as Clock
 from helpers import play_table as play
 from helpers import text_of, visible_page
+import table_writes
 
 
 @pytest.fixture
@@ -117,7 +118,7 @@ def test_a_merge_and_a_correction_rerate_everyone_they_touch(season):
         assert after.of(key) != before.of(key), name
     assert f"from 8 matches" in visible_page(client, f"/players/{ann}")
     # A correction to a finished table: replayed, and everyone after it re-rated.
-    tables.undo_last(conn, tokens["n3-mirai"], 5)
+    table_writes.undo_last(conn, tokens["n3-mirai"], 5)
     corrected = players.ratings(conn)
     assert corrected != after and corrected == rate(players.records(conn))
 
@@ -134,7 +135,7 @@ def test_the_nights_screens_show_ratings_only_when_the_organiser_turns_them_on(a
     (round_,) = night.night_rounds(conn)
     table = tables.load(conn, round_.tables[0].table.token)
     while not table.match().over:
-        table = tables.add_deal(conn, table.token, len(table.deals) + 1,
+        table = table_writes.add_deal(conn, table.token, len(table.deals) + 1,
                                 {"chips": [3, 3, 3, 4], "tricks": [7, 2, 2, 2]})
     hall = client.get("/hall").get_data(as_text=True)
     assert rating_cells(hall) == {} and '<th scope="col" class="num">Rating</th>' not in hall

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from companion.night import service as night
 from companion.tables import service as store
+import table_writes
 
 # Long names, Japanese names and a plain one: the screen must wrap, never scroll.
 NAMES = ["Aiko", "Bartholomew Featherstone", "千代子", "Daisuke", "Emi", "Fumi", "Gen", "Hana", "Ichiro",
@@ -32,7 +33,7 @@ def draw(conn, tables: int = 6, minutes: int | None = None) -> night.Round:
 
 
 def play(conn, rt: night.RoundTable, winner: int = 0) -> None:
-    store.add_deal(conn, rt.table.token, 1, rwd_deal(winner))
+    table_writes.add_deal(conn, rt.table.token, 1, rwd_deal(winner))
 
 
 def played_round(conn, minutes: int | None = None) -> night.Round:

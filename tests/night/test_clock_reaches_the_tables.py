@@ -15,6 +15,7 @@ from companion.night import service as night
 from companion.serving.events import TableWatch
 from companion.store import Revisions
 from companion.tables import service as tables
+import table_writes
 
 RWD_DEAL = {"chips": [3, 3, 3, 4], "tricks": [7, 2, 2, 2]}
 
@@ -67,7 +68,7 @@ def test_time_called_for_the_round_wakes_every_unfinished_table(conn, watch):
     over = drawn.tables[0].table
     table = tables.load(conn, over.token)
     while not table.match().over:
-        table = tables.add_deal(conn, table.token, len(table.deals) + 1, RWD_DEAL)
+        table = table_writes.add_deal(conn, table.token, len(table.deals) + 1, RWD_DEAL)
     shown = watching(watch, [rt.table.token for rt in drawn.tables])
     round_time.call_time_for_round(conn)
     assert woken(watch, shown) == {rt.table.token: i != 0 for i, rt in enumerate(drawn.tables)}
@@ -76,7 +77,7 @@ def test_time_called_for_the_round_wakes_every_unfinished_table(conn, watch):
 def test_a_side_table_added_to_tonight_wakes_its_phones(conn, watch):
     night.start_night(conn)
     token = tables.create(conn, "rwd", ["Ann", "Bo", "Cy", "Dee"], {})
-    tables.add_deal(conn, token, 1, RWD_DEAL)
+    table_writes.add_deal(conn, token, 1, RWD_DEAL)
     shown = watching(watch, [token])
     side_tables.add_to_night(conn, tables.load(conn, token).id)
     assert woken(watch, shown) == {token: True}

@@ -11,6 +11,7 @@ from companion.night import service as night
 from companion.tables import service as store
 from helpers import join_night as join_all
 from helpers import text_of, visible_page
+import table_writes
 
 
 def rwd_deal(winner: int, second: int) -> dict:
@@ -23,7 +24,7 @@ def rwd_deal(winner: int, second: int) -> dict:
 def play_until_over(conn, token: str, winner: int, second: int) -> None:
     table = store.load(conn, token)
     while not table.match().over:
-        table = store.add_deal(conn, token, len(table.deals) + 1, rwd_deal(winner, second))
+        table = table_writes.add_deal(conn, token, len(table.deals) + 1, rwd_deal(winner, second))
 
 
 def draw_form(client, lang: str = "en") -> str:

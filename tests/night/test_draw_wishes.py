@@ -12,6 +12,7 @@ from companion.night import service as night
 from companion.tables import service as store
 from helpers import join_night as join_all
 from helpers import text_of, visible_page
+import table_writes
 
 EIGHT = "Ann Bob Cy Di Eve Fay Gus Hal".split()
 
@@ -25,7 +26,7 @@ def rwd_deal(winner: int) -> dict:
 def play_until_over(conn, token: str, winner: int) -> None:
     table = store.load(conn, token)
     while not table.match().over:
-        table = store.add_deal(conn, token, len(table.deals) + 1, rwd_deal(winner))
+        table = table_writes.add_deal(conn, token, len(table.deals) + 1, rwd_deal(winner))
 
 
 def draw_form(client, lang="en", path="/hall") -> str:

@@ -13,6 +13,7 @@ import pytest
 
 from companion.night import service as night
 from companion.tables import service as store
+import table_writes
 
 NAMES = "Ann Bob Cy Di Eve Fay Gus Hal".split()
 
@@ -27,7 +28,7 @@ def rwd_deal(winner: int, n: int = 4) -> dict:
 def play_until_over(conn, token: str, winner: int) -> store.Table:
     table = store.load(conn, token)
     while not table.match().over:
-        table = store.add_deal(conn, token, len(table.deals) + 1, rwd_deal(winner))
+        table = table_writes.add_deal(conn, token, len(table.deals) + 1, rwd_deal(winner))
     return table
 
 
@@ -37,7 +38,7 @@ def night_of_two_rounds(client, conn):
     client.post("/hall/rounds", data={"tables-rwd": "2"})
     first = night.night_rounds(conn)[0]
     play_until_over(conn, first.tables[0].table.token, 0)
-    store.add_deal(conn, first.tables[1].table.token, 1, rwd_deal(3))
+    table_writes.add_deal(conn, first.tables[1].table.token, 1, rwd_deal(3))
     client.post("/hall/rounds", data={"tables-rwd": "2"})
     return night.night_rounds(conn)
 
@@ -106,7 +107,7 @@ def test_a_name_that_is_a_formula_is_text_in_the_csv(client, conn):
         night.join(conn, name)
     client.post("/hall/rounds", data={"tables-rwd": "1"})
     (r,) = night.night_rounds(conn)
-    store.add_deal(conn, r.tables[0].table.token, 1, rwd_deal(0))
+    table_writes.add_deal(conn, r.tables[0].table.token, 1, rwd_deal(0))
     rows = list(csv.reader(io.StringIO(client.get("/hall/export.csv").get_data().decode("utf-8-sig"))))
     players = sorted(row[4] for row in rows[1:])
     assert players == sorted(["'=1+1", "'@Bo", "Cy", "Di"])

@@ -13,6 +13,7 @@ from companion.night import service as night
 from companion.tables import service as store
 from helpers import NIGHT_NAMES, text_of
 from helpers import join_night as join_all
+import table_writes
 
 NAMES = NIGHT_NAMES
 
@@ -27,7 +28,7 @@ def play_until_over(conn, token: str, winner: int) -> store.Table:
     """Deals won by the same seat until the rules end the match (RWD ends by itself)."""
     table = store.load(conn, token)
     while not table.match().over:
-        table = store.add_deal(conn, token, len(table.deals) + 1, rwd_deal(winner))
+        table = table_writes.add_deal(conn, token, len(table.deals) + 1, rwd_deal(winner))
     return table
 
 
@@ -43,7 +44,7 @@ def test_finished_tables_make_the_leaderboard_and_the_rule_is_on_the_page(app, c
 
     first = play_until_over(conn, r.tables[0].table.token, winner=0)
     second = play_until_over(conn, r.tables[1].table.token, winner=2)
-    store.add_deal(conn, r.tables[2].table.token, 1, rwd_deal(1))  # the third table still plays
+    table_writes.add_deal(conn, r.tables[2].table.token, 1, rwd_deal(1))  # the third table still plays
     # The hall's live board answers with the new leaderboard (no reload: the board polls by signature).
     live = client.get(f"/hall/board?sig={signature}")
     assert live.status_code == 200
@@ -128,11 +129,11 @@ def test_a_change_committed_while_a_night_page_is_drawn_is_asked_for_again(app, 
 
     def saved_meanwhile(*args, **kwargs):
         if not saved:  # the tables are read; a phone's deal commits before the page is done
-            saved.append(store.add_deal(conn, token, 1, rwd_deal(0)))
+            saved.append(table_writes.add_deal(conn, token, 1, rwd_deal(0)))
         return drawn(*args, **kwargs)
 
     monkeypatch.setattr(night, "night_results", saved_meanwhile)
-    store.add_deal(conn, r.tables[1].table.token, 1, rwd_deal(1))  # something for the ask to fetch
+    table_writes.add_deal(conn, r.tables[1].table.token, 1, rwd_deal(1))  # something for the ask to fetch
     racing = asker.get(f"{page}?sig={signature}")
     assert racing.status_code == 200 and saved
     monkeypatch.setattr(night, "night_results", drawn)

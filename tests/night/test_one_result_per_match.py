@@ -14,6 +14,7 @@ from fractions import Fraction
 from companion.night import service as night
 from companion.players import service as players
 from companion.tables import service as store
+import table_writes
 
 HALF, QUARTER = Fraction(1, 2), Fraction(1, 4)
 
@@ -43,7 +44,7 @@ TABLES_PLAYED = {name: sum(name in table for table in EXPECTED.values()) for nam
 def play(conn, game: str, names: list[str], options: dict, deals: list[dict]) -> str:
     token = store.create(conn, game, names, options, numbered=True)  # the laptop's: tonight's tables
     for number, facts in enumerate(deals, 1):
-        store.add_deal(conn, token, number, facts)
+        table_writes.add_deal(conn, token, number, facts)
     return token
 
 

@@ -11,6 +11,7 @@ from companion.night import service as night
 from companion.tables import service as store
 from companion.store import connect
 from helpers import text_of
+import table_writes
 
 TOKEN = re.compile(r"/t/([A-Za-z0-9_-]{16,})/seat")
 PHONE = {"REMOTE_ADDR": "192.168.1.23"}
@@ -88,7 +89,7 @@ def test_a_seated_table_goes_back_to_waiting_until_its_first_deal(app, client):
     conn = connect(app.config["DATABASE"])
     try:
         first, second = night.night_tables(conn)
-        store.add_deal(conn, second.token, 1, {"chips": [3, 3, 3, 4], "tricks": [7, 2, 2, 2]})
+        table_writes.add_deal(conn, second.token, 1, {"chips": [3, 3, 3, 4], "tricks": [7, 2, 2, 2]})
         assert client.post(f"/hall/tables/{first.id}/unseat").status_code == 303
         assert not store.load(conn, first.token).seated
         assert seat(client, first.token, ["Ann", "Bob", "Cy", "Di", "Eve"]).status_code == 303

@@ -10,6 +10,7 @@ from companion.night import projector, service as night
 from companion.tables import service as store
 
 from .screen_night import NAMES, draw, join_everyone, play, played_round
+import table_writes
 
 PHONE_ON_WIFI = {"REMOTE_ADDR": "192.168.1.23"}
 
@@ -38,7 +39,7 @@ def test_a_night_without_rounds_shows_its_leaderboard_once_a_table_finishes(conn
     for name in ("Ann", "Bo", "Cy", "Di"):
         night.join(conn, name)
     assert state_of(conn) == projector.WELCOME
-    store.add_deal(conn, token, 1, {"chips": [4, 3, 3, 3], "tricks": [2, 3, 3, 5]})
+    table_writes.add_deal(conn, token, 1, {"chips": [4, 3, 3, 3], "tricks": [2, 3, 3, 5]})
     assert state_of(conn) == projector.LEADERBOARD
 
 

@@ -10,6 +10,7 @@ from companion.night import service as night
 from companion.tables import service as store
 from helpers import text_of
 from helpers import join_night as join_all
+import table_writes
 
 RWD_DEAL_4P = {"chips": [3, 3, 3, 4], "tricks": [7, 2, 2, 2]}
 
@@ -69,7 +70,7 @@ def test_a_count_the_game_does_not_take_is_refused_next_to_the_form(app, client,
 
 def test_a_started_table_keeps_its_players(app, client, conn):
     r = drawn(app, client, conn, **{"tables-rwd": "3"})
-    store.add_deal(conn, r.tables[0].table.token, 1, RWD_DEAL_4P)
+    table_writes.add_deal(conn, r.tables[0].table.token, 1, RWD_DEAL_4P)
     late = night.join(conn, "Zed")
     joined = client.post("/hall/join-table", data={"player": str(late.id), "table": str(r.tables[0].number)})
     assert joined.status_code == 409 and "has started" in text_of(joined.get_data(as_text=True))

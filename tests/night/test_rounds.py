@@ -15,6 +15,7 @@ from companion.meetup import seating
 from companion.games import GAMES
 from helpers import NIGHT_NAMES, text_of
 from helpers import join_night as join_all
+import table_writes
 
 NAMES = NIGHT_NAMES
 
@@ -121,7 +122,7 @@ def test_a_swap_before_the_round_starts_is_one_action(app, client, conn):
     assert after.table_of(late.id) is not None and after.table_of(a) is None
     # Once a table has a deal its seating is its own: the swap is refused, nothing changes.
     token = after.tables[0].table.token
-    store.add_deal(conn, token, 1, {"chips": [3, 3, 3, 4], "tricks": [7, 2, 2, 2]})
+    table_writes.add_deal(conn, token, 1, {"chips": [3, 3, 3, 4], "tricks": [7, 2, 2, 2]})
     x, y = after.tables[0].player_ids[1], after.tables[2].player_ids[1]
     refused = client.post("/hall/swap", data={"a": str(x), "b": str(y)})
     assert refused.status_code == 409 and "has started" in text_of(refused.get_data(as_text=True))

@@ -18,6 +18,7 @@ from companion.night import service as night
 from companion.night.summary import fraction_text, night_summary
 from companion.tables import service as store
 from helpers import join_night, text_of
+import table_writes
 
 TWIN_6 = {"bids": [["X", "D"], ["C", "D"], ["D", "D"], ["D", "D"], ["D", "D"], ["D", "D"]],
           "tricks": [4, 3, 2, 1, 0, 0], "open_bid": None}  # seats 1-2 make 37 a deal, seats 5-6 30
@@ -33,7 +34,7 @@ def play(conn, game: str, names: list[str], options: dict, deals: list[dict], nu
     """A table with ``deals`` played; ``numbered``: the laptop's (tonight's), else a phone's."""
     token = store.create(conn, game, names, options, numbered=numbered)
     for number, facts in enumerate(deals, 1):
-        store.add_deal(conn, token, number, facts)
+        table_writes.add_deal(conn, token, number, facts)
     return token
 
 

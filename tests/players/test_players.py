@@ -30,6 +30,7 @@ from helpers import MIRAI_SEAT0, N1, N2, N3, N4, RWD_SEAT1, mirai, three_nights
 from helpers import NightClock as Clock
 from helpers import play_table as play
 from helpers import text_of
+import table_writes
 
 FIXTURE = Path(__file__).parent.parent / "fixtures" / "release-aaf9a5c.sqlite"
 PHONE_ON_WIFI = {"REMOTE_ADDR": "192.168.1.23"}
@@ -257,14 +258,14 @@ def test_a_change_to_a_finished_table_replays_its_result(season):
     _client, conn, tokens, _clock = season
     ann = players.player_of_name(conn, "Ann")
     assert players.stats(conn, ann).matches == 6
-    tables.undo_last(conn, tokens["n3-mirai"], 5)  # 70 to 70: over, level first (a tie-break deal may follow)
+    table_writes.undo_last(conn, tokens["n3-mirai"], 5)  # 70 to 70: over, level first (a tie-break deal may follow)
     assert players.refresh(conn) == 1
     s = players.stats(conn, ann)
     assert (s.matches, s.wins, s.points) == (6, 3, approx(Fraction(37, 12) - Fraction(1, 2)))
-    tables.undo_last(conn, tokens["n3-mirai"], 4)  # the match is no longer over: it doesn't count
+    table_writes.undo_last(conn, tokens["n3-mirai"], 4)  # the match is no longer over: it doesn't count
     assert players.stats(conn, ann).matches == 5
-    tables.add_deal(conn, tokens["n3-mirai"], 4, mirai(2, 10, 1))
-    tables.add_deal(conn, tokens["n3-mirai"], 5, mirai(1, 9, 1))  # now Bo wins it
+    table_writes.add_deal(conn, tokens["n3-mirai"], 4, mirai(2, 10, 1))
+    table_writes.add_deal(conn, tokens["n3-mirai"], 5, mirai(1, 9, 1))  # now Bo wins it
     s = players.stats(conn, ann)
     assert (s.matches, s.wins) == (6, 2)
     assert players.refresh(conn) == 0  # nothing changed since: no replay

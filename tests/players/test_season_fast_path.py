@@ -21,6 +21,7 @@ from companion.players import service as players
 from companion.tables import service as tables
 
 from helpers import LUCKY, MIRAI_SEAT0, MIRAI_SEAT1, TWIN, NightClock, mirai, play_table, rwd4
+import table_writes
 
 # Whole matches as the rules play them: (game, players, options, deals).
 MATCHES = [
@@ -123,8 +124,8 @@ def test_after_one_table_changes_and_who_is_who_changes(seeded):
                                             " WHERE r.over = 1 ORDER BY t.id")]
     assert set(ended) <= set(tokens) and len(ended) > 30
     miraiscope = next(t for t in ended if tables.load(conn, t).game.id == "miraiscope")
-    tables.undo_last(conn, miraiscope, 5)  # its result changes (level, or no longer over)
-    tables.add_deal(conn, miraiscope, 5, mirai(4, 20, 1))
+    table_writes.undo_last(conn, miraiscope, 5)  # its result changes (level, or no longer over)
+    table_writes.add_deal(conn, miraiscope, 5, mirai(4, 20, 1))
     assert_same_figures(conn)
     names = json.loads(conn.execute("SELECT players FROM tables WHERE token = ?", (ended[3],)).fetchone()[0])
     players.keep_apart(conn, ended[3], 1, f"{names[1]} K.")  # a namesake gets the seat

@@ -14,6 +14,7 @@ from companion.tables import service as store
 from companion.changes import Change
 from companion.store import get_db
 from helpers import rwd_rotating_deal_form
+import table_writes
 
 NAMES = ["Ann", "Bob", "Cy", "Di"]
 
@@ -36,19 +37,19 @@ def test_each_table_write_announces_its_new_revision(app, heard):
         db = get_db()
         token = store.create(db, "rwd", NAMES, {})
         assert heard[-1] == Change("table", token, 0)
-        added = store.add_deal(db, token, 1, form=deal(1))
+        added = table_writes.add_deal(db, token, 1, form=deal(1))
         assert heard[-1] == Change("table", token, added.revision) and added.revision == store.revision(db, token)
-        store.add_deal(db, token, 2, form=deal(2))
-        undone = store.undo_last(db, token, 2)
+        table_writes.add_deal(db, token, 2, form=deal(2))
+        undone = table_writes.undo_last(db, token, 2)
         assert heard[-1] == Change("table", token, undone.revision) == Change("table", token, store.revision(db, token))
         facts = dict(undone.deals[0])
-        edited = store.edit_deal(db, token, 1, {**facts, "chips": [3, 4, 3, 3]}, store.fingerprint(facts))
+        edited = table_writes.edit_deal(db, token, 1, {**facts, "chips": [3, 4, 3, 3]}, store.fingerprint(facts))
         assert heard[-1] == Change("table", token, store.revision(db, token)) and edited.revision == heard[-1].revision
         before = len(heard)
         with pytest.raises(store.Conflict):  # refused: nothing changed, nothing said
-            store.undo_last(db, token, 5)
+            table_writes.undo_last(db, token, 5)
         assert len(heard) == before
-        store.rematch(db, token)  # the old table moves on (its phones learn of the rematch)
+        table_writes.rematch(db, token)  # the old table moves on (its phones learn of the rematch)
         assert heard[-1].kind == "table" and heard[-1].key == token
 
 
@@ -74,7 +75,7 @@ def test_a_failing_listener_never_breaks_a_write(app, heard):
     try:
         with app.app_context():
             token = store.create(get_db(), "rwd", NAMES, {})
-            assert store.add_deal(get_db(), token, 1, form=deal(1)).revision == 1
+            assert table_writes.add_deal(get_db(), token, 1, form=deal(1)).revision == 1
     finally:
         stop()
     assert [c.revision for c in heard] == [0, 1]  # the listener after the broken one still heard
@@ -102,7 +103,7 @@ def test_a_watched_table_is_woken_by_the_write_without_a_query(app):
     waiter = threading.Thread(target=lambda: woke.append(watch.wait(token, 0, 10)))
     waiter.start()
     with app.app_context():
-        store.add_deal(get_db(), token, 1, form=deal(1))
+        table_writes.add_deal(get_db(), token, 1, form=deal(1))
     waiter.join(5)
     assert woke == [1]
     assert watch.revision(token) == 1 and queries == []  # known in memory, from the announcement
@@ -117,13 +118,13 @@ def test_a_change_announced_without_its_revision_is_asked_once(app, monkeypatch)
     watch = app.extensions["table_watch"]
     with app.app_context():
         token = store.create(get_db(), "rwd", NAMES, {})
-        store.add_deal(get_db(), token, 1, form=deal(1))
+        table_writes.add_deal(get_db(), token, 1, form=deal(1))
     assert watch.watch(token) == 1
     woke = []
     waiter = threading.Thread(target=lambda: woke.append(watch.wait(token, 1, 10)))
     waiter.start()
     with app.app_context():
-        store.add_deal(get_db(), token, 2, form=deal(2))  # announced without its revision
+        table_writes.add_deal(get_db(), token, 2, form=deal(2))  # announced without its revision
     waiter.join(5)
     assert woke == [2] and watch.checks == 1
 

@@ -24,6 +24,7 @@ from companion.tables import service as store
 from companion.serving.creation import CreationLimit
 from helpers import rwd_facts
 from helpers import Phone  # noqa: E402
+import table_writes
 
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"),
                                 reason="other devices are other loopback addresses (127.0.0.2…), as on Linux")
@@ -130,7 +131,7 @@ def rwd_table(conn, names, numbered: bool = False) -> str:
 
 def play(conn, token: str) -> None:
     table = store.load(conn, token)
-    store.add_deal(conn, token, 1, rwd_facts(table.progress()))
+    table_writes.add_deal(conn, token, 1, rwd_facts(table.progress()))
 
 
 def board_tables(client, path="/hall/board") -> list[str]:
@@ -174,7 +175,7 @@ def test_the_board_shows_the_48_most_recently_changed_and_pages_to_the_rest(clie
     assert "page=2" in re.search(r'hx-get="(/hall/board[^"]*)"', client.get("/hall?page=2").get_data(as_text=True)).group(1)
     # A deal at an early table brings it to page 1 (the store's order of changes, not the clock)
     table = store.load(conn, tokens[0])
-    store.add_deal(conn, tokens[0], 2, rwd_facts(table.progress()))
+    table_writes.add_deal(conn, tokens[0], 2, rwd_facts(table.progress()))
     shown = [int(i) for i in re.findall(r'id="hall-table-(\d+)"', client.get("/hall/board").get_data(as_text=True))]
     assert ids[0] in shown and ids[12] not in shown and len(shown) == 48
     # a page past the last is the last; a silly one the first

@@ -13,6 +13,7 @@ import time
 
 from companion.serving.fair import Turns
 from helpers import Phone, enter_deals, raw, status_of  # noqa: E402
+import table_writes
 
 
 def wait_until(condition, seconds: float = 5.0) -> None:
@@ -292,7 +293,7 @@ def test_the_hall_loads_only_the_side_tables_it_shows(client, conn, monkeypatch)
 
     for n in range(BOARD_MAX + 12):
         token = store.create(conn, "rwd", [f"A{n}", f"B{n}", f"C{n}"], {"length": 1, "first_start_player": 0})
-        store.add_deal(conn, token, 1, {"chips": [8, 5, 4], "tricks": [3, 7, 7]})
+        table_writes.add_deal(conn, token, 1, {"chips": [8, 5, 4], "tricks": [3, 7, 7]})
     loaded = []
     table_of = store.table_of
     monkeypatch.setattr(store, "table_of", lambda record: loaded.append(record["id"]) or table_of(record))

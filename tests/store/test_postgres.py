@@ -17,6 +17,7 @@ from companion import cli, store as storage
 from companion.store import DatabaseError, postgres
 from companion.tables import service as tables
 from helpers import rwd_rotating_deal_form as deal
+import table_writes
 
 NAMES = ["Ann", "Bob", "Cy", "Di"]
 RWD = {"first_start_player": 0}
@@ -137,12 +138,12 @@ def test_sqlstates_are_the_stores_errors_and_nothing_half_done_stays(url, errcod
     revision = tables.revision(conn, token)
     refuse_deals_with(url, errcode)
     with pytest.raises(error) as refused:
-        tables.add_deal(conn, token, 1, form=deal(1), write_id="w1")
+        table_writes.add_deal(conn, token, 1, form=deal(1), write_id="w1")
     assert type(refused.value) is error
     assert tables.load(conn, token).deals == () and tables.revision(conn, token) == revision  # rolled back
     assert tables.recorded_outcome(conn, token, "w1") is None
     allow_deals(url)
-    tables.add_deal(conn, token, 1, form=deal(1), write_id="w1")  # the phone's resend: saved once
+    table_writes.add_deal(conn, token, 1, form=deal(1), write_id="w1")  # the phone's resend: saved once
     assert len(tables.load(conn, token).deals) == 1
     conn.close()
 
@@ -194,7 +195,7 @@ def test_sixteen_connections_sending_one_write_id_store_one_deal(url):
         try:
             barrier.wait(20)
             try:
-                tables.add_deal(own, token, 1, form=deal(1), write_id="same-id")
+                table_writes.add_deal(own, token, 1, form=deal(1), write_id="same-id")
                 answers[i] = "wrote"
             except tables.Repeated as repeated:
                 answers[i] = repeated.outcome
@@ -227,7 +228,7 @@ def test_sixteen_connections_adding_deals_at_once_each_get_their_own_number(url)
             barrier.wait(20)
             number = len(tables.load(own, token).deals) + 1
             try:
-                tables.add_deal(own, token, number, form=deal(number), write_id=f"w{i}")
+                table_writes.add_deal(own, token, number, form=deal(number), write_id=f"w{i}")
                 outcomes.append("saved")
             except (tables.Conflict, tables.Refused) as exc:
                 outcomes.append(type(exc).__name__)

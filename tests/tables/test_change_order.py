@@ -9,6 +9,7 @@ import re
 from companion import store as storage
 from companion.tables import service as store
 from helpers import rwd_rotating_deal_form as rwd_deal
+import table_writes
 
 NAMES = ["Ann", "Bob", "Cy", "Di"]
 
@@ -26,8 +27,8 @@ def test_the_change_log_is_in_the_order_the_changes_were_made(tmp_path, monkeypa
     clock_going_back(monkeypatch)
     token = store.create(conn, "rwd", NAMES, {"first_start_player": 0})
     for number in (1, 2, 3):
-        store.add_deal(conn, token, number, form=rwd_deal(number))
-    store.undo_last(conn, token, 3)
+        table_writes.add_deal(conn, token, number, form=rwd_deal(number))
+    table_writes.undo_last(conn, token, 3)
     log = store.changes(conn, store.load(conn, token).id)
     assert [(c["action"], c["number"]) for c in log] == [("undo", 3), ("add", 3), ("add", 2), ("add", 1),
                                                          ("create", None)]

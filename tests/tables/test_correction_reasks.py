@@ -12,6 +12,7 @@ from companion.tables import service as store
 from companion.games import GAMES, MatchSetup
 from helpers import fingerprint_of as was, migrated_connection, text_of
 from helpers import stored_table as table_with
+import table_writes
 
 TWIN = ("Ann", "Bob", "Cy", "Dee")  # teams Ann & Bob (0), Cy & Dee (1)
 BID = {0: ["D", "D"], 2: ["H", "D"], 3: ["C", "D"]}
@@ -39,7 +40,7 @@ def test_open_bid_made_illegal_is_asked_again_with_the_team_now_last_or_nobody(c
     before = store.load(conn, token)
     # Deal 1 corrected: now Ann & Bob are alone in last place, so Cy & Dee could not open-bid.
     with pytest.raises(store.NeedsChoices) as asked:
-        store.edit_deal(conn, token, 1, TEAM1_AHEAD, was(conn, token, 1))
+        table_writes.edit_deal(conn, token, 1, TEAM1_AHEAD, was(conn, token, 1))
     [(number, choice)] = asked.value.choices
     # Who may open-bid is the designer's rule, which the question states: no ruling beside it.
     assert number == 2 and choice.key == "open_bid" and choice.ruling is None
@@ -52,7 +53,7 @@ def test_open_bid_made_illegal_is_asked_again_with_the_team_now_last_or_nobody(c
     assert store.load(conn, token).deals == before.deals  # nothing written yet
 
     # Answered "nobody" (as the page sends it): both deals written in one step.
-    table = store.edit_deal(conn, token, 1, TEAM1_AHEAD, was(conn, token, 1), choices={2: "2"})
+    table = table_writes.edit_deal(conn, token, 1, TEAM1_AHEAD, was(conn, token, 1), choices={2: "2"})
     assert table.deals[0] == TEAM1_AHEAD
     assert table.deals[1] == {**OPEN_BY_1, "open_bid": None}
     assert table.match().totals == (10, 70)
@@ -60,7 +61,7 @@ def test_open_bid_made_illegal_is_asked_again_with_the_team_now_last_or_nobody(c
 
 def test_open_bid_answer_can_be_the_team_now_last(conn):
     token = table_with(conn, "twin_shoot", TWIN, {"first_team": 0}, [TEAM0_AHEAD, OPEN_BY_1])
-    table = store.edit_deal(conn, token, 1, TEAM1_AHEAD, was(conn, token, 1), choices={2: 0})
+    table = table_writes.edit_deal(conn, token, 1, TEAM1_AHEAD, was(conn, token, 1), choices={2: 0})
     assert table.deals[1]["open_bid"] == 0
     # Ann & Bob's open bid failed (no bid hit): Cy & Dee score 30 more.
     assert table.match().deals[1].score.points == (5, 35 + 30)
@@ -69,18 +70,18 @@ def test_open_bid_answer_can_be_the_team_now_last(conn):
 def test_open_bid_when_nobody_is_alone_last_any_more_asks_to_confirm_nobody(conn):
     token = table_with(conn, "twin_shoot", TWIN, {"first_team": 0}, [TEAM0_AHEAD, OPEN_BY_1])
     with pytest.raises(store.NeedsChoices) as asked:
-        store.edit_deal(conn, token, 1, EVEN, was(conn, token, 1))
+        table_writes.edit_deal(conn, token, 1, EVEN, was(conn, token, 1))
     [(number, choice)] = asked.value.choices
     assert number == 2 and choice.options == (2,)  # only "nobody" is possible now
     assert "no team is alone in last place" in str(choice.question)
-    table = store.edit_deal(conn, token, 1, EVEN, was(conn, token, 1), choices={2: 2})
+    table = table_writes.edit_deal(conn, token, 1, EVEN, was(conn, token, 1), choices={2: 2})
     assert table.deals[1]["open_bid"] is None
 
 
 def test_open_bid_still_legal_after_the_correction_is_kept_without_asking(conn):
     token = table_with(conn, "twin_shoot", TWIN, {"first_team": 0}, [TEAM0_AHEAD, OPEN_BY_1])
     bigger_lead = twin([3, 3, 0, 0], [3, 3, 2, 2])  # Ann & Bob 36, Cy & Dee 4: still ahead
-    table = store.edit_deal(conn, token, 1, bigger_lead, was(conn, token, 1))
+    table = table_writes.edit_deal(conn, token, 1, bigger_lead, was(conn, token, 1))
     assert table.deals[1] == OPEN_BY_1
 
 
@@ -94,11 +95,11 @@ def test_rwd_chosen_start_player_no_longer_among_the_sharers_is_asked_again(conn
     token = table_with(conn, "rwd", ("Ann", "Bo", "Cy"), {"first_start_player": 0},
                        [SHARED_AB, {**ANN, "start_player": 0}])
     with pytest.raises(store.NeedsChoices) as asked:
-        store.edit_deal(conn, token, 1, SHARED_BC, was(conn, token, 1))
+        table_writes.edit_deal(conn, token, 1, SHARED_BC, was(conn, token, 1))
     [(number, choice)] = asked.value.choices
     assert (number, choice.key, choice.options, choice.ruling) == (2, "start_player", (1, 2),
                                                                     "start_after_tie")
-    table = store.edit_deal(conn, token, 1, SHARED_BC, was(conn, token, 1), choices={2: 2})
+    table = table_writes.edit_deal(conn, token, 1, SHARED_BC, was(conn, token, 1), choices={2: 2})
     assert table.deals[1]["start_player"] == 2
 
 
@@ -120,10 +121,10 @@ def test_pair_quad_chosen_dealer_no_longer_tied_is_asked_again(conn):
     token = table_with(conn, "pair_quad", setup_names, {"first_dealer": 0},
                        [TIE_AB, {**TIE_AB, "dealer": 1}])
     with pytest.raises(store.NeedsChoices) as asked:
-        store.edit_deal(conn, token, 1, TIE_CD, was(conn, token, 1))
+        table_writes.edit_deal(conn, token, 1, TIE_CD, was(conn, token, 1))
     [(number, choice)] = asked.value.choices
     assert (number, choice.key, choice.options, choice.ruling) == (2, "dealer", (2, 3), "tied_top")
-    table = store.edit_deal(conn, token, 1, TIE_CD, was(conn, token, 1), choices={2: 3})
+    table = table_writes.edit_deal(conn, token, 1, TIE_CD, was(conn, token, 1), choices={2: 3})
     assert table.deals[1]["dealer"] == 3
 
 

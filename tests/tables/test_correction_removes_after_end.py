@@ -14,6 +14,7 @@ from helpers import fingerprint_of as was, migrated_connection, stored_table
 from helpers import create_table as create
 from helpers import table_state as state
 from helpers import text_of
+import table_writes
 
 # 3 players, 17 tricks: points = tricks - chips.
 ANN_ALONE = {"chips": [4, 5, 8], "tricks": [7, 7, 3]}   # Ann +3 alone
@@ -32,7 +33,7 @@ def rwd_table(conn, deals) -> str:
 def test_the_refusal_says_which_deals_and_offers_their_removal(conn):
     token = rwd_table(conn, [ANN_ALONE, ANN_ALONE, BO_ALONE, BO_ALONE, ANN_ALONE])
     with pytest.raises(store.EndsEarlier) as refused:
-        store.edit_deal(conn, token, 3, ANN_ALONE, was(conn, token, 3))
+        table_writes.edit_deal(conn, token, 3, ANN_ALONE, was(conn, token, 3))
     assert (refused.value.end, refused.value.last) == (3, 5)
     assert "so deals 4 to 5 would come after its end" in str(refused.value)
     assert "Save the correction with them removed" in str(refused.value)
@@ -41,7 +42,7 @@ def test_the_refusal_says_which_deals_and_offers_their_removal(conn):
 
 def test_saved_with_removal_the_match_ends_at_the_corrected_deal(conn):
     token = rwd_table(conn, [ANN_ALONE, ANN_ALONE, BO_ALONE, BO_ALONE, ANN_ALONE])
-    table = store.edit_deal(conn, token, 3, ANN_ALONE, was(conn, token, 3), remove_after_end=5)
+    table = table_writes.edit_deal(conn, token, 3, ANN_ALONE, was(conn, token, 3), remove_after_end=5)
     assert list(table.deals) == [ANN_ALONE, ANN_ALONE, ANN_ALONE]
     match = table.match()
     assert match.outcome.over and match.totals[0] == 9
@@ -56,7 +57,7 @@ def test_removal_is_only_of_the_deals_the_player_was_shown(conn):
     removed unseen: the offer no longer matches, so the correction is refused again."""
     token = rwd_table(conn, [ANN_ALONE, ANN_ALONE, BO_ALONE, BO_ALONE])
     with pytest.raises(store.EndsEarlier) as refused:
-        store.edit_deal(conn, token, 3, ANN_ALONE, was(conn, token, 3), remove_after_end=3)
+        table_writes.edit_deal(conn, token, 3, ANN_ALONE, was(conn, token, 3), remove_after_end=3)
     assert refused.value.last == 4
     assert len(store.load(conn, token).deals) == 4
 
@@ -64,7 +65,7 @@ def test_removal_is_only_of_the_deals_the_player_was_shown(conn):
 def test_removal_does_not_hide_a_correction_that_is_wrong_in_itself(conn):
     token = rwd_table(conn, [ANN_ALONE, BO_ALONE])
     with pytest.raises(store.Refused) as refused:
-        store.edit_deal(conn, token, 1, {"chips": [9, 9, 9], "tricks": [7, 7, 3]}, was(conn, token, 1),
+        table_writes.edit_deal(conn, token, 1, {"chips": [9, 9, 9], "tricks": [7, 7, 3]}, was(conn, token, 1),
                         remove_after_end=2)
     assert not isinstance(refused.value, store.EndsEarlier)
     assert len(store.load(conn, token).deals) == 2

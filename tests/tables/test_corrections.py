@@ -11,6 +11,7 @@ import pytest
 from companion.tables import service as store
 from companion.games import GAMES, MatchSetup
 from helpers import fingerprint_of as was, migrated_connection, stored_table
+import table_writes
 
 
 @pytest.fixture
@@ -37,7 +38,7 @@ def test_a_correction_that_opens_a_later_choice_asks_for_it(conn):
     before = store.load(conn, token)
     # Deal 2 becomes a shared win: deal 3 now needs its start player chosen among Ann and Bo.
     with pytest.raises(store.NeedsChoices) as asked:
-        store.edit_deal(conn, token, 2, SHARED_AB, was(conn, token, 2))
+        table_writes.edit_deal(conn, token, 2, SHARED_AB, was(conn, token, 2))
     [(number, choice)] = asked.value.choices
     assert number == 3 and choice.key == "start_player" and choice.options == (0, 1)
     assert asked.value.unanswered == [3]
@@ -48,12 +49,12 @@ def test_a_correction_that_opens_a_later_choice_asks_for_it(conn):
 
     # An answer that is not one of the options is asked again, next to its field.
     with pytest.raises(store.NeedsChoices) as again:
-        store.edit_deal(conn, token, 2, SHARED_AB, was(conn, token, 2), choices={3: 2})
+        table_writes.edit_deal(conn, token, 2, SHARED_AB, was(conn, token, 2), choices={3: 2})
     assert "later-3" in [e.field for e in again.value.errors]
     assert again.value.unanswered == [3]  # a wrong answer is no answer
 
     # Answered (as the correction page's form sends it): both deals written in one go, both logged.
-    table = store.edit_deal(conn, token, 2, SHARED_AB, was(conn, token, 2),
+    table = table_writes.edit_deal(conn, token, 2, SHARED_AB, was(conn, token, 2),
                             choices={3: "1"})  # as the correction page sends it
     assert table.deals[1] == SHARED_AB
     assert table.deals[2] == {**ANN_ALONE, "start_player": 1}
@@ -68,7 +69,7 @@ def test_a_correction_that_opens_a_later_choice_asks_for_it(conn):
 def test_a_correction_that_closes_a_later_choice_drops_its_answer(conn):
     # Was refused before issue 11 ("undo the later deals first").
     token = fresh(conn, [SHARED_AB, {**BO_ALONE, "start_player": 1}])
-    table = store.edit_deal(conn, token, 1, ANN_ALONE, was(conn, token, 1))
+    table = table_writes.edit_deal(conn, token, 1, ANN_ALONE, was(conn, token, 1))
     assert table.deals == (ANN_ALONE, BO_ALONE)
     assert table.match().deals[1].before.leader == 0  # Ann won deal 1 alone, so she started deal 2
     logged = [c for c in store.changes(conn, table.id) if c["action"] == "edit"]
@@ -78,7 +79,7 @@ def test_a_correction_that_closes_a_later_choice_drops_its_answer(conn):
 def test_a_recorded_answer_that_still_fits_is_kept(conn):
     token = fresh(conn, [SHARED_AB, {**BO_ALONE, "start_player": 1}])
     still_shared = rwd([6, 6, 5], [8, 8, 1])  # Ann and Bo still share (+2, 6 chips each)
-    table = store.edit_deal(conn, token, 1, still_shared, was(conn, token, 1))
+    table = table_writes.edit_deal(conn, token, 1, still_shared, was(conn, token, 1))
     assert table.deals[1] == {**BO_ALONE, "start_player": 1}
     assert [c["number"] for c in store.changes(conn, table.id) if c["action"] == "edit"] == [1]
 
@@ -90,16 +91,16 @@ def test_pair_and_quad_correction_asks_who_deals_next(conn):
     alone = captured((0, 0, 0, 0, 0, 16), (0, 0, 0, 0, 0, 8), (2, 2, 2, 2, 2, 2), (2, 2, 2, 2, 2, 6))
     tied = captured((0, 0, 0, 0, 0, 12), (0, 0, 0, 0, 0, 12), (2, 2, 2, 2, 2, 2), (2, 2, 2, 2, 2, 6))
     token = store.create(conn, "pair_quad", ["Ann", "Bo", "Cy", "Di"], {"first_dealer": 0, "deals": 0})
-    store.add_deal(conn, token, 1, alone)
-    store.add_deal(conn, token, 2, alone)
+    table_writes.add_deal(conn, token, 1, alone)
+    table_writes.add_deal(conn, token, 2, alone)
     game = GAMES["pair_quad"]
     assert len(game.replay(MatchSetup("pair_quad", ("Ann", "Bo", "Cy", "Di")), [tied]).deals[0].score.winners) > 1
     with pytest.raises(store.NeedsChoices) as asked:
-        store.edit_deal(conn, token, 1, tied, was(conn, token, 1))
+        table_writes.edit_deal(conn, token, 1, tied, was(conn, token, 1))
     [(number, choice)] = asked.value.choices
     assert number == 2 and choice.key == "dealer"
     seat = choice.options[-1]
-    table = store.edit_deal(conn, token, 1, tied, was(conn, token, 1), choices={2: seat})
+    table = table_writes.edit_deal(conn, token, 1, tied, was(conn, token, 1), choices={2: seat})
     assert table.deals[1]["dealer"] == seat
     assert table.match().deals[1].facts["dealer"] == seat
 
@@ -109,7 +110,7 @@ def test_a_correction_that_breaks_a_later_deal_otherwise_is_still_refused(conn):
     before = store.load(conn, token)
     # Ann alone in deal 3 too: she has 3 wins after it, so deal 4 can't be a deal of this match.
     with pytest.raises(store.Refused) as refused:
-        store.edit_deal(conn, token, 3, ANN_ALONE, was(conn, token, 3))
+        table_writes.edit_deal(conn, token, 3, ANN_ALONE, was(conn, token, 3))
     assert not isinstance(refused.value, store.NeedsChoices)
     # Issue 24: the refusal says which deals come after the new end (not "no longer valid").
     assert "ends after deal 3, so deal 4 would come after its end" in str(refused.value)
@@ -121,9 +122,9 @@ def test_a_correction_that_breaks_a_later_deal_otherwise_is_still_refused(conn):
 
 def test_rematch_continues_the_rotation(conn):
     token = store.create(conn, "lucky_cube", ["Ann", "Bo", "Cy"], {"first_dealer": 1})
-    store.add_deal(conn, token, 1, {"die_holder": None, "die_number": None, "last_trick": 2})  # Bo dealt
-    store.add_deal(conn, token, 2, {"die_holder": None, "die_number": None, "last_trick": 0})  # Cy dealt
-    new = store.load(conn, store.rematch(conn, token))
+    table_writes.add_deal(conn, token, 1, {"die_holder": None, "die_number": None, "last_trick": 2})  # Bo dealt
+    table_writes.add_deal(conn, token, 2, {"die_holder": None, "die_number": None, "last_trick": 0})  # Cy dealt
+    new = store.load(conn, table_writes.rematch(conn, token))
     assert new.setup.options["first_dealer"] == 0  # Ann deals next, not Bo again
     assert new.match().next.dealer == 0
 
@@ -131,10 +132,10 @@ def test_rematch_continues_the_rotation(conn):
 def test_rwd_rematch_after_a_shared_last_deal_asks_among_the_sharers(conn):
     token = fresh(conn, [SHARED_AB, {**SHARED_AB, "start_player": 0}, {**SHARED_AB, "start_player": 1}])
     assert store.load(conn, token).match().over  # Ann and Bo reach 3 together
-    new = store.load(conn, store.rematch(conn, token))
+    new = store.load(conn, table_writes.rematch(conn, token))
     upcoming = new.match().next
     assert upcoming.number == 1 and upcoming.choice is not None and upcoming.choice.options == (0, 1)
-    table = store.add_deal(conn, new.token, 1, {**ANN_ALONE, "start_player": 1})
+    table = table_writes.add_deal(conn, new.token, 1, {**ANN_ALONE, "start_player": 1})
     assert table.match().deals[0].facts["start_player"] == 1
 
 

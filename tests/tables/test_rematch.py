@@ -9,6 +9,7 @@ from companion import store as storage
 from companion.tables import service as store
 from helpers import fresh_db
 from helpers import create_table as create_via_form
+import table_writes
 
 
 def test_sixteen_simultaneous_rematches_make_one_table(tmp_path):
@@ -25,7 +26,7 @@ def test_sixteen_simultaneous_rematches_make_one_table(tmp_path):
             own = storage.connect(path)
             try:
                 barrier.wait()
-                results.append(store.rematch(own, token))
+                results.append(table_writes.rematch(own, token))
             except BaseException as exc:  # pragma: no cover - reported below
                 errors.append(exc)
             finally:
@@ -52,7 +53,7 @@ def test_rematch_uses_the_games_rematch_options(tmp_path, monkeypatch):
     game = store.load(conn, token).game
     option = game.options[0]
     monkeypatch.setattr(type(game), "rematch_options", lambda self, match: {option.key: 1}, raising=False)
-    new = store.load(conn, store.rematch(conn, token))
+    new = store.load(conn, table_writes.rematch(conn, token))
     assert new.setup.options[option.key] == 1
 
 

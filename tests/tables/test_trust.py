@@ -19,6 +19,7 @@ from companion.night import service as night
 from companion.tables import access
 from companion.tables import service as tables
 from helpers import text_of
+import table_writes
 
 T0 = datetime(2026, 11, 27, 20, 0, tzinfo=timezone.utc)
 DEAL = {"number": "1", "chips-0": "0", "chips-1": "8", "chips-2": "9", "tricks-0": "5", "tricks-1": "6",
@@ -128,7 +129,7 @@ def test_a_latecomer_gets_no_link_to_the_rematch(app, conn):
 
 def test_the_laptop_may_change_a_finished_match_at_any_time(app, conn, client, monkeypatch):
     token = one_deal_match(conn)
-    tables.add_deal(conn, token, 1, form=DEAL)
+    table_writes.add_deal(conn, token, 1, form=DEAL)
     monkeypatch.setattr(access, "now_utc", lambda: datetime.now(timezone.utc) + timedelta(days=3))
     assert "Undo deal 1" in client.get(f"/t/{token}").get_data(as_text=True)
     assert client.post(f"/t/{token}/undo", data={"number": "1"}).status_code == 303
@@ -164,7 +165,7 @@ def test_a_drawn_tables_phone_may_change_it_until_the_round_closes(app, conn, cl
 
 def test_the_players_pages_link_to_a_read_only_record(app, conn, client):
     token = one_deal_match(conn)
-    tables.add_deal(conn, token, 1, form=DEAL)
+    table_writes.add_deal(conn, token, 1, form=DEAL)
     table = tables.load(conn, token)
     page = phone(app, 14).get("/players/1").get_data(as_text=True)
     assert f'href="/matches/{table.id}"' in page and token not in page

@@ -15,6 +15,7 @@ from companion import store as storage
 from companion.night import service as night
 from companion.tables import service as store
 from helpers import rwd_rotating_deal_form as rwd_deal
+import table_writes
 
 RWD = {"first_start_player": 0}
 NAMES = ["Ann", "Bob", "Cy", "Di"]
@@ -49,11 +50,11 @@ def outcome_of(call):
 def test_a_resent_deal_is_stored_once_and_answered_with_the_first_outcome(db):
     conn = storage.connect(db)
     token = store.create(conn, "rwd", NAMES, RWD)
-    table = store.add_deal(conn, token, 1, form=rwd_deal(1), write_id="phone-1:w1")
+    table = table_writes.add_deal(conn, token, 1, form=rwd_deal(1), write_id="phone-1:w1")
     assert len(table.deals) == 1
     revision = store.revision(conn, token)
     with pytest.raises(store.Repeated) as again:
-        store.add_deal(conn, token, 1, form=rwd_deal(1), write_id="phone-1:w1")
+        table_writes.add_deal(conn, token, 1, form=rwd_deal(1), write_id="phone-1:w1")
     assert again.value.outcome == {"action": "add", "number": 1}
     assert store.recorded_outcome(conn, token, "phone-1:w1") == {"action": "add", "number": 1}
     # Nothing was written the second time: no deal, no revision, no log entry.
@@ -62,34 +63,34 @@ def test_a_resent_deal_is_stored_once_and_answered_with_the_first_outcome(db):
     assert [c["action"] for c in store.changes(conn, store.load(conn, token).id)] == ["add", "create"]
     # Even sent for the next deal's number, the same write id is the same write.
     with pytest.raises(store.Repeated):
-        store.add_deal(conn, token, 2, form=rwd_deal(2), write_id="phone-1:w1")
+        table_writes.add_deal(conn, token, 2, form=rwd_deal(2), write_id="phone-1:w1")
     assert len(store.load(conn, token).deals) == 1
     # Another id is another write; no id behaves as before (a repeat is a conflict).
-    store.add_deal(conn, token, 2, form=rwd_deal(2), write_id="phone-1:w2")
+    table_writes.add_deal(conn, token, 2, form=rwd_deal(2), write_id="phone-1:w2")
     with pytest.raises(store.Conflict):
-        store.add_deal(conn, token, 2, form=rwd_deal(2))
+        table_writes.add_deal(conn, token, 2, form=rwd_deal(2))
     assert len(store.load(conn, token).deals) == 2
 
 
 def test_every_kind_of_write_records_its_outcome(db):
     conn = storage.connect(db)
     token = store.create(conn, "rwd", NAMES, RWD)
-    store.add_deal(conn, token, 1, form=rwd_deal(1), write_id="a")
+    table_writes.add_deal(conn, token, 1, form=rwd_deal(1), write_id="a")
     facts = store.load(conn, token).deals[0]
     changed = dict(facts, chips=[3, 4, 3, 3])
-    store.edit_deal(conn, token, 1, changed, store.fingerprint(facts), write_id="e")
+    table_writes.edit_deal(conn, token, 1, changed, store.fingerprint(facts), write_id="e")
     with pytest.raises(store.Refused):  # RWD ends by itself: nothing to finish, nothing recorded
-        store.set_finished(conn, token, True, write_id="f")
+        table_writes.set_finished(conn, token, True, write_id="f")
     assert store.recorded_outcome(conn, token, "f") is None
-    store.set_finished(conn, token, False, write_id="r")
-    store.add_deal(conn, token, 2, form=rwd_deal(2), write_id="a2")
-    store.undo_last(conn, token, 2, write_id="u")
-    new = store.rematch(conn, token, write_id="m")
+    table_writes.set_finished(conn, token, False, write_id="r")
+    table_writes.add_deal(conn, token, 2, form=rwd_deal(2), write_id="a2")
+    table_writes.undo_last(conn, token, 2, write_id="u")
+    new = table_writes.rematch(conn, token, write_id="m")
     calls = {
-        "e": lambda: store.edit_deal(conn, token, 1, facts, store.fingerprint(changed), write_id="e"),
-        "r": lambda: store.set_finished(conn, token, False, write_id="r"),
-        "u": lambda: store.undo_last(conn, token, 1, write_id="u"),
-        "m": lambda: store.rematch(conn, token, write_id="m"),
+        "e": lambda: table_writes.edit_deal(conn, token, 1, facts, store.fingerprint(changed), write_id="e"),
+        "r": lambda: table_writes.set_finished(conn, token, False, write_id="r"),
+        "u": lambda: table_writes.undo_last(conn, token, 1, write_id="u"),
+        "m": lambda: table_writes.rematch(conn, token, write_id="m"),
     }
     expected = {"e": {"action": "edit", "number": 1}, "r": {"action": "reopen"},
                 "u": {"action": "undo", "number": 2}, "m": {"action": "rematch", "token": new}}
@@ -122,7 +123,7 @@ def test_sixteen_threads_sending_the_same_write_id_store_one_deal_and_get_one_an
         own = storage.connect(db)
         try:
             barrier.wait(10)
-            result = outcome_of(lambda: store.add_deal(own, token, 1, form=rwd_deal(1), write_id="same-id"))
+            result = outcome_of(lambda: table_writes.add_deal(own, token, 1, form=rwd_deal(1), write_id="same-id"))
             answers[i] = result if result[0] == "repeated" else \
                 ("wrote", store.recorded_outcome(own, token, "same-id"))
         finally:

@@ -10,6 +10,7 @@ from companion.store import connect
 from companion.store import tables as table_rows
 from companion.tables import service
 from helpers import rwd_rotating_deal_form as rwd_deal
+import table_writes
 
 NAMES = ["Ann", "Bob", "Cy", "Di"]
 
@@ -73,16 +74,16 @@ def test_what_entering_a_deal_returns(app):
     assert service.enter_deal(conn, "no-such-table-token", 1, form=rwd_deal(1)).outcome is service.Outcome.NO_TABLE
     # The raising form of the same write, for scripts: the store's errors as before.
     with pytest.raises(service.Conflict):
-        service.add_deal(conn, token, 1, form=rwd_deal(2) | {"number": "1"})
+        table_writes.add_deal(conn, token, 1, form=rwd_deal(2) | {"number": "1"})
     with pytest.raises(service.Repeated):
-        service.add_deal(conn, token, 1, form=rwd_deal(1), write_id="w1")
+        table_writes.add_deal(conn, token, 1, form=rwd_deal(1), write_id="w1")
     conn.close()
 
 
 def test_a_correction_is_read_from_its_form_as_a_new_deal_is(app):
     conn = connect(app.config["DATABASE"])
     token = service.create(conn, "rwd", NAMES, {"first_start_player": 0})
-    table = service.add_deal(conn, token, 1, form=rwd_deal(1))
+    table = table_writes.add_deal(conn, token, 1, form=rwd_deal(1))
     was = service.fingerprint(table.deals[0])
     bad = rwd_deal(1) | {"chips-0": "9"}  # chips adding up to 18
     refused = service.correct_deal(conn, token, 1, form=bad, was=was)

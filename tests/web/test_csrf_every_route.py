@@ -17,6 +17,7 @@ from typing import Callable
 from flask import Flask, request_started
 from itsdangerous import URLSafeTimedSerializer
 from helpers import csrf_of, text_of
+import table_writes
 
 UNSAFE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
 # Every state-changing endpoint this test knows; the URL map must hold at least these.
@@ -235,7 +236,7 @@ def _ended_table_id(world: World) -> int:
         conn = store.connect(world.db)
         try:
             token = tables.create(conn, GAME, ["Sal", "Tim", "Uma", "Val"], {"first_dealer": 0, "deals": 1})
-            tables.add_deal(conn, token, 1, form=DEAL_1)
+            table_writes.add_deal(conn, token, 1, form=DEAL_1)
             world._ended = tables.load(conn, token).id
         finally:
             conn.close()
@@ -354,7 +355,7 @@ def _timed_out_table(world: World) -> tuple[int, str]:
         try:
             night.draw_round(conn, chosen=[GAME], seed="csrf-time")
             rt = night.night_rounds(conn)[-1].tables[0]
-            tables.add_deal(conn, rt.table.token, 1, form=DEAL_1)
+            table_writes.add_deal(conn, rt.table.token, 1, form=DEAL_1)
             with store.write(conn):
                 nights_store.call_time(conn, [rt.table.id], tables.now())
             night.draw_round(conn, chosen=[GAME], seed="csrf")
@@ -372,7 +373,7 @@ def _side_table_id(world: World) -> int:
         conn = store.connect(world.db)
         try:
             token = tables.create(conn, GAME, ["Sam", "Tom", "Uma", "Vic"], {"first_dealer": 0, "deals": 0})
-            tables.add_deal(conn, token, 1, form=DEAL_1)
+            table_writes.add_deal(conn, token, 1, form=DEAL_1)
             world._side = tables.load(conn, token).id
         finally:
             conn.close()

@@ -1,0 +1,63 @@
+"""The table writes as scripts and tests like them: the table as stored, or what happened
+raised as the store's errors. Production code never raises for an outcome (issue 41: one
+vocabulary for writes): every write of companion.tables.service returns a ``Written``, and the
+views answer its ``outcome``. These wrappers are the tests' shorthand for "this must succeed"."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from companion.tables import service
+from companion.tables.service import (Conflict, EndsEarlier, NeedsChoices, NoSuchTable, Outcome, Refused,
+                                      Repeated, Table, Written)
+from companion.games import FieldError
+
+
+def raised(written: Written) -> Table:
+    """The table, or what happened raised (:class:`Repeated`, :class:`Conflict`, :class:`Refused`
+    and its kinds, :class:`NoSuchTable`)."""
+    if written.outcome is Outcome.NO_TABLE:
+        raise NoSuchTable("")
+    if written.outcome is Outcome.LOCKED:
+        raise Refused([FieldError("table", written.message)])
+    if written.outcome is Outcome.REPEATED:
+        raise Repeated(written.recorded)
+    if written.outcome in (Outcome.CONFLICT, Outcome.SAME):
+        raise Conflict(written.message, written.number)
+    if written.outcome is Outcome.REFUSED:
+        if written.removal is not None:
+            raise EndsEarlier(written.removal[0] - 1, written.removal[1])
+        if written.later_choices:
+            raise NeedsChoices(written.errors, written.later_choices, written.unanswered)
+        raise Refused(written.errors)
+    assert written.table is not None
+    return written.table
+
+
+def add_deal(conn, token: str, number: int, facts: dict[str, Any] | None = None, *,
+             form: Mapping[str, str] | None = None, write_id: str | None = None) -> Table:
+    return raised(service.enter_deal(conn, token, number, facts, form=form, write_id=write_id))
+
+
+def edit_deal(conn, token: str, number: int, facts: dict[str, Any], was: str,
+              choices: Mapping[int, Any] | None = None, write_id: str | None = None,
+              remove_after_end: int | None = None) -> Table:
+    return raised(service.correct_deal(conn, token, number, facts, was=was, choices=choices, write_id=write_id,
+                                       remove_after_end=remove_after_end))
+
+
+def undo_last(conn, token: str, number: int, write_id: str | None = None) -> Table:
+    return raised(service.undo_deal(conn, token, number, write_id))
+
+
+def set_finished(conn, token: str, finished: bool, write_id: str | None = None, time_up=None) -> Table:
+    return raised(service.finish_match(conn, token, finished, write_id, time_up))
+
+
+def rematch(conn, token: str, write_id: str | None = None) -> str:
+    """The rematch's token (started now, or by another phone first), or what happened raised."""
+    started = service.start_rematch(conn, token, write_id)
+    if started.outcome is not Outcome.SAME:
+        raised(started)
+    assert started.rematch_token is not None
+    return started.rematch_token
