@@ -20,7 +20,7 @@ from ..numbers import ascii_number, number_or_error
 from ..tables.forms import option_values
 from ..tables import additions
 from ..tables.links import join_link
-from ..tables.service import Outcome, Refused, Table
+from ..tables.service import MAX_NAME, Outcome, Refused, Table
 from ..web import render_text
 from ..web.downloads import csv_download, json_download
 from ..web.forms import form_values, group_errors
@@ -448,13 +448,30 @@ def draw_formats(values: dict) -> dict[str, dict[str, int]]:
 DRAW_WAYS = service.DRAW_WAYS
 
 
+# A pair's line holds two names of at most MAX_NAME characters and a "+": anything longer is
+# refused before it is read (issue 42: a line of 5,000 "+" took 4.8 s to split, every phone
+# waiting). A room has at most MAX_ROSTER players; more pairs than MAX_NEVER_PAIRS is a paste gone wrong.
+MAX_PAIR_LINE = 2 * MAX_NAME + 8
+MAX_NEVER_PAIRS = 500
+MAX_NEVER_MESSAGES = 10  # what can't be read, said for the first lines only
+
+
 def never_pairs(raw: str | None) -> tuple[list[tuple[int, int]], list[str]]:
     """The draw form's "never together" pairs: one per line, two names of tonight's list joined
-    by "+" ("Ann + Bob"). Returns (pairs of player ids, messages about what can't be read)."""
+    by "+" ("Ann + Bob"). Returns (pairs of player ids, messages about what can't be read).
+    Linear in the field's length: a line is split at most MAX_PAIR_LINE ways."""
+    lines = [line for line in (raw or "").replace(";", "\n").splitlines() if line.strip()]
+    if len(lines) > MAX_NEVER_PAIRS:
+        return [], [gettext("At most %(max)s pairs can be kept apart; this list has %(num)s lines.",
+                            max=MAX_NEVER_PAIRS, num=len(lines))]
     ids = {p.key: p.id for p in service.roster(get_db())}
     pairs, errors = [], []
-    for line in (raw or "").replace(";", "\n").splitlines():
-        if not line.strip():
+    for line in lines:
+        if len(errors) >= MAX_NEVER_MESSAGES:
+            break
+        if len(line) > MAX_PAIR_LINE:
+            errors.append(gettext("A pair is two names joined by +, at most %(max)s characters: %(line)s…",
+                                  max=MAX_PAIR_LINE, line=line.strip()[:MAX_NAME]))
             continue
         names = [name.strip() for name in line.split("+")]
         if len(names) > 2:

@@ -87,6 +87,32 @@ def test_a_pair_that_cannot_be_read_is_refused_next_to_the_field_and_kept(app, c
     assert night.night_rounds(conn) == []
 
 
+def test_a_huge_never_together_field_is_refused_at_once_without_being_split_every_way(app, client, conn, monkeypatch):
+    """Issue 42: a line of 5,000 "+" was split 5,000 ways, each half compared with the list (4.8 s,
+    every phone waiting); 8,000 took 32 s. A line longer than two names and a "+" is refused
+    unread, and a paste of more pairs than a room can have is refused whole, each next to the
+    field with what was typed kept."""
+    from companion.night import views as hall_views
+
+    join_all(app, EIGHT)
+    compared = []
+    monkeypatch.setattr(hall_views, "name_key", lambda name: compared.append(name) or name.casefold())
+    flood = "Ann " + "+" * 5000 + " Bob"
+    answer = client.post("/hall/rounds", data={"draw": "1", "tables-lucky_cube": "2", "never": f"Cy + Di\n{flood}"})
+    assert answer.status_code == 422
+    field = re.search(r'<div class="field has-error">\s*<label for="f-never">.*?</div>',
+                      answer.get_data(as_text=True), re.S).group(0)
+    assert f"A pair is two names joined by +, at most {hall_views.MAX_PAIR_LINE} characters: Ann +++" in text_of(field)
+    assert len(compared) < 50  # Cy + Di, and nothing of the flood (was 10,000 names compared)
+    assert flood in answer.get_data(as_text=True)  # kept in the field, to be fixed there
+    many = "\n".join(["Ann + Bob"] * (hall_views.MAX_NEVER_PAIRS + 1))
+    answer = client.post("/hall/rounds", data={"draw": "1", "tables-lucky_cube": "2", "never": many})
+    assert answer.status_code == 422
+    assert f"At most {hall_views.MAX_NEVER_PAIRS} pairs can be kept apart; this list has 501 lines." in text_of(
+        answer.get_data(as_text=True))
+    assert night.night_rounds(conn) == []
+
+
 def test_balanced_and_newcomers_draw_with_the_seasons_ratings_and_games(app, client, conn):
     join_all(app, EIGHT)
     client.post("/hall/rounds", data={"draw": "1", "tables-rwd": "2"})
