@@ -36,6 +36,7 @@ _ROUTE_KEY = "companion.table_route"
 _QUERY_KEY = "companion.query"
 FLOOD_KEY = "companion.flood"  # the server's FloodLog (companion/serving/server.py), if it has one
 SOCKET_KEY = "companion.fileno"  # the connection's file descriptor (companion/serving/server.py), if known
+CLOSE_KEY = "companion.close"  # set by a layer: the server closes the connection once this answer is sent
 
 def client_trouble(environ: dict, kind: str, message: str) -> None:
     """Say that this request's device did something refused, once a minute per kind and device
@@ -116,7 +117,8 @@ def install(app, headers: list[tuple[str, str]], join_host: Callable[[], str | N
     # The app's work in turns, round-robin by device (one device can't slow the room).
     app.wsgi_app = app.extensions["fair_share"] = FairShare(app.wsgi_app, headers, pages, join_host=join_host)
     # What is known without Flask: "unchanged" (204), and a partial already rendered for the table.
-    app.wsgi_app = LiveAnswers(app.wsgi_app, watch, partials, headers, pages)
+    app.wsgi_app = app.extensions["live_answers"] = LiveAnswers(app.wsgi_app, watch, partials, headers, pages,
+                                                                join_host=join_host)
     # Each table page's event stream (push): held open outside Flask and the turns.
     # ... and the night's pages' one (the projector's screen, the hall's board, a phone's night).
     night = app.extensions["night_watch"] = NightWatch()

@@ -69,6 +69,10 @@ def let_server_read() -> None:
         time.sleep(POLL_S)
 
 
+OVER = "over"  # a turn refused: the device asked too much
+WAITED = "waited"  # a turn refused: the device waited its time in line
+
+
 class Ticket:
     __slots__ = ("device", "granted", "cancelled", "bumped")
 
@@ -149,20 +153,26 @@ class Turns:
         self.immediate = not cooperative()
 
     def enter(self, device: str) -> bool:
-        """Wait for a turn; False: refused (the device is over its share)."""
+        """Wait for a turn; False: refused."""
+        return self.wait_turn(device) is None
+
+    def wait_turn(self, device: str) -> str | None:
+        """Wait for a turn; None once given, else why it was refused: OVER (the device asked
+        too much: its line is full, or it is the busiest when every line is), or WAITED (it
+        waited its ``wait`` seconds in line: the room was busy, not this device's doing)."""
         ticket = Ticket(device)
         with self.cond:
             if self.immediate and not self.lines and self.held < self.running \
                     and self.active.get(device, 0) < self.per_device:
                 self._take(device)
-                return True  # uncontended, under threads: at once
+                return None  # uncontended, under threads: at once
             line = self.lines.get(device)
             if line is not None and len(line) >= self.max_waiting:
                 self.refused += 1
-                return False
+                return OVER
             if self.waiting >= self.max_waiting_all and not self._make_room(device):
                 self.refused += 1
-                return False
+                return OVER
             if line is None:
                 line = self.lines[device] = deque()
             line.append(ticket)
@@ -172,17 +182,17 @@ class Turns:
                 self.thread.start()
             self.cond.notify_all()
         if ticket.granted.wait(self.wait) and not ticket.bumped:
-            return True
+            return None
         with self.cond:
-            if ticket.bumped:
+            if ticket.bumped:  # the busiest device's newest, to make room for one that used less
                 self.refused += 1
-                return False
+                return OVER
             if ticket.granted.is_set():  # given just as the wait ran out
-                return True
+                return None
             ticket.cancelled = True
             self._drop(ticket)
             self.refused += 1
-        return False
+        return WAITED
 
     def _busier(self, device: str) -> tuple[float, int]:
         """How busy ``device`` is: its use lately, then its requests waiting (lock held)."""
@@ -302,9 +312,16 @@ class FairShare:
             # laptop's own pages (the organiser's hall, the projector) never wait behind a phone.
             return self.app(environ, start_response)
         device = device_of(environ)
-        if not self.turns.enter(device):
-            client_trouble(environ, "share", f"over its fair share (more than {self.turns.max_waiting} requests "
-                                             f"waiting, or {self.turns.wait:g} s in line): answered 503")
+        refusal = self.turns.wait_turn(device)
+        if refusal is not None:
+            # Only a device that asked too much is "refused lately" (its new connections counted:
+            # companion/serving/server.py); one that waited its time in line did nothing wrong.
+            if refusal == OVER:
+                client_trouble(environ, "share", f"over its fair share (more than {self.turns.max_waiting} requests "
+                                                 "waiting, or the busiest when every line is full): answered 503")
+            else:
+                client_trouble(environ, "waited", f"waited {self.turns.wait:g} s in line (the room is busy): "
+                                                  "answered 503")
             return refuse_busy(self.pages, self.headers, environ, start_response, route == "live")
         done = False
 

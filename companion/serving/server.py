@@ -52,7 +52,7 @@ from typing import Callable
 
 from ..numbers import ascii_number
 from ..devices import LAPTOP_ADDRESSES, is_laptop_address
-from . import FLOOD_KEY, SOCKET_KEY, table_route
+from . import CLOSE_KEY, FLOOD_KEY, SOCKET_KEY, table_route
 
 MAX_BODY = 64 * 1024  # as Flask's MAX_CONTENT_LENGTH: a deal form is a few hundred bytes
 
@@ -291,6 +291,8 @@ class Handler(WSGIHandler):
             self.environ["wsgi.input"] = io.BytesIO(body)
             self.environ["CONTENT_LENGTH"] = str(len(body))
         super().handle_one_response()
+        if self.environ.get(CLOSE_KEY):
+            self.close_connection = True  # a layer refused this device: its next ask needs a new connection
         if table_route(self.environ) == "events":
             # A stream ended (or was refused): its page opens a new one when it wants one, so
             # the connection goes at once, not after an idle keep-alive (near the cap, closing
@@ -393,7 +395,7 @@ LAPTOP_RESERVE = 32
 ROOM_MARGIN = 0.05  # of the cap: past cap * (1 - this), new connections make room (see the module's docstring)
 ROOM_PER_CONNECTION = 2  # idle connections closed per new one: the count goes down, not only stays
 # A device refused lately for asking too much (more event streams than its share, more
-# requests than its fair share, too many connections, guessed table links, a slow or malformed
+# requests waiting than its fair share, more cheap asks than a phone makes, too many connections, guessed table links, a slow or malformed
 # request) may then open new connections only at a bounded rate: a burst, then CONNECT_RATE a
 # second; past it they are closed at accept. Why: a refused request still costs the server
 # about a millisecond (read, parse, answer), and 300 addresses each retrying dozens of refused
@@ -402,7 +404,8 @@ ROOM_PER_CONNECTION = 2  # idle connections closed per new one: the count goes d
 # (a table's turns being busy, or a connection dropped, is not the phone's doing).
 CONNECT_BURST = 16
 CONNECT_RATE = 1.0  # per second
-THROTTLE_AFTER = frozenset({"streams", "share", "connections", "connecting", "links", "slow", "large", "invalid"})
+THROTTLE_AFTER = frozenset({"streams", "share", "asks", "connections", "connecting", "links", "slow", "large",
+                            "invalid"})
 THROTTLE_FOR_S = 60.0
 
 

@@ -8,10 +8,15 @@ from helpers import create_table as create_via_form
 
 def test_a_phone_polling_its_removed_table_is_never_locked_out(app, client):
     import secrets
+    from companion.serving.live import AskRate
+
     guard = app.extensions["link_guard"]
+    now = [0.0]
+    app.extensions["live_answers"].asks = AskRate(clock=lambda: now[0])  # the poll's time, not the test's
     phone = {"REMOTE_ADDR": "192.168.1.23"}
     gone = secrets.token_urlsafe(16)
     for _ in range(guard.limit * 5):  # its live poll, every 0.7 s for a minute and more
+        now[0] += 0.7
         assert client.get(f"/t/{gone}/live?rev=3", environ_base=phone).status_code == 404
     token = create_via_form(client, "rwd", ["Ann", "Bo", "Cy", "Di"])
     assert client.get(f"/t/{token}", environ_base=phone).status_code == 200  # a freshly scanned table
