@@ -166,3 +166,17 @@ def test_table_writes_return_what_happened_and_have_no_raising_twin():
                                                                        "rematch", "table_or_raise")
                  and path.name == "service.py")]  # a view or a store statement may share a name
     assert not twins, twins
+
+
+def test_the_feature_packages_import_each_other_one_way():
+    """No cycle between companion's packages (issue 41: night and players imported each other,
+    web and serving too): the graph of tests/test_import_cycles.py, one node per package."""
+    packages: dict[str, set[str]] = {}
+    for module, targets in import_graph().items():
+        if module.count(".") < 1:
+            continue
+        here = module.split(".")[1]
+        packages.setdefault(here, set()).update(t.split(".")[1] for t in targets if t.count(".") >= 1)
+    both_ways = sorted(f"{a} ⇄ {b}" for a, targets in packages.items() for b in targets
+                       if a < b and a in packages.get(b, ()))
+    assert not both_ways, both_ways

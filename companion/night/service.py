@@ -34,7 +34,7 @@ from ..store import tables as table_rows
 # The tables' service by its module, never its names copied: its clock (``now``) is one, and a
 # test that sets it sets the night's too.
 from ..tables import service as table_service
-from ..tables.service import NoSuchTable, Refused, Table
+from ..tables.service import Refused, Table
 
 MAX_PREPARED = 64  # one evening's tables at once; a typo like 600 must not fill the hall
 
@@ -416,6 +416,11 @@ def draw_round(conn: Connection, chosen: Sequence[seating.Chosen] | None = None,
     publish(Change("night"))
     publish_tables(made)
     return night_rounds(conn)[-1]
+
+
+def season_player(conn: Connection, name: str):
+    """The season's player of tonight's ``name`` (found, or made): a phone's "My season"."""
+    return season.ensure_player(conn, name)
 
 
 def points_so_far(conn: Connection, people: Sequence[Player]) -> dict[int, float]:

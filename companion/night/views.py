@@ -41,7 +41,8 @@ CYCLE_MS = 8000  # how long the cycling mode shows each table
 
 # What a phone may open: the night's own pages (join, "me"). A table's pages, its seating and its
 # clock are the tables blueprint's (every /t/<token>/…).
-PHONE_ENDPOINTS = ("hall.join", "hall.join_post", "hall.me", "hall.me_live", "hall.me_summary", "hall.me_forget")
+PHONE_ENDPOINTS = ("hall.join", "hall.join_post", "hall.me", "hall.me_live", "hall.me_summary", "hall.me_forget",
+                   "hall.my_season")
 
 
 @bp.before_request
@@ -692,6 +693,20 @@ def me_live():
     response = Response(render_template("night/_me_live.html", **me_context(who, signature)))
     response.headers["Cache-Control"] = "no-store"
     return response
+
+
+@bp.get("/players/me")
+def my_season():
+    """A phone on tonight's list (issue 25's per-phone player): its own season page (the season's
+    player of its name, found or made by the players' service); a phone that hasn't joined
+    tonight is sent to join. The night's, as only the night knows which player a phone is."""
+    who = my_player()
+    if who is None:
+        return redirect(url_for("hall.join"), code=303)
+    found = service.season_player(get_db(), who.name)
+    if found is None:
+        abort(404)
+    return redirect(url_for("players.show", pid=found.id), code=303)
 
 
 @bp.get("/night/me/summary")

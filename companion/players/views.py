@@ -21,7 +21,6 @@ from ..store import get_db
 from ..store import players as player_rows
 from ..web.downloads import csv_download, json_download
 from ..web.host import is_host_request
-from ..night.phone import my_player
 from . import service
 from .exports import PLAYER_CSV, SEASON_CSV, history_rows, player_document, season_document, season_rows, span_name
 
@@ -29,7 +28,7 @@ bp = Blueprint("players", __name__)
 
 # What a phone may open: reading pages and exports. Everything else (the players list, merging,
 # renaming, giving a seat to someone else) is the organiser's, on the laptop.
-PHONE_ENDPOINTS = ("players.show", "players.at_table", "players.mine", "players.player_csv", "players.player_json",
+PHONE_ENDPOINTS = ("players.show", "players.at_table", "players.player_csv", "players.player_json",
                    "players.season", "players.season_csv", "players.season_json")
 
 MAX_MIN_MATCHES = 99
@@ -132,19 +131,6 @@ def player_matches(conn, player: service.Player, choice: dict[str, Any]) -> list
     """The player's matches in the span, latest first: each with its table and the others
     (remembered with the records: a page asks again without going through the season)."""
     return service.matches_of(conn, player, since=choice["since"], until=choice["until"], game=choice["game"])
-
-
-@bp.get("/players/me")
-def mine():
-    """A phone on tonight's roster (issue 25's per-phone player): its own season page; a phone
-    that hasn't joined tonight is sent to join."""
-    who = my_player()
-    if who is None:
-        return redirect(url_for("hall.join"), code=303)
-    found = service.ensure_player(get_db(), who.name)
-    if found is None:
-        abort(404)
-    return redirect(url_for("players.show", pid=found.id), code=303)
 
 
 @bp.get("/players/at/<token>/<int:seat>")
