@@ -15,7 +15,19 @@ Reports the other phones' p50/p99 alone and under the hammering (target p99 <= 2
 hammering device's answers by status, and the dripped table's page time (target: 200 within
 2 s). Loopback only; bounded in time (about --seconds + 25 s).
 
+``--attack`` chooses the hammering (issue 42: cheap asks were never refused):
+
+- ``page`` (the default): one device, ``--loops`` connections, the heavy table's whole page;
+- ``live-many``: ``--addresses`` devices (127.0.9.x, default 100) x 4 keep-alive connections
+  each asking an ordinary table's "unchanged?" (GET /t/<token>/live?rev=R, a 204) as fast as answered;
+- ``live-one``: one device, ``--loops`` connections (use 60), asking the same.
+
+While it runs the laptop (127.0.0.1) opens its hall every 0.5 s: its p50/p99 are reported beside
+the other phones' (target p99 <= 250 ms for both).
+
     python3 bench/fair_share.py
+    python3 bench/fair_share.py --attack live-many --seconds 8
+    python3 bench/fair_share.py --attack live-one --loops 60 --seconds 8
     python3 bench/fair_share.py --checkout DIR   # another checkout, for a before/after figure
 """
 
@@ -117,17 +129,37 @@ async def phones(port: int, tokens: list[tuple[str, int]], seconds: float) -> tu
     return summary(times), statuses
 
 
-async def hammer(port: int, heavy: str, loops: int, stop: asyncio.Event, counts: dict) -> None:
-    async def loop() -> None:
-        conn = Conn(port, HAMMERER)
+async def hammer(port: int, heavy: str, loops: int, stop: asyncio.Event, counts: dict, attack: str = "page",
+                 live: str = "", addresses: int = 100) -> None:
+    async def loop(source: str, path: str) -> None:
+        conn = Conn(port, source)
         while not stop.is_set():
-            status, _ = await conn.get(f"/t/{heavy}?all=1")
+            status, _ = await conn.get(path)
             counts[status] = counts.get(status, 0) + 1
             if status in (0, 429, 503):
                 await asyncio.sleep(0.05)  # refused or cut: a browser would not retry faster
         conn.close()
 
-    await asyncio.gather(*(loop() for _ in range(loops)))
+    if attack == "page":
+        await asyncio.gather(*(loop(HAMMERER, f"/t/{heavy}?all=1") for _ in range(loops)))
+    elif attack == "live-one":
+        await asyncio.gather(*(loop(HAMMERER, live) for _ in range(loops)))
+    else:  # live-many: each address 4 keep-alive connections
+        await asyncio.gather(*(loop(f"127.0.9.{1 + a % 250}" if a < 250 else f"127.0.10.{1 + a % 250}", live)
+                               for a in range(addresses) for _ in range(4)))
+
+
+async def laptop(port: int, seconds: float) -> dict:
+    """The organiser's hall, every 0.5 s, from the laptop's own address."""
+    conn, times, statuses = Conn(port, "127.0.0.1"), [], {}
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        status, took = await conn.get("/hall")
+        times.append(took)
+        statuses[status] = statuses.get(status, 0) + 1
+        await asyncio.sleep(0.5)
+    conn.close()
+    return {**summary(times), "statuses": statuses}
 
 
 async def dripped_page(port: int, token: str) -> dict:
@@ -163,14 +195,18 @@ async def run(args, port: int, heavy: str, light: list[tuple[str, int]]) -> dict
     warm.close()
     alone, alone_statuses = await phones(port, light, args.alone)
     stop, counts = asyncio.Event(), {}
-    hammering = asyncio.create_task(hammer(port, heavy, args.loops, stop, counts))
+    target, revision = light[-1]  # an ordinary table the phones watch too
+    hammering = asyncio.create_task(hammer(port, heavy, args.loops, stop, counts, args.attack,
+                                           f"/t/{target}/live?rev={revision}", args.addresses))
     await asyncio.sleep(0.5)
-    loaded, loaded_statuses = await phones(port, light, args.seconds)
+    (loaded, loaded_statuses), organiser = await asyncio.gather(phones(port, light, args.seconds),
+                                                                laptop(port, args.seconds))
     stop.set()
     await hammering
     drip = await dripped_page(port, light[0][0])
     return {"others_alone": alone, "others_alone_statuses": alone_statuses,
             "others_while_hammered": loaded, "others_while_hammered_statuses": loaded_statuses,
+            "laptop_hall_while_hammered": organiser,
             "hammerer_answers": dict(sorted(counts.items())), "dripped_table_page": drip}
 
 
@@ -180,6 +216,8 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--alone", type=float, default=4.0, help="seconds of the phones alone first")
     parser.add_argument("--tables", type=int, default=20)
+    parser.add_argument("--attack", choices=("page", "live-many", "live-one"), default="page")
+    parser.add_argument("--addresses", type=int, default=100, help="live-many: the flooding devices")
     serving.add_checkout_option(parser)
     args = parser.parse_args()
     serving.use_checkout(args.checkout)
@@ -195,10 +233,12 @@ def main() -> int:
     for key, value in result.items():
         print(f"{key}: {value}")
     p99 = result["others_while_hammered"].get("p99_ms", float("inf"))
+    hall = result["laptop_hall_while_hammered"].get("p99_ms", float("inf"))
     drip = result["dripped_table_page"]
-    ok = p99 <= 250 and drip["status"] == 200 and drip["ms"] <= 2000
-    print(f"targets: other phones' p99 while one device hammers <= 250 ms ({p99}); dripped table's page "
-          f"200 within 2 s ({drip['status']}, {drip['ms']} ms): {'PASS' if ok else 'FAIL'}")
+    ok = p99 <= 250 and hall <= 250 and drip["status"] == 200 and drip["ms"] <= 2000
+    print(f"targets ({args.attack}): other phones' p99 while hammered <= 250 ms ({p99}); the laptop's hall "
+          f"p99 <= 250 ms ({hall}); dripped table's page 200 within 2 s ({drip['status']}, {drip['ms']} ms): "
+          f"{'PASS' if ok else 'FAIL'}")
     return 0 if ok else 1
 
 

@@ -408,7 +408,10 @@ def live_server_factory(tmp_path: Path, _migrated_database: Path) -> Iterator[Ca
     # waitress holds a thread per open event stream (each table page holds one): room for
     # several phones and their reconnects (`companion serve` itself uses gevent, no threads).
     def start(config: Mapping[str, Any] | None = None, *, threads: int = 32) -> LiveServer:
-        settings = {"DATABASE": str(tmp_path / f"live{len(started)}.sqlite"), "SECRET_KEY": "test"}
+        # A heartbeat four times a second: waitress notices a stream whose page has gone at its next write
+        # (`companion serve` asks the socket), so a phone going from table to table keeps its share.
+        settings = {"DATABASE": str(tmp_path / f"live{len(started)}.sqlite"), "SECRET_KEY": "test",
+                    "STREAM_HEARTBEAT_S": 0.25}
         settings.update(config or {})
         flask_app = make_app(settings, _migrated_database)
         runner = _ServerThread(flask_app, threads=threads)

@@ -99,7 +99,7 @@ def query_revision(environ: dict) -> int | None:
 def install(app, headers: list[tuple[str, str]], join_host: Callable[[], str | None]) -> None:
     """Wrap ``app.wsgi_app`` in the serving layers (see the module's docstring for the order).
     ``headers``: the security headers every answer carries, Flask's or not."""
-    from .events import NightWatch, TableEvents, TableWatch
+    from .events import HEARTBEAT_S, NightWatch, TableEvents, TableWatch
     from .fair import FairShare
     from .guard import LinkGuessGuard
     from .live import LiveAnswers, SharedPartials
@@ -122,7 +122,10 @@ def install(app, headers: list[tuple[str, str]], join_host: Callable[[], str | N
     # Each table page's event stream (push): held open outside Flask and the turns.
     # ... and the night's pages' one (the projector's screen, the hall's board, a phone's night).
     night = app.extensions["night_watch"] = NightWatch()
-    app.wsgi_app = app.extensions["table_events"] = TableEvents(app.wsgi_app, watch, headers, pages, night=night,
-                                                                 join_host=join_host)
+    # STREAM_HEARTBEAT_S: the tests' servers say it four times a second, so a stream whose page has gone is
+    # noticed at once (waitress, unlike `companion serve`, can't be asked whether a phone went away).
+    app.wsgi_app = app.extensions["table_events"] = TableEvents(
+        app.wsgi_app, watch, headers, pages, night=night, join_host=join_host,
+        heartbeat=app.config.get("STREAM_HEARTBEAT_S", HEARTBEAT_S))
     app.wsgi_app = app.extensions["link_guard"] = LinkGuessGuard(app.wsgi_app, headers, pages,
                                                                  join_host=join_host)

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import os
 from contextlib import contextmanager
+from urllib.parse import urlsplit
 from pathlib import Path
 from typing import Iterator
 
 import pytest
 
+from bench.chromium import LoopbackPhone
 from .pages import LAPTOP, PHONE, TIMEOUT_MS
 
 CHROMIUM = "/usr/bin/chromium"
@@ -92,7 +94,16 @@ def _contexts_close_settled() -> Iterator[None]:
     def close(self, *args, **kwargs):
         for page in list(self.pages):
             settle(page)
-        return original(self, *args, **kwargs)
+        phone = getattr(self, "_companion_phone", None)
+        if phone is None:
+            return original(self, *args, **kwargs)
+        try:
+            refused = hall_refused(self, phone.origins)
+        finally:
+            original(self, *args, **kwargs)
+            phone.loopback.close()
+        assert all(status == 403 for status in refused.values()), \
+            f"a phone from {phone.loopback.address} was answered /hall as the laptop: {refused}"
 
     BrowserContext.close = close
     try:
@@ -117,8 +128,46 @@ class PageErrors(list):
     """Console errors and uncaught exceptions a page produced (CSP violations included)."""
 
 
-def _open(browser, options: dict) -> Iterator[object]:
-    context = browser.new_context(**options)
+class _Phone:
+    def __init__(self, loopback: LoopbackPhone):
+        self.loopback = loopback
+        self.origins: set[str] = set()  # the servers the phone's pages asked
+
+
+def new_phone_context(browser, **options):
+    """A browser context that is a phone, never the laptop: it reaches the server from its own
+    loopback address (127.0.0.2, 127.0.0.3 …, through bench/chromium.py's LoopbackPhone), so
+    the server treats it as a phone on the Wi-Fi. Closing it checks that every server its pages
+    used refused it the laptop's hall (GET /hall: 403)."""
+    loopback = LoopbackPhone()
+    context = browser.new_context(**options, **loopback.context_options)
+    phone = _Phone(loopback)
+    context.on("request", lambda request: phone.origins.add(origin_of(request.url)))
+    context._companion_phone = phone
+    return context
+
+
+def origin_of(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme in ("http", "https") else ""
+
+
+def hall_refused(context, origins: set[str]) -> dict[str, int]:
+    """GET /hall of each server ``context``'s pages used, as that phone: the status of each that
+    still answers (a test may have stopped its server: that one is left out)."""
+    from playwright.sync_api import Error
+
+    found = {}
+    for origin in sorted(filter(None, origins)):
+        try:
+            found[origin] = context.request.get(f"{origin}/hall", timeout=5_000, max_redirects=0).status
+        except Error:
+            continue  # the server is gone (killed by the test, or stopped)
+    return found
+
+
+def _open(browser, options: dict, phone: bool = True) -> Iterator[object]:
+    context = new_phone_context(browser, **options) if phone else browser.new_context(**options)
     context.set_default_timeout(TIMEOUT_MS)
     page = context.new_page()
     errors = PageErrors()
@@ -134,8 +183,8 @@ def _open(browser, options: dict) -> Iterator[object]:
 
 @pytest.fixture
 def phone(browser):
-    """A page in a phone-sized context (390x844 @2x, touch, en-US). ``page.errors`` lists
-    console errors and uncaught exceptions."""
+    """A phone's page (390x844 @2x, touch, en-US), from its own loopback address (never the
+    laptop: :func:`new_phone_context`). ``page.errors`` lists console errors and uncaught exceptions."""
     yield from _open(browser, PHONE)
 
 
@@ -147,8 +196,8 @@ def phone2(browser):
 
 @pytest.fixture
 def laptop(browser):
-    """A page in a 1280x800 laptop context."""
-    yield from _open(browser, LAPTOP)
+    """A page in a 1280x800 laptop context: the organiser's own browser (127.0.0.1)."""
+    yield from _open(browser, LAPTOP, phone=False)
 
 
 @pytest.fixture(scope="session")

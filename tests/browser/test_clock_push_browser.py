@@ -15,7 +15,7 @@ from companion.night import round_time
 from companion.night import service as night
 from companion.store import connect
 from companion.tables import service as tables
-from tests.browser.conftest import PHONE, TIMEOUT_MS
+from tests.browser.conftest import PHONE, TIMEOUT_MS, new_phone_context
 from tests.browser.pages import settled
 import table_writes
 
@@ -55,7 +55,7 @@ def open_with_its_stream(page, live_server, token: str, route_handler) -> None:
 
 
 def a_phone(browser):
-    context = browser.new_context(**{**PHONE, "viewport": {"width": 390, "height": 844}})
+    context = new_phone_context(browser, **{**PHONE, "viewport": {"width": 390, "height": 844}})
     context.set_default_timeout(TIMEOUT_MS)
     return context, context.new_page()
 

@@ -25,6 +25,7 @@ from companion.tables import service as store
 from tests.browser.pages import PHONE, TIMEOUT_MS
 from tests.night.test_calling_time import first_deal
 import table_writes
+from .conftest import new_phone_context
 
 NAMES = ["Ann", "Bob", "Cy", "Di", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jo", "健太", "さくら"]
 PHONES = {"Ann": "en-US", "さくら": "ja-JP"}  # the two players followed on their phones
@@ -136,7 +137,7 @@ def test_a_night_of_three_rounds_with_each_wish(browser, live_server, artifacts_
             screens[lang] = context.new_page()
         phones = {}
         for name, locale in PHONES.items():
-            context = browser.new_context(**{**PHONE, "locale": locale})
+            context = new_phone_context(browser, **{**PHONE, "locale": locale})
             context.set_default_timeout(TIMEOUT_MS)
             contexts.append(context)
             page = context.new_page()

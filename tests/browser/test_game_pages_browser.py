@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from .conftest import new_phone_context
 
 pytestmark = pytest.mark.browser
 
@@ -136,7 +137,7 @@ def test_miraiscope(phone, live_server, artifacts_dir):
 
 
 def test_forms_work_without_javascript(browser, live_server):
-    context = browser.new_context(java_script_enabled=False, viewport={"width": 390, "height": 844})
+    context = new_phone_context(browser, java_script_enabled=False, viewport={"width": 390, "height": 844})
     try:
         page = context.new_page()
         page.goto(live_server("/games/pair_quad"))

@@ -16,6 +16,7 @@ from companion.meetup import seating
 from helpers import decode_qr
 import table_writes
 from tests.browser.pages import PHONE, TIMEOUT_MS
+from .conftest import new_phone_context
 
 HALL = dict(viewport={"width": 1920, "height": 1080}, locale="en-US")
 NAMES = "Ann Bob Cy Di Eve Fay Gus Hal Ivy Jo Kim Lu".split()
@@ -56,7 +57,7 @@ def test_a_night_of_twelve_phones(browser, live_server_factory, artifacts_dir):
 
         # 12 phones open the join link (here on loopback: the same path) and type their names.
         for n, name in enumerate(NAMES):
-            context = browser.new_context(**PHONE)
+            context = new_phone_context(browser, **PHONE)
             context.set_default_timeout(TIMEOUT_MS)
             page = context.new_page()
             page.errors = []

@@ -9,6 +9,7 @@ import pytest
 
 from tests.browser.pages import put, settled
 from .test_table_flow import DEALS, enter_and_save, open_table
+from .conftest import new_phone_context
 
 pytestmark = pytest.mark.browser
 
@@ -109,7 +110,7 @@ def test_phone_tables_never_break_a_name_or_heading_mid_word(live_server_factory
             assert client.post(f"/t/{token}/deals", data={"number": str(number), **deal}).status_code == 303
     problems = []
     for lang in ("en", "ja"):
-        context = browser.new_context(viewport={"width": 360, "height": 800}, is_mobile=True, has_touch=True,
+        context = new_phone_context(browser, viewport={"width": 360, "height": 800}, is_mobile=True, has_touch=True,
                                       locale="ja-JP" if lang == "ja" else "en-US")
         page = context.new_page()
         try:

@@ -11,6 +11,7 @@ from companion import store
 from companion.players import service as players
 from helpers import NightClock as Clock
 from helpers import three_nights
+from .conftest import new_phone_context
 
 WIDTHS = {"phone": dict(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True,
                         has_touch=True),
@@ -40,7 +41,7 @@ def overflow(page) -> int:
 @pytest.mark.parametrize("width", WIDTHS)
 def test_a_players_page_and_the_season_table(browser, season_server, artifacts_dir, width, lang):
     server, ann = season_server
-    context = browser.new_context(**WIDTHS[width], **LANGS[lang])
+    context = new_phone_context(browser, **WIDTHS[width], **LANGS[lang])
     try:
         page = context.new_page()
         errors: list[str] = []

@@ -16,7 +16,7 @@ import pytest
 
 from companion.night import service as night
 from companion.store import connect
-from tests.browser.conftest import PHONE, TIMEOUT_MS
+from tests.browser.conftest import PHONE, TIMEOUT_MS, new_phone_context
 from tests.browser.pages import settled
 
 pytestmark = pytest.mark.browser
@@ -53,7 +53,7 @@ def test_the_clock_never_covers_a_key_and_rows_keep_one_line(browser, live_serve
         conn.close()
     for width, height in ((360, 740), (390, 844)):
         for lang in ("en", "ja"):
-            context = browser.new_context(**{**PHONE, "viewport": {"width": width, "height": height}})
+            context = new_phone_context(browser, **{**PHONE, "viewport": {"width": width, "height": height}})
             context.set_default_timeout(TIMEOUT_MS)
             page = context.new_page()
             try:

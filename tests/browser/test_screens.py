@@ -21,6 +21,7 @@ from companion.tables import service as tables
 from companion.app import create_app
 from companion.store import get_db
 import table_writes
+from .conftest import new_phone_context
 
 pytestmark = pytest.mark.browser
 
@@ -109,7 +110,7 @@ def lang_pages(browser, server):
     base, _ = server
     pages, contexts = {}, []
     for lang in LANGS:
-        context = browser.new_context(viewport={"width": 390, "height": 844},
+        context = new_phone_context(browser, viewport={"width": 390, "height": 844},
                                       locale="ja-JP" if lang == "ja" else "en-US")
         context.set_default_timeout(10_000)
         page = context.new_page()
@@ -293,7 +294,7 @@ def test_correction_page_shows_worked_out_values_as_auto_and_follows_changes(ser
     """Deal 1 of the RWD table was saved with the last player on auto; correcting another
     player's chips moves the worked-out value with it."""
     base, paths = server
-    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, locale="en-US")
+    context = new_phone_context(browser, viewport={"width": 390, "height": 844}, has_touch=True, locale="en-US")
     context.set_default_timeout(10_000)
     page = context.new_page()
     try:
@@ -318,7 +319,7 @@ def test_counts_by_tap_with_the_last_player_and_other_cards_worked_out(server, b
     """Pair & Quad, 4 players: blank counts are none, a tap on the tricks won fills in Other,
     the last player's ranks and other cards show as worked out, and the deal saves."""
     base, paths = server
-    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, locale="en-US")
+    context = new_phone_context(browser, viewport={"width": 390, "height": 844}, has_touch=True, locale="en-US")
     context.set_default_timeout(10_000)
     page = context.new_page()
     try:
@@ -348,7 +349,7 @@ def test_tap_rows_work_as_a_plain_form_without_javascript(server, browser):
     """No script at all: the keys are radio buttons, "auto" is sent blank and the rules work
     the last player's tricks out; the saved deal shows on the scoresheet."""
     base, paths = server
-    context = browser.new_context(viewport={"width": 390, "height": 844}, java_script_enabled=False,
+    context = new_phone_context(browser, viewport={"width": 390, "height": 844}, java_script_enabled=False,
                                   locale="en-US")
     context.set_default_timeout(10_000)
     page = context.new_page()

@@ -16,6 +16,7 @@ from companion.tables import service as store
 from helpers import text_of
 import table_writes
 from tests.browser.pages import PHONE, TIMEOUT_MS
+from .conftest import new_phone_context
 
 NAMES = ["Annabelle", "Bartholomew", "Chiyo", "Daisuke", "Emi", "Fumiko"]
 TWIN_4 = {"bids": [["X", "D"], ["C", "D"], ["D", "D"], ["D", "D"]], "tricks": [4, 3, 2, 1], "open_bid": None}
@@ -79,7 +80,7 @@ def pdf_pages(path) -> int:
 def test_a_night_of_six_matches_prints_on_one_a4_page(browser, live_server, artifacts_dir, kind):
     assert shutil.which("pdfinfo"), "pdfinfo (poppler-utils) counts the PDF's pages"
     conn = connect(live_server.app.config["DATABASE"])
-    context = browser.new_context(**PHONE)
+    context = new_phone_context(browser, **PHONE)
     night_of, names = NIGHTS[kind]
     prefix = "summary" if kind == "mixed" else f"summary-{kind}"
     try:

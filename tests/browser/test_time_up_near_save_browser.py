@@ -11,7 +11,7 @@ import pytest
 from companion.night import round_time, service as night
 from companion.store import connect
 from companion.tables import service as tables
-from tests.browser.conftest import PHONE, TIMEOUT_MS
+from tests.browser.conftest import PHONE, TIMEOUT_MS, new_phone_context
 from tests.browser.pages import next_document, put, settled
 
 pytestmark = pytest.mark.browser
@@ -32,7 +32,7 @@ def test_time_called_shows_under_the_deal_form_and_ends_the_match(browser, live_
         token = rt.table.token
     finally:
         conn.close()
-    context = browser.new_context(**{**PHONE, "viewport": {"width": 390, "height": 844}})
+    context = new_phone_context(browser, **{**PHONE, "viewport": {"width": 390, "height": 844}})
     context.set_default_timeout(TIMEOUT_MS)
     page = context.new_page()
     try:
