@@ -116,6 +116,17 @@ def _claim(conn):
     return lambda: claims.answer(conn, waiting.claim_id, True)
 
 
+def _give_up_typo(conn):
+    dea = claims.join_as(conn, "device-1", "127.0.0.2", name="Dea")
+    return lambda: claims.give_up(conn, dea.id, "device-1")
+
+
+def _give_up_added(conn):
+    ann = night.join(conn, "Ann")
+    claims.join_as(conn, "device-1", "127.0.0.2", player_id=ann.id)
+    return lambda: claims.give_up(conn, ann.id, "device-1")
+
+
 def _swap(conn):
     people, drawn = a_round(conn, 8)
     a = drawn.tables[0].player_ids[0]
@@ -247,6 +258,8 @@ SCENARIOS: dict[str, list[tuple[str, Callable]]] = {
     "companion.night.claims:_join_as": [
         ("a phone joins", lambda conn: lambda: claims.join_as(conn, "device-1", "127.0.0.2", name="Ann"))],
     "companion.night.claims:answer": [("the organiser gives a name", _claim)],
+    "companion.night.claims:give_up": [("a phone gives up a typo", _give_up_typo),
+                                       ("a phone gives up a name the organiser added", _give_up_added)],
     "companion.night.claims:remove_players": [
         ("names removed", lambda conn: (lambda ids: lambda: claims.remove_players(conn, ids))(
             [night.join(conn, n).id for n in ("Ann", "Bo")]))],

@@ -9,6 +9,9 @@
   organiser allows (the name moves to the new phone, e.g. the old one is lost or dead; the old
   phone's pages say it is no longer on the list) or refuses, on the laptop's hall page.
 - A name the organiser removed stays removed until the organiser adds it again.
+- A phone that gives up its name ("Not Dea? Change the name on this phone", issue 44): a name
+  it typed that never sat at a table leaves the list (a typo, the wrong person); one that sat,
+  or that the organiser added, stays, no phone's, for its player to take again.
 
 No Flask here: the views pass the phone's device id and address.
 """
@@ -93,6 +96,22 @@ def _join_new(conn: Connection, tonight: int, name: str, device: str, address: s
     player_id = night_rows.insert_player(conn, tonight, name, key, stamp)
     claim_rows.set_owner(conn, player_id, device, address)
     return service.Player(player_id, name, key, stamp)
+
+
+def give_up(conn: Connection, player_id: int, device: str | None) -> bool:
+    """This phone is no longer ``player_id`` (see the module's docstring). False: the name is not
+    this phone's to give up (another phone's, or gone already)."""
+    with write(conn):
+        found = claim_rows.origin(conn, player_id)
+        if found is None or device is None or found[0] != device:
+            return False
+        sat = any(player_id in rt.player_ids for r in service.night_rounds(conn) for rt in r.tables)
+        if sat or found[1] is None:
+            claim_rows.release_owner(conn, player_id)
+        else:
+            night_rows.delete_player(conn, player_id)
+    publish(Change("night"))
+    return True
 
 
 def owns(conn: Connection, player_id: int, device: str | None) -> bool:

@@ -37,8 +37,12 @@ def remember_me(who: service.Player) -> None:
     session.permanent = True  # a phone locked for an hour is still Ann's
 
 
-def forget_me() -> None:
-    """This phone is no one's any more (another person takes it, or its player left)."""
+def forget_me(give_up: bool = False) -> None:
+    """This phone is no one's any more (another person takes it, or its player left). With
+    ``give_up``, its name is given up too (claims.give_up: a typo that never sat leaves the list)."""
+    who = my_player() if give_up else None  # tonight's, still this phone's
+    if who is not None:
+        claims.give_up(get_db(), who.id, device_id())
     session.pop(SESSION_KEY, None)
 
 

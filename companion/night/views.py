@@ -638,7 +638,7 @@ def join_post():
 
 @bp.post("/night/forget")
 def me_forget():
-    forget_me()
+    forget_me(give_up=True)  # "Not Dea?": the name goes too, or stays for its player (issue 44)
     return redirect(url_for("hall.join"), code=303)
 
 

@@ -90,6 +90,14 @@ def insert_player(conn: sqlite3.Connection, night: int, name: str, key: str, sta
 
 
 @translated
+def delete_player(conn: sqlite3.Connection, player_id: int) -> None:
+    """A name gone from the list as if never typed, with its requests (the caller holds
+    ``store.write`` and checked it never sat at a table)."""
+    conn.execute("DELETE FROM name_claims WHERE player_id = ?", (player_id,))
+    conn.execute("DELETE FROM night_players WHERE id = ?", (player_id,))
+
+
+@translated
 def update_player(conn: sqlite3.Connection, player_id: int, *, name: str | None = None, key: str | None = None,
                   left: bool | None = None) -> None:
     if name is not None:

@@ -57,6 +57,20 @@ def set_owner(conn: sqlite3.Connection, player_id: int, device: str, address: st
 
 
 @translated
+def origin(conn: sqlite3.Connection, player_id: int) -> tuple[str | None, str | None] | None:
+    """(owner, joined_from) of a name on a night's list: which phone's it is, and the address of
+    the phone that typed it (None: the organiser added it); None: no such name."""
+    row = conn.execute("SELECT owner, joined_from FROM night_players WHERE id = ?", (player_id,)).fetchone()
+    return (row["owner"], row["joined_from"]) if row else None
+
+
+@translated
+def release_owner(conn: sqlite3.Connection, player_id: int) -> None:
+    """The name is no phone's any more: the first phone that asks for it gets it (caller holds write)."""
+    conn.execute("UPDATE night_players SET owner = NULL, version = version + 1 WHERE id = ?", (player_id,))
+
+
+@translated
 def joined_from_count(conn: sqlite3.Connection, night: int, address: str) -> int:
     """How many names on the night's list (removed ones too) were joined from this address."""
     return conn.execute("SELECT count(*) FROM night_players WHERE night = ? AND joined_from = ?",
