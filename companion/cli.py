@@ -145,6 +145,7 @@ def serve(args: argparse.Namespace) -> int:
     from .serving.patch import patch_for_gevent
 
     patch_for_gevent()  # before the server and the app are imported: their locks must be gevent's
+    from .meetup import draw_process
     from .serving import server as http
     from . import create_app
     from .store import DatabaseError, StoreError
@@ -202,6 +203,7 @@ def serve(args: argparse.Namespace) -> int:
     server = http.build_server(app, listener, http.Limits(max_connections=args.max_connections,
                                                           per_device=args.per_device,
                                                           header_timeout=args.header_timeout))
+    draw_process.run_elsewhere()  # serving: a long seating search runs beside the loop, never on it (issue 42)
 
     laptop = laptop_url(args.host, args.port)
     if args.listen_fd is not None:  # a worker: its parent said all this once

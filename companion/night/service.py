@@ -24,7 +24,7 @@ from ..games import GAMES
 from ..games import FieldError, Game, MatchSetup, Option
 from ..games.text import T
 from ..meetup import points as place_points
-from ..meetup import seating
+from ..meetup import draw_process, seating
 from ..players import service as season
 from ..names import clean_name, name_key
 from ..store import Connection, Conflict, NotFound, write
@@ -384,7 +384,8 @@ def draw_round(conn: Connection, chosen: Sequence[seating.Chosen] | None = None,
     earlier = night_rounds(conn)
     seed = seed or secrets.token_hex(4)
     try:
-        drawn = seating.draw_round([p.id for p in people], [r.seating() for r in earlier],
+        # Under `companion serve` in a process of its own: a long search never freezes the room.
+        drawn = draw_process.draw_round([p.id for p in people], [r.seating() for r in earlier],
                                    offered=offered or None, chosen=chosen or None, seed=seed,
                                    standings=points_so_far(conn, people) if by_standings else None,
                                    strength=strengths(conn, people) if balanced else None, every_game=every_game,
