@@ -10,6 +10,7 @@ import html as _html
 import http.client
 import io
 import os
+import random
 import re
 import signal
 import socket
@@ -342,10 +343,34 @@ def status_of(answer: bytes) -> int:
 
 # --- `companion serve` as a separate process, to kill -9 ----------------------------------------
 
+def ephemeral_ports() -> tuple[int, int]:
+    """The range the OS takes ports from for every outgoing connection and every bind to port 0."""
+    try:
+        low, high = (int(n) for n in Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split())
+        return low, high
+    except (OSError, ValueError):
+        return 32768, 60999  # Linux's default; macOS and Windows start at 49152
+
+
+_PORTS = random.Random()
+
+
 def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A free port for a server started next, from *below* the OS's ephemeral range: a port from
+    bind(("127.0.0.1", 0)) is free only until the server binds it, and meanwhile any outgoing
+    connection of this machine may take it as its own (with every Chromium phone's proxy
+    connections, a server then failed to start "port already in use", one run in a few).
+    Below the range only another test's free_port can pick it: checked free, and at random."""
+    low = min(ephemeral_ports()[0], 32768)
+    for _ in range(200):
+        port = _PORTS.randrange(max(1024, low - 12000), low)
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError("no free port below the ephemeral range")
 
 
 class ServerProcess:
