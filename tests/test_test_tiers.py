@@ -32,7 +32,7 @@ def test_the_profile_decides_the_example_count():
 @pytest.fixture
 def suite(pytester):
     """A tiny suite run with this project's conftest and helpers."""
-    for name in ("conftest.py", "helpers.py"):
+    for name in ("conftest.py", "helpers.py", "table_writes.py"):  # helpers imports table_writes
         shutil.copy(HERE / name, pytester.path / name)
     pytester.makefile(".toml", pyproject='[tool.pytest.ini_options]\nmarkers = ["slow: x", "browser: x"]\n')
     pytester.makepyfile(test_spawns='''

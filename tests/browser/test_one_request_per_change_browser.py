@@ -43,3 +43,41 @@ def test_a_watching_phone_makes_one_request_per_change(server_process, phone):
     assert len(asked) == DEALS, "\n".join(asked)  # and nothing else
     # The one stream the page opened is still the one open.
     assert phone.evaluate(STREAM_OPEN)
+
+
+NIGHT_CHANGES = 4
+NIGHT_GAP_S = 2.5  # past a phone's night page's own gap (poll_ms, 2 s): each change its own ask
+
+
+def test_a_phone_watching_its_night_makes_one_request_per_change(server_process, phone):
+    """The night's pages follow their stream as a table's page does (issue 41): a phone on its
+    night page asks once per change it is told of (its live part, 200), nothing else, and
+    nothing while nothing changes."""
+    port = server_process.port
+    base = f"http://127.0.0.1:{port}"
+    phone.goto(f"{base}/night")
+    phone.fill("#f-name", "Ann")
+    phone.get_by_role("button", name="Join", exact=True).tap()
+    phone.wait_for_url(f"{base}/night/me")
+    laptop = Phone(port)
+    for name in ("Bob", "Cy", "Di"):
+        assert laptop.request("POST", "/hall/players", {"csrf_token": laptop.csrf("/hall"), "name": name})[0] == 303
+    assert laptop.request("POST", "/hall/rounds", {"csrf_token": laptop.csrf("/hall"), "draw": "1",
+                                                   "tables-rwd": "1"})[0] == 303
+    mine = phone.locator("#open-my-table")
+    mine.wait_for(timeout=10_000)  # the draw reached the phone by push
+    token = mine.get_attribute("href").rsplit("/", 1)[-1]
+    phone.wait_for_timeout(NIGHT_GAP_S * 1000)  # whatever the draw set off is over
+    asked: list[str] = []
+    phone.on("request", lambda request: asked.append(request.url)
+             if "/static/" not in request.url and not request.url.endswith("/healthz") else None)
+    answered: list[tuple[str, int]] = []
+    phone.on("response", lambda response: answered.append((response.url, response.status))
+             if "/night/me/live" in response.url else None)
+    phone.wait_for_timeout(NIGHT_GAP_S * 1000)
+    assert asked == [], asked  # nothing changes: nothing asked
+    for number in range(1, NIGHT_CHANGES + 1):
+        enter_deals(port, token, [number])  # saved at Ann's table by another phone
+        phone.wait_for_timeout(NIGHT_GAP_S * 1000)
+    assert [status for _url, status in answered] == [200] * NIGHT_CHANGES, answered
+    assert len(asked) == NIGHT_CHANGES, "\n".join(asked)  # and nothing else
