@@ -58,6 +58,9 @@ from companion.games import GAMES, MatchSetup
 from companion.web.games import CALCULATORS
 from helpers import text_of
 
+# Fuzzing at length: the whole suite (CI) runs it; the fast tier is a minute on one core (issue 41).
+pytestmark = pytest.mark.slow
+
 HX = {"HX-Request": "true"}
 MARK = "<x-fuzz>"  # markup in inputs: must never come back unescaped
 SUPPRESS = [HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large,
