@@ -33,6 +33,16 @@ def next_phone_address() -> str:
         return next(_ADDRESSES)
 
 
+def phone_context(browser, **options):
+    """``browser.new_context(**options)`` as a phone: through a :class:`LoopbackPhone` of its own
+    (``context.loopback``), closed with the context."""
+    loopback = LoopbackPhone()
+    context = browser.new_context(**options, **loopback.context_options)
+    context.loopback = loopback
+    context.on("close", lambda *_: loopback.close())
+    return context
+
+
 class LoopbackPhone:
     """A SOCKS5 proxy on 127.0.0.1 for one phone's browser context: every connection it makes
     leaves from ``address`` (the next phone address when none is given). ``context_options``

@@ -30,7 +30,7 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
-from chromium import CHROMIUM, CHROMIUM_ARGS, PHONE, LoopbackPhone
+from chromium import CHROMIUM, CHROMIUM_ARGS, PHONE, phone_context
 from serving import start_server, stop_server
 
 HOST = "127.0.0.1"
@@ -82,7 +82,7 @@ def run(tries: int) -> list[tuple[float, float]]:
         proc, port = start_server(Path(tmp))
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         try:
-            a_ctx, b_ctx = browser.new_context(**PHONE, **LoopbackPhone().context_options), browser.new_context(**PHONE, **LoopbackPhone().context_options)
+            a_ctx, b_ctx = phone_context(browser, **PHONE), phone_context(browser, **PHONE)
             a, b = a_ctx.new_page(), b_ctx.new_page()
             token, number = None, DEALS_PER_TABLE
             for _ in range(tries):

@@ -52,7 +52,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from chromium import CHROMIUM, CHROMIUM_ARGS, PHONE, LoopbackPhone
+from chromium import CHROMIUM, CHROMIUM_ARGS, PHONE, phone_context
 from serving import start_server, stop_server
 
 HOST = "127.0.0.1"
@@ -204,16 +204,14 @@ def one_run(browser, samples: int, rng: random.Random, verbose: bool, idle: floa
     proc, port = start_server(tmp)
     base = f"http://{HOST}:{port}"
     contexts = []
-    phones = []
     errors: list[str] = []
     try:
         pages = []
         for label in ("A", "B"):
-            phones.append(LoopbackPhone())
-            context = browser.new_context(**PHONE, **phones[-1].context_options)
+            context = phone_context(browser, **PHONE)
             hall = context.request.get(f"{base}/hall", max_redirects=0).status
             if hall != 403:
-                raise RuntimeError(f"phone {label} ({phones[-1].address}) was answered /hall {hall}, as the laptop")
+                raise RuntimeError(f"phone {label} ({context.loopback.address}) was answered /hall {hall}, as the laptop")
             context.set_default_timeout(TIMEOUT_MS)
             contexts.append(context)
             page = context.new_page()
@@ -269,8 +267,6 @@ def one_run(browser, samples: int, rng: random.Random, verbose: bool, idle: floa
                 context.close()
             except Exception:
                 pass
-        for phone in phones:
-            phone.close()
         stop_server(proc)
 
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from chromium import CHROMIUM, CHROMIUM_ARGS, PHONE, LoopbackPhone
+from chromium import CHROMIUM, CHROMIUM_ARGS, PHONE, phone_context
 from serving import HOST, start_server, stop_server
 
 NAMES = ["Aiko", "Ben", "Chiyo", "Daisuke", "Emi", "Fumi"]
@@ -166,11 +166,11 @@ def in_view(page, selector: str) -> bool:
 
 
 def run(browser, base: str, scenario: Scenario) -> tuple[int, int, bool, str]:
-    setup = browser.new_context(**PHONE, **LoopbackPhone().context_options)
+    setup = phone_context(browser, **PHONE)
     url = open_table(setup.new_page(), base, scenario.game, scenario.players)
     setup.close()
 
-    context = browser.new_context(**PHONE, **LoopbackPhone().context_options)
+    context = phone_context(browser, **PHONE)
     context.set_default_timeout(TIMEOUT_MS)
     context.add_init_script(COUNTER)
     page = context.new_page()

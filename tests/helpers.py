@@ -312,6 +312,22 @@ def enter_deals(port: int, token: str, numbers) -> None:
         assert status == 303, body[:300]
 
 
+def request_on_new_connection(port: int, source: str, path: str, timeout: float = 10) -> int:
+    """GET ``path`` from ``source`` on a connection of its own: its status, or 0 when the server
+    closed the connection before answering (closed at accept, or after a refusal). An answer that
+    takes longer than ``timeout`` fails the test."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout, source_address=(source, 0))
+    try:
+        conn.request("GET", path)
+        response = conn.getresponse()
+        response.read()
+        return response.status
+    except ConnectionError:  # reset, or closed with no status line (http.client.RemoteDisconnected)
+        return 0
+    finally:
+        conn.close()
+
+
 def raw(port: int, head: bytes, host: str = "127.0.0.1", source: str = "127.0.0.1",
         until: bytes = b"\r\n\r\n", timeout: float = 5.0) -> bytes:
     """Send ``head`` as is (any bytes in a header) and read the status line and headers."""

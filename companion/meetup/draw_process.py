@@ -38,8 +38,7 @@ def draw_round(roster, history=(), **options) -> seating.Draw:
         return seating.draw_round(roster, history, **options)
     if "games" in options:
         raise ValueError("a draw elsewhere uses the registered games (GAMES), not a mapping given here")
-    payload = pickle.dumps((list(roster), [tuple(round_) if not isinstance(round_, seating.Draw) else round_
-                                           for round_ in history], options))
+    payload = pickle.dumps((list(roster), list(history), options))
     try:
         done = subprocess.run([sys.executable, "-m", __name__], input=payload, capture_output=True,
                               timeout=DRAW_TIMEOUT_S, check=False)

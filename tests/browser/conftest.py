@@ -14,7 +14,7 @@ from typing import Iterator
 
 import pytest
 
-from bench.chromium import LoopbackPhone
+from bench.chromium import LoopbackPhone, phone_context
 from .pages import LAPTOP, PHONE, TIMEOUT_MS
 
 CHROMIUM = "/usr/bin/chromium"
@@ -100,8 +100,7 @@ def _contexts_close_settled() -> Iterator[None]:
         try:
             refused = hall_refused(self, phone.origins)
         finally:
-            original(self, *args, **kwargs)
-            phone.loopback.close()
+            original(self, *args, **kwargs)  # its proxy closes with it (bench/chromium.py phone_context)
         assert all(status == 403 for status in refused.values()), \
             f"a phone from {phone.loopback.address} was answered /hall as the laptop: {refused}"
 
@@ -139,9 +138,8 @@ def new_phone_context(browser, **options):
     loopback address (127.0.0.2, 127.0.0.3 …, through bench/chromium.py's LoopbackPhone), so
     the server treats it as a phone on the Wi-Fi. Closing it checks that every server its pages
     used refused it the laptop's hall (GET /hall: 403)."""
-    loopback = LoopbackPhone()
-    context = browser.new_context(**options, **loopback.context_options)
-    phone = _Phone(loopback)
+    context = phone_context(browser, **options)
+    phone = _Phone(context.loopback)
     context.on("request", lambda request: phone.origins.add(origin_of(request.url)))
     context._companion_phone = phone
     return context

@@ -15,9 +15,14 @@ import time
 
 from companion.serving.fair import OVER, WAITED, Turns
 from companion.serving.live import AskRate
-from helpers import Phone
+from helpers import Phone, request_on_new_connection
 
 FLOODER, INNOCENT = "127.0.0.30", "127.0.0.31"
+
+
+def ask_within_5_s(port: int, source: str, path: str) -> int:
+    """A request on a connection of its own, answered within 5 s (else it fails); 0 if closed."""
+    return request_on_new_connection(port, source, path, timeout=5)
 
 
 def ask_for_ever(port: int, path: str, stop: threading.Event, statuses: list) -> None:
@@ -38,20 +43,6 @@ def ask_for_ever(port: int, path: str, stop: threading.Event, statuses: list) ->
     conn.close()
 
 
-def one_ask(port: int, source: str, path: str) -> int:
-    """A request on a connection of its own, answered within 5 s (else it fails); 0 if closed."""
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5, source_address=(source, 0))
-    try:
-        conn.request("GET", path)
-        response = conn.getresponse()
-        response.read()
-        return response.status
-    except (ConnectionError, http.client.RemoteDisconnected):
-        return 0
-    finally:
-        conn.close()
-
-
 def test_a_device_flooding_the_unchanged_answer_is_refused_and_alone_refused_lately(server_process):
     from companion.serving.server import CONNECT_BURST
 
@@ -70,7 +61,7 @@ def test_a_device_flooding_the_unchanged_answer_is_refused_and_alone_refused_lat
             assert time.monotonic() < deadline, f"no 429 for the flooder: {len(flood)} asks, {set(flood)}"
             time.sleep(0.01)
         # Meanwhile a phone at the same table asks as phones do, and opens its page: answered.
-        innocent = [one_ask(port, INNOCENT, live) for _ in range(10)] + [one_ask(port, INNOCENT, f"/t/{token}")]
+        innocent = [ask_within_5_s(port, INNOCENT, live) for _ in range(10)] + [ask_within_5_s(port, INNOCENT, f"/t/{token}")]
     finally:
         stop.set()
         for asker in askers:
@@ -78,9 +69,9 @@ def test_a_device_flooding_the_unchanged_answer_is_refused_and_alone_refused_lat
     assert innocent == [204] * 10 + [200], innocent
     assert flood.count(204) >= 30 and flood.count(429) >= 20  # its burst answered, then refused
     # Refused lately: the flooder's new connections are closed at accept past a burst, the phone's never.
-    flooder_again = [one_ask(port, FLOODER, f"/t/{token}") for _ in range(CONNECT_BURST + 14)]
+    flooder_again = [ask_within_5_s(port, FLOODER, f"/t/{token}") for _ in range(CONNECT_BURST + 14)]
     assert flooder_again.count(0) >= 10, flooder_again
-    assert [one_ask(port, INNOCENT, f"/t/{token}") for _ in range(CONNECT_BURST + 14)] == [200] * (CONNECT_BURST + 14)
+    assert [ask_within_5_s(port, INNOCENT, f"/t/{token}") for _ in range(CONNECT_BURST + 14)] == [200] * (CONNECT_BURST + 14)
     log = server_process.log.read_text(errors="replace")
     assert f"{FLOODER}: more than 30 live asks at once" in log
     assert INNOCENT not in log

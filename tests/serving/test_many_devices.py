@@ -12,7 +12,7 @@ import threading
 import time
 
 from companion.serving.fair import Turns
-from helpers import Phone, enter_deals, raw, status_of  # noqa: E402
+from helpers import Phone, enter_deals, raw, request_on_new_connection, status_of  # noqa: E402
 import table_writes
 
 
@@ -319,20 +319,6 @@ def test_only_a_device_refused_lately_has_its_new_connections_counted():
     assert [rate.allow("greedy") for _ in range(3)] == [True, True, False]
     now[0] += 61.0  # a minute without a refusal: forgotten
     assert all(rate.allow("greedy") for _ in range(10))
-
-
-def request_on_new_connection(port: int, source: str, path: str) -> int:
-    """One request on a connection of its own; 0 when the server closed it before answering."""
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10, source_address=(source, 0))
-    try:
-        conn.request("GET", path)
-        response = conn.getresponse()
-        response.read()
-        return response.status
-    except (OSError, http.client.HTTPException):
-        return 0
-    finally:
-        conn.close()
 
 
 def test_a_device_refused_a_stream_then_opening_connections_fast_is_closed_at_accept(server_process):
