@@ -6,6 +6,7 @@ laptop reaching itself as 127.0.0.1 (seen as ::ffff:127.0.0.1) is still the lapt
 from __future__ import annotations
 
 import secrets
+import select
 import socket
 import time
 
@@ -115,8 +116,25 @@ def test_requests_gevent_cannot_parse_are_logged_once_a_minute(server_process):
     assert len(written) < 2000, written[:3000]
 
 
+def held_open_after(held: list[socket.socket], most: int, wait: float = 10.0) -> int:
+    """How many of ``held`` the server keeps open, once it is ``most`` or fewer (or ``wait`` s
+    passed): a connection the server closed reads as the end of the stream."""
+    closed: set[socket.socket] = set()
+    deadline = time.monotonic() + wait
+    while len(held) - len(closed) > most and time.monotonic() < deadline:
+        readable, _, _ = select.select([s for s in held if s not in closed], [], [], 0.1)
+        for sock in readable:
+            try:
+                if sock.recv(100) == b"":
+                    closed.add(sock)
+            except ConnectionResetError:
+                closed.add(sock)
+    return len(held) - len(closed)
+
+
 @pytest.mark.slow
-def test_phones_holding_every_connection_never_lock_the_laptop_out(tmp_path):
+@pytest.mark.parametrize("pause", [0.0, 0.5], ids=["at-once", "after-a-pause"])
+def test_phones_holding_every_connection_never_lock_the_laptop_out(tmp_path, pause):
     """Issue 32 item 7 (part): 301 addresses x 60 streams reached the connection cap and locked
     out everyone, the laptop's hall included. Phones together hold at most the cap; the laptop
     (127.0.0.1) has connections of its own beyond it."""
@@ -132,7 +150,11 @@ def test_phones_holding_every_connection_never_lock_the_laptop_out(tmp_path):
                 sock.bind((f"127.0.0.{device}", 0))
                 sock.connect(("127.0.0.1", server.port))
                 held.append(sock)
-        # The server has seen them all once a late phone's connection is refused (closed).
+        time.sleep(pause)  # not a wait for anything: the late phone meets the server further along
+        # A late phone is either closed at once (the server had not yet seen the others wait
+        # for a request) or let in after closing idle ones of the heaviest devices: which one
+        # depends on how far the server got, not on the rule. Either way the phones together
+        # end up holding no more than the cap.
         late = socket.create_connection(("127.0.0.1", server.port), timeout=5, source_address=("127.0.0.60", 0))
         late.settimeout(10)
         late.sendall(f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nConnection: close\r\n\r\n".encode())
@@ -140,8 +162,10 @@ def test_phones_holding_every_connection_never_lock_the_laptop_out(tmp_path):
             got = late.recv(100)
         except ConnectionResetError:
             got = b""
-        assert got == b""  # closed at once: the phones' connections are all taken
         late.close()
+        assert got == b"" or status_of(got) == 200, got
+        still_open = held_open_after(held, most=40 - (1 if got else 0))
+        assert still_open <= 40 - (1 if got else 0), still_open
         started = time.monotonic()
         answer = raw(server.port, f"GET /hall HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
                                   "Connection: close\r\n\r\n".encode(), source="127.0.0.1")
