@@ -1,42 +1,68 @@
-// The page's event stream (templates/tables/_live_stream.html, opened by hx-sse) and the live
-// region it keeps current (templates/tables/_live_attrs.html). The stream is never swapped, so
-// it stays open across changes; each "changed" carries the table's revision, and the region
-// fetches it only if it does not show that revision yet (the phone that saved already does).
+// Every live page, one way (companion/serving/events.py): the page's one event stream
+// (templates/_live_stream.html, opened by hx-sse, never swapped) and the live region it keeps
+// current ([data-live]: a table's scoresheet, the hall's board, a phone's night page, the
+// screen for the room, the season's pages). Each "changed" carries the version of what the
+// page follows (a table's revision, the night's signature, the season's version); the region
+// shows its own in data-rev and fetches its hx-get (which carries ?rev=<that version>) only if
+// it does not show it yet. The server answers 204 when nothing it shows changed, so a change
+// costs a page exactly one request, and nothing is asked while nothing changes.
 (() => {
   const stream = () => document.getElementById("live-stream");
-  const region = () => document.getElementById("live");
-  const shown = (live) => Number(live.dataset.rev ?? -1);
+  const region = () => document.querySelector("[data-live]");
+  // Revisions are numbers and ordered; a signature is text and only equal or not.
+  const number = (value) => (/^\d+$/.test(String(value ?? "")) ? Number(value) : null);
+  const shownRev = (live) => number(live?.dataset.rev) ?? -1;  // a table's: what outbox.js and app.js compare
 
   // hx-sse only sees elements htmx processes after it registered, and htmx may process the
   // page before hx-sse's script has run: if the stream is not open two seconds on and not being
   // opened (htmx marks an element whose request is under way with the class htmx-request), have
-  // hx-sse open it now (it catches up by revision; a connected or reconnecting stream is never
+  // hx-sse open it now (it catches up by version; a connected or reconnecting stream is never
   // touched).
   setTimeout(() => {
     const source = stream();
     if (source && !source._htmx?.sse && !source.classList.contains("htmx-request")) htmx.process(source);
   }, 2000);
 
-  // The newest revision announced; the region fetches until it shows it. A fetch that failed
-  // (the table busy, Wi-Fi lost) is tried again 2, 4, 8, 16 s later (the server says each
-  // revision once).
-  let wanted = -1, retry = null, delay = 2000;
+  // The newest version announced (null: none the region lacks); the region fetches until it
+  // shows it. A fetch that failed (the laptop busy, Wi-Fi lost) is tried again 2, 4, 8, 16 s
+  // later (the server says each version once). A region with data-gap asks at most that often
+  // (a phone's night page: a busy room's saves cost it no more than its old poll).
+  let wanted = null, retry = null, delay = 2000, lastAsk = 0;
+  const behind = (live) => {
+    if (wanted === null) return false;
+    const shows = number(live.dataset.rev), wants = number(wanted);
+    return shows !== null && wants !== null ? shows < wants : live.dataset.rev !== String(wanted);
+  };
   const update = () => {
     const live = region();
     clearTimeout(retry);
-    if (!live || !live.hasAttribute("hx-get") || shown(live) >= wanted) { delay = 2000; return; }
+    if (!live || !live.hasAttribute("hx-get") || !behind(live)) { delay = 2000; return; }
+    const wait = lastAsk + Number(live.dataset.gap || 0) - Date.now();
+    if (wait > 0) { retry = setTimeout(update, wait); return; }
     if (!live.classList.contains("htmx-request")) {  // a fetch under way is waited for, never doubled
+      lastAsk = Date.now();
       htmx.trigger(live, "changed");
       delay = Math.min(delay * 2, 16000);
     }
     retry = setTimeout(update, delay);
   };
-  // A live answer that was asked before the page learned of a newer revision (its own write's
-  // answer told it: static/outbox.js calls liveRegion.knows) and arrives after it is not shown:
-  // it would take the page back (the sheet without the phone's last deal, and the next form for
-  // a deal this phone has stored, told as "entered from another phone"). An answer older than
-  // the revision it was asked from is the laptop's truth (a database restored from a backup):
-  // shown, and what the page knows starts again from it.
+  // The server said "unchanged" (204): the region shows what is current, whatever was announced
+  // (a signature the region already passed is not older to it, only different).
+  document.addEventListener("htmx:finally:request", (event) => {
+    const ctx = event.detail?.ctx, live = region();
+    if (live && ctx?.sourceElement === live && ctx.response?.status === 204) {
+      wanted = null;
+      delay = 2000;
+      clearTimeout(retry);
+    }
+  });
+
+  // A table's live answer that was asked before the page learned of a newer revision (its own
+  // write's answer told it: static/outbox.js calls liveRegion.knows) and arrives after it is not
+  // shown: it would take the page back (the sheet without the phone's last deal, and the next
+  // form for a deal this phone has stored, told as "entered from another phone"). An answer
+  // older than the revision it was asked from is the laptop's truth (a database restored from a
+  // backup): shown, and what the page knows starts again from it.
   let known = -1;
   // The table's revision an answer says (its live region's), or null: in a parsed page or fragment.
   const revisionIn = (node) => {
@@ -44,10 +70,7 @@
     return el ? Number(el.dataset.rev) : null;
   };
   // Older than the table this page shows or knows: nothing from such an answer is taken.
-  const isOlder = (rev) => {
-    const live = region();
-    return Number.isFinite(rev) && rev < Math.max(live ? shown(live) : -1, known);
-  };
+  const isOlder = (rev) => Number.isFinite(rev) && rev < Math.max(shownRev(region()), known);
   const askedFrom = (ctx) => {
     try { return Number(new URL(ctx.request.action, location.href).searchParams.get("rev") ?? -1); }
     catch (e) { return -1; }
@@ -57,7 +80,7 @@
     if (!live || !ctx || ctx.sourceElement !== live) return;
     const incoming = (event.detail.tasks || []).reduce((found, task) => found ?? revisionIn(task.fragment), null);
     if (incoming === null) return;
-    if (incoming < askedFrom(ctx)) { known = wanted = incoming; return; }
+    if (incoming < askedFrom(ctx)) { known = incoming; wanted = String(incoming); return; }
     if (isOlder(incoming)) {
       event.preventDefault();
       // Asked again at once if still behind, once this fetch has ended (a fetch queued behind
@@ -85,16 +108,16 @@
     if (!id || !askAgain.delete(id)) return;
     setTimeout(() => { const part = document.getElementById(id); if (part) ask(part); }, 0);
   });
-  let seen = region() ? shown(region()) : -1;
+  let seen = shownRev(region());
   document.addEventListener("htmx:after:swap", (event) => {
     const live = region();
     if (!live) return;
     const fromRegion = event.detail?.ctx?.sourceElement === live;
-    if (fromRegion && isOlder(shown(live))) { setTimeout(update, 0); return; }
-    if (fromRegion && shown(live) > seen) {
+    if (fromRegion && isOlder(shownRev(live))) { setTimeout(update, 0); return; }
+    if (fromRegion && shownRev(live) > seen) {
       document.querySelectorAll("[data-follows-table]").forEach(ask);
     }
-    seen = Math.max(seen, shown(live));
+    seen = Math.max(seen, shownRev(live));
   });
   window.liveRegion = {
     revisionIn,
@@ -103,7 +126,7 @@
     knows(rev) {
       if (!Number.isFinite(rev)) return;
       known = Math.max(known, rev);
-      wanted = Math.max(wanted, rev);
+      if (number(wanted) === null || number(wanted) < rev) wanted = String(rev);
       delay = 2000;
       update();
     },
@@ -118,16 +141,20 @@
   };
 
   // The stream says "hello" when it opens and "ping" every 20 s. Where nothing gets through (a
-  // proxy that buffers the stream, a network that drops it), poll every 5 s until it does.
-  const silence = window.liveSilenceMs || 45000, every = window.livePollMs || 5000;  // tests shorten them
-  let heard = Date.now();
+  // proxy that buffers the stream, a network that drops it), the region asks every data-poll-ms
+  // (5 s unless it says) until it does.
+  const silence = window.liveSilenceMs || 45000;  // tests shorten it
+  let heard = Date.now(), polled = 0;
   const fromStream = (event) => event.target === stream();
   for (const name of ["hello", "ping", "changed", "gone"]) {
     document.addEventListener(name, (event) => {
       if (!fromStream(event)) return;
       heard = Date.now();
       if (name === "changed") {
-        wanted = Math.max(wanted, Number(event.detail?.data ?? 0));
+        const announced = String(event.detail?.data ?? "");
+        const now = number(announced), had = number(wanted);
+        // A revision never goes back (an older announcement overtaken); a signature just moves.
+        if (now === null || had === null || now > had) wanted = announced;
         delay = 2000;
         update();
       } else if (name === "gone") {
@@ -140,8 +167,11 @@
   });
   setInterval(() => {
     const live = region();
-    if (live && live.hasAttribute("hx-get") && !document.hidden && Date.now() - heard > silence) {
+    const every = Number(live?.dataset.pollMs || window.livePollMs || 5000);
+    if (live && live.hasAttribute("hx-get") && !document.hidden && Date.now() - heard > silence
+        && Date.now() - polled >= every && !live.classList.contains("htmx-request")) {
+      polled = Date.now();
       htmx.trigger(live, "changed");
     }
-  }, every);
+  }, Math.min(1000, window.livePollMs || 1000));
 })();

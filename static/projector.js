@@ -3,7 +3,7 @@
 // up to 1.6 times the body text; one that doesn't fit at the body text's size is cut into pages
 // of about equal length that do (then drawn as large as every page still fits), shown in turn every data-page-ms (window.screenPageMs in
 // tests), "1 / 3" in the corner. Laid out again when the night's push swaps the content in
-// (static/night_live.js) and when the window changes size; the cycle goes on where it was.
+// (static/live.js) and when the window changes size; the cycle goes on where it was.
 (() => {
   const SCALES = [1.6, 1.45, 1.3, 1.15, 1];
   let pages = [], shown = 0, timer = null;

@@ -28,7 +28,7 @@ FEATURES = ("tables", "night", "players")
 
 # Tonight's rows (the hall, the screen, the phones' night pages show them) and the season's.
 NIGHT_ROWS = ("nights", "night_players", "night_rounds", "round_tables", "round_seats", "name_claims")
-SEASON_ROWS = ("players", "player_names", "seat_assignments", "results", "player_changes")
+SEASON_ROWS = ("players", "player_names", "seat_assignments", "results", "player_changes", "season")
 
 RWD_DEAL = {"chips": [3, 3, 3, 4], "tricks": [7, 2, 2, 2]}
 
@@ -100,6 +100,27 @@ def a_finished_table(conn) -> str:
     while not table.match().over:
         table = table_writes.add_deal(conn, token, len(table.deals) + 1, RWD_DEAL)
     return token
+
+
+def _last_deal(conn):
+    """The deal that ends a match: the season's pages show it (issue 41)."""
+    token = a_finished_table(conn)
+    table = tables.load(conn, token)
+    last = len(table.deals)
+    tables.undo_deal(conn, token, last)
+    return lambda: tables.enter_deal(conn, token, last, RWD_DEAL)
+
+
+def _undo_ended(conn):
+    token = a_finished_table(conn)
+    return lambda: tables.undo_deal(conn, token, len(tables.load(conn, token).deals))
+
+
+def _correct_ended(conn):
+    token = a_finished_table(conn)
+    table = tables.load(conn, token)
+    return lambda: tables.correct_deal(conn, token, 1, {"chips": [4, 3, 3, 3], "tricks": [7, 2, 2, 2]},
+                                       was=tables.fingerprint(table.deals[0]))
 
 
 def _side_table(conn):
@@ -222,10 +243,12 @@ SCENARIOS: dict[str, list[tuple[str, Callable]]] = {
                                                                                numbered=True))],
     "companion.tables.service:enter_deal": [
         ("a deal", lambda conn: (lambda token: lambda: tables.enter_deal(conn, token, 2, RWD_DEAL))(
-            a_table_with_a_deal(conn)))],
-    "companion.tables.service:correct_deal": [("a correction", _correct)],
+            a_table_with_a_deal(conn))),
+        ("the deal that ends the match", _last_deal)],
+    "companion.tables.service:correct_deal": [("a correction", _correct), ("a correction once ended", _correct_ended)],
     "companion.tables.service:undo_deal": [
-        ("an undo", lambda conn: (lambda token: lambda: tables.undo_deal(conn, token, 1))(a_table_with_a_deal(conn)))],
+        ("an undo", lambda conn: (lambda token: lambda: tables.undo_deal(conn, token, 1))(a_table_with_a_deal(conn))),
+        ("an undo that reopens the match", _undo_ended)],
     "companion.tables.service:finish_match": [("ended at time", _finish), ("reopened", _reopen)],
     "companion.tables.service:start_rematch": [
         ("a rematch", lambda conn: (lambda token: lambda: tables.start_rematch(conn, token))(a_finished_table(conn)))],

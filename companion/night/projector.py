@@ -10,9 +10,9 @@ figure comes from the night service and the tables' own matches: nothing is reco
 It is a /hall page, so like the hall it answers only the laptop itself (the projector hangs off
 the laptop; any device could read it, but nothing a phone needs is there, and the hall's rule
 stays one rule: docs/organiser.md, "Every /hall page answers only the laptop itself"). It is
-updated by push: the page holds the night's event stream (/night/events,
-companion/serving/events.py ``NightWatch``) and, on "changed", asks /hall/screen/live with the
-night's signature, answered 204 when nothing it shows changed. Long lists are paged on the
+updated by push, as every live page: it holds the night's event stream (/night/events,
+companion/serving/events.py) and, on "changed", asks /hall/screen/live with the night's
+signature it shows, answered 204 when nothing it shows changed. Long lists are paged on the
 page itself (static/projector.js), so the page never scrolls.
 """
 
@@ -21,9 +21,9 @@ from __future__ import annotations
 from flask import Blueprint, Response, render_template, request, url_for
 from flask_babel import gettext
 
-from ..serving.events import NIGHT_EVENTS_PATH
 from ..store import Connection, get_db
 from ..web.host import is_host_request, join_url
+from ..web.live import unchanged
 from ..qr import qr_svg
 from . import round_time, service
 from .exports import round_label
@@ -99,12 +99,6 @@ def page_context(conn: Connection, signature: str | None = None) -> dict:
     return context
 
 
-@bp.app_template_global("night_events_url")
-def night_events_url() -> str:
-    """Where a night's page opens the night's event stream (static/night_live.js)."""
-    return NIGHT_EVENTS_PATH
-
-
 def no_store(response: Response) -> Response:
     response.headers["Cache-Control"] = "no-store"
     return response
@@ -126,6 +120,6 @@ def live():
     """The screen's content once the night's stream said "changed": 204 while nothing changed."""
     conn = get_db()
     signature = service.night_signature(conn)
-    if request.args.get("sig") == signature:
-        return no_store(Response(status=204))
+    if (same := unchanged(signature)) is not None:
+        return same
     return no_store(Response(render_template("night/_projector_live.html", **page_context(conn, signature))))

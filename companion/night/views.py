@@ -25,6 +25,7 @@ from ..web import render_text
 from ..web.downloads import csv_download, json_download
 from ..web.forms import form_values, group_errors
 from ..web.host import is_host_request, join_url
+from ..web.live import unchanged
 from ..web.refusals import storage_message
 from ..web.times import local_time
 from . import service
@@ -35,7 +36,7 @@ from .phone import forget_me, join_as_this_phone, join_page, my_player, remember
 
 bp = Blueprint("hall", __name__)
 
-HALL_POLL_MS = 1000  # the board is pushed (static/night_live.js); it polls this often only while its stream is silent
+HALL_POLL_MS = 1000  # the board is pushed (static/live.js); it polls this often only while its stream is silent
 CYCLE_MS = 8000  # how long the cycling mode shows each table
 
 
@@ -242,8 +243,8 @@ def index():
 def board():
     """The live part of the hall view: 204 while no table of the night has changed."""
     signature = service.night_signature(get_db())
-    if request.args.get("sig") == signature:
-        return Response(status=204, headers={"Cache-Control": "no-store"})
+    if (same := unchanged(signature)) is not None:
+        return same
     response = Response(render_template("night/_board.html", **hall_context(signature=signature)))
     response.headers["Cache-Control"] = "no-store"
     return response
@@ -688,8 +689,8 @@ def me_live():
         response.headers["Cache-Control"] = "no-store"
         return response
     signature = service.night_signature(get_db())
-    if request.args.get("sig") == signature:
-        return Response(status=204, headers={"Cache-Control": "no-store"})
+    if (same := unchanged(signature)) is not None:
+        return same
     response = Response(render_template("night/_me_live.html", **me_context(who, signature)))
     response.headers["Cache-Control"] = "no-store"
     return response

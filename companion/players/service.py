@@ -72,6 +72,13 @@ def table_label(table: dict[str, Any]) -> str:
 # Stored results
 
 
+def season_version(conn: Connection) -> int:
+    """The season's version: moved by every write that changes what its pages show (a match
+    that ends, is reopened or changed once ended; who-is-who). A page reads it before anything
+    it shows, so a change committed meanwhile leaves it older (asked again), never newer."""
+    return player_rows.season_version(conn)
+
+
 def results_stale(conn: Connection) -> bool:
     """Whether any table's stored result is missing or older than the table."""
     return bool(player_rows.stale_tables(conn, limit=1))

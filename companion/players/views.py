@@ -21,6 +21,7 @@ from ..store import get_db
 from ..store import players as player_rows
 from ..web.downloads import csv_download, json_download
 from ..web.host import is_host_request
+from ..web.live import asked_unchanged
 from . import service
 from .exports import PLAYER_CSV, SEASON_CSV, history_rows, player_document, season_document, season_rows, span_name
 
@@ -167,6 +168,9 @@ def player_context(pid: int) -> dict[str, Any]:
 
 @bp.get("/players/<int:pid>")
 def show(pid: int):
+    version = service.season_version(get_db())  # first: see season_version
+    if (same := asked_unchanged(version)) is not None:
+        return same
     context = player_context(pid)
     host = is_host_request()
     matches = context["matches"]
@@ -176,7 +180,7 @@ def show(pid: int):
     others = [p for p in service.everyone(get_db()) if p.id != pid] if host else []
     return render_template("players/player.html", host=host, shown=matches[:RECENT_MATCHES], tokens=tokens,
                            others=others, form_length=FORM_LENGTH, rule=PLACE_POINTS_RULE,
-                           errors={}, values={}, **context)
+                           errors={}, values={}, season_version=version, **context)
 
 
 @bp.get("/players")
@@ -274,7 +278,11 @@ def season_context() -> dict[str, Any]:
 
 @bp.get("/season")
 def season():
-    return render_template("players/season.html", host=is_host_request(), **season_context())
+    version = service.season_version(get_db())  # first: see season_version
+    if (same := asked_unchanged(version)) is not None:
+        return same
+    return render_template("players/season.html", host=is_host_request(), season_version=version,
+                           **season_context())
 
 
 # --------------------------------------------------------------------------

@@ -5,8 +5,9 @@
 - WSGI layers in front of Flask, outermost first (:func:`install` wires them):
 
   1. :mod:`.guard`: a device trying table links at random is cut off (429);
-  2. :mod:`.events`: each table page's event stream (push), and the night's (the night's
-     pages: the screen for the room, the hall's board, a phone's night page), held open outside Flask;
+  2. :mod:`.events`: every live page's one event stream (push), held open outside Flask: a
+     table's, the night's pages' (the screen for the room, the hall's board, a phone's night
+     page) and the season's (the players' table, a player's page), all alike;
   3. :mod:`.live`: "has my table changed?" answered 204 without Flask when it hasn't, and a
      changed table's partial, rendered once by Flask, sent to the table's other phones as bytes;
   4. :mod:`.fair`: the app's work in turns, round-robin by device, so one device can't slow
@@ -17,10 +18,10 @@
   links, too large), rendered from templates and translated through the catalog.
 
 Every layer finds the table a request is about with :func:`table_token` (parsed once per
-request, kept in the environ), and learns a table's revision from :class:`.events.TableWatch`:
-kept in memory from the writes' own announcements (companion/changes.py) for every table a
-phone watches, asked of the store (companion/store/revisions.py) for the others; none runs
-SQL itself.
+request, kept in the environ), and learns what a page shows is at (a table's revision, the
+night's signature, the season's version) from :class:`.events.Watch`: kept in memory from the
+writes' own announcements (companion/changes.py) for everything a page watches, asked of the
+store (companion/store/revisions.py) for the rest; none runs SQL itself.
 """
 
 from __future__ import annotations
@@ -99,7 +100,7 @@ def query_revision(environ: dict) -> int | None:
 def install(app, headers: list[tuple[str, str]], join_host: Callable[[], str | None]) -> None:
     """Wrap ``app.wsgi_app`` in the serving layers (see the module's docstring for the order).
     ``headers``: the security headers every answer carries, Flask's or not."""
-    from .events import HEARTBEAT_S, NightWatch, TableEvents, TableWatch
+    from .events import HEARTBEAT_S, EventStreams, Watch
     from .fair import FairShare
     from .guard import LinkGuessGuard
     from .live import LiveAnswers, SharedPartials
@@ -109,8 +110,9 @@ def install(app, headers: list[tuple[str, str]], join_host: Callable[[], str | N
 
     database = lambda: app.config["DATABASE"]  # noqa: E731  (read per call: tests repoint it)
     pages = app.extensions["serving_pages"] = Pages(app)
-    # Tables' revisions as the writes announce them (companion/changes.py), for streams and 204s.
-    watch = app.extensions["table_watch"] = TableWatch(Revisions(database))
+    # What the open pages show (tables, the night, the season), at the versions the writes
+    # announce (companion/changes.py), for streams and 204s.
+    watch = app.extensions["watch"] = Watch(Revisions(database))
     partials = app.extensions["shared_partials"] = SharedPartials()
     # A few requests per table at a time (one heavy table can't starve the rest).
     app.wsgi_app = app.extensions["table_turns"] = TableTurns(app.wsgi_app, headers, pages)
@@ -119,13 +121,12 @@ def install(app, headers: list[tuple[str, str]], join_host: Callable[[], str | N
     # What is known without Flask: "unchanged" (204), and a partial already rendered for the table.
     app.wsgi_app = app.extensions["live_answers"] = LiveAnswers(app.wsgi_app, watch, partials, headers, pages,
                                                                 join_host=join_host)
-    # Each table page's event stream (push): held open outside Flask and the turns.
-    # ... and the night's pages' one (the projector's screen, the hall's board, a phone's night).
-    night = app.extensions["night_watch"] = NightWatch()
+    # Every live page's event stream (push): a table's, the night's pages', the season's;
+    # held open outside Flask and the turns.
     # STREAM_HEARTBEAT_S: the tests' servers say it four times a second, so a stream whose page has gone is
     # noticed at once (waitress, unlike `companion serve`, can't be asked whether a phone went away).
-    app.wsgi_app = app.extensions["table_events"] = TableEvents(
-        app.wsgi_app, watch, headers, pages, night=night, join_host=join_host,
+    app.wsgi_app = app.extensions["event_streams"] = EventStreams(
+        app.wsgi_app, watch, headers, pages, join_host=join_host,
         heartbeat=app.config.get("STREAM_HEARTBEAT_S", HEARTBEAT_S))
     app.wsgi_app = app.extensions["link_guard"] = LinkGuessGuard(app.wsgi_app, headers, pages,
                                                                  join_host=join_host)

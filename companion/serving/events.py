@@ -1,33 +1,39 @@
-"""Push, not poll: each table page holds one Server-Sent Events stream, GET /t/<token>/events.
+"""Push, not poll: every page that follows stored state holds one Server-Sent Events stream, all
+alike: a table's page GET /t/<token>/events, the night's pages (the screen for the room, the
+hall's board, a phone's night page) GET /night/events, the season's (the players' table, a
+player's page) GET /players/events. Each follows one *topic*: a table (its revision), the
+night (its signature) or the season (its version); see :class:`Watch`.
 
-The stream carries a signal, never the HTML: ``event: changed`` with the table's revision as
+The stream carries a signal, never the HTML: ``event: changed`` with the topic's version as
 its id and data. The page opens it once, on an element that is never swapped
-(templates/tables/_live_stream.html), so it stays open across changes; static/live.js answers
-each ``changed`` whose revision the page does not show yet by having the live region fetch
-/t/<token>/live?rev=R, which renders that phone's own partial (its language, its form) in a
-normal Flask request. So one change costs each watching phone exactly one request (its
-partial), and nothing at all while nothing changes. A removed table is said once
+(templates/_live_stream.html), so it stays open across changes; static/live.js answers each
+``changed`` whose version the page does not show yet by having the live region (``data-live``)
+fetch its part with ``?rev=<the version it shows>``, which renders that phone's own partial
+(its language, its form) in a normal Flask request, or says 204 when nothing it shows changed
+(companion/topics.py ``is_current``, the one "unchanged" answer). So one change costs each watching phone
+exactly one request, and nothing at all while nothing changes. A removed table is said once
 (``event: gone``) and the stream ends; the page then fetches the notice and stops asking.
 
-Catching up is by revision, not by replaying events: a stream opened with ``?rev=R`` (the
-revision the page shows) or a ``Last-Event-ID: R`` header (the last one it saw, sent by
-htmx's hx-sse on reconnect) gets ``changed`` at once if the table has moved on since, however
+Catching up is by version, not by replaying events: a stream opened with ``?rev=V`` (the
+version the page shows) or a ``Last-Event-ID: V`` header (the last one it saw, sent by
+htmx's hx-sse on reconnect) gets ``changed`` at once if the topic has moved on since, however
 many changes it missed (server restarted, Wi-Fi lost, phone asleep, tab in the background).
 A fetch that failed (the table busy, Wi-Fi lost) is retried by the page, not re-announced here.
 
 How changes are noticed: every write announces itself once committed (companion/changes.py,
-``Change("table", token, revision)``), and this layer subscribes: the announced revision is
-kept in memory for every watched table and only that table's streams are woken, with no query
-at all. A change announced without its revision (a rematch) costs one query, shared by every
-phone watching. No URL is guessed at and nothing is swept: what is not announced is not a
-change (a table removed behind the app's back is noticed when a phone next connects).
-The same known revisions answer the "unchanged?" question (companion/serving/live.py).
+``Change("table", token, revision)``, ``Change("players", "", version)``, ``Change("night")``),
+and this layer subscribes: an announced version is kept in memory for every watched topic and
+only that topic's streams are woken, with no query at all. A change announced without its
+version (the night's, a rematch) costs one query, shared by every page watching. No URL is
+guessed at and nothing is swept: what is not announced is not a change (a table removed
+behind the app's back is noticed when a phone next connects). The same known versions
+answer the "unchanged?" question (companion/serving/live.py).
 
 A device (a source address) holds at most STREAMS_PER_DEVICE streams; past that those whose page
 has gone are closed, or the new one is refused (see there). When the server's
 connections near their cap, it closes the oldest streams of the devices holding the most
 (:meth:`OpenStreams.evict`, companion/serving/server.py). Either way the page's hx-sse opens its
-stream again by itself and catches up by revision. The laptop's own streams are never counted.
+stream again by itself and catches up by version. The laptop's own streams are never counted.
 
 This sits in front of Flask: a held stream costs a greenlet (under `companion serve`, see
 companion/serving/server.py) or a thread (under `flask run`), a socket and a few hundred
@@ -46,7 +52,8 @@ from .. import changes
 from ..devices import device_of, is_organiser
 from ..store import StorageError
 from ..store.revisions import Revisions
-from . import SOCKET_KEY, client_trouble, query_revision, table_route, table_token
+from ..topics import NIGHT, SEASON, TOPIC_PATHS, VERSION_SHAPE, Version, version_text
+from . import SOCKET_KEY, client_trouble, query, table_route, table_token
 from .pages import Pages
 
 HEARTBEAT_S = 20.0  # a comment line this often finds dead connections and keeps NATs open
@@ -176,18 +183,21 @@ class OpenStreams:
         return len(chosen)
 
 
-class TableWatch:
-    """Which tables have streams open, their last known revision, and one Event per table
-    that is set (and replaced) when its revision moves. Subscribed to the writes' changes
-    (companion/changes.py) from construction until :meth:`close`."""
+class Watch:
+    """What the open pages show (tables, the night, the season: companion/topics.py), each
+    topic's last known version, and the wakers of the streams waiting for it to move.
+    Subscribed to the writes' changes (companion/changes.py) from construction until
+    :meth:`close`: a change announced with its version (a table's revision, the season's) costs
+    no query; one announced without (the night's, a rematch) is asked of the store once, by
+    one thread, for every topic it may have moved, and shared by every page watching."""
 
     def __init__(self, revisions: Revisions):
         self.revisions = revisions
         self.lock = threading.Lock()
         self.watchers: dict[str, int] = {}
-        self.known: dict[str, int | None] = {}
-        self.moved: dict[str, set[threading.Event]] = {}  # table -> the wakers of its streams waiting
-        self.asked: set[str] = set()  # announced without a revision: the store is asked
+        self.known: dict[str, Version | None] = {}
+        self.moved: dict[str, set[threading.Event]] = {}  # topic -> the wakers of its streams waiting
+        self.asked: set[str] = set()  # announced without a version: the store is asked
         self.wake = threading.Event()
         self.thread: threading.Thread | None = None
         self.checks = 0  # queries made for announced changes, for tests and benchmarks
@@ -204,219 +214,188 @@ class TableWatch:
 
     # --- streams ---------------------------------------------------------------------------
 
-    def watch(self, token: str) -> int | None:
-        """Start watching ``token``; returns its revision now (None: no such table)."""
+    def watch(self, topic: str) -> Version | None:
+        """Start watching ``topic``; returns its version now (None: no such table)."""
         with self.lock:  # watched first: a change announced while the store is read is kept
-            self.watchers[token] = self.watchers.get(token, 0) + 1
+            self.watchers[topic] = self.watchers.get(topic, 0) + 1
         try:
-            current = self.revisions.of(token)
+            current = self.revisions.of(topic)
         except BaseException:
-            self.unwatch(token)
+            self.unwatch(topic)
             raise
         moved = None
         with self.lock:
-            known = self.known.get(token)
-            if current is not None and known is not None and known > current:
+            known = self.known.get(topic)
+            if newer(known, current):
                 current = known  # announced meanwhile, newer than what the store said
             if known != current:
                 # Read before the watcher's own check: the other streams must hear of it too.
-                moved = self.moved.pop(token, None)
-            self.known[token] = current
+                moved = self.moved.pop(topic, None)
+            self.known[topic] = current
         wake(moved)
         return current
 
-    def unwatch(self, token: str) -> None:
+    def unwatch(self, topic: str) -> None:
         with self.lock:
-            left = self.watchers.get(token, 1) - 1
+            left = self.watchers.get(topic, 1) - 1
             if left > 0:
-                self.watchers[token] = left
+                self.watchers[topic] = left
                 return
-            self.watchers.pop(token, None)
-            self.known.pop(token, None)
-            self.moved.pop(token, None)
+            self.watchers.pop(topic, None)
+            self.known.pop(topic, None)
+            self.moved.pop(topic, None)
 
-    def wait(self, token: str, shown: int | None, timeout: float, handle: StreamHandle | None = None) -> int | None:
-        """The table's revision once it differs from ``shown``, or after ``timeout`` seconds, or
+    def wait(self, topic: str, shown: Version | None, timeout: float,
+             handle: StreamHandle | None = None) -> Version | None:
+        """The topic's version once it differs from ``shown``, or after ``timeout`` seconds, or
         once ``handle`` (the stream waiting) is told to end."""
+        shown = version_text(shown)  # as the page carries it
         handle = handle or StreamHandle()
         waker = handle.waker
         with self.lock:
-            current = self.known.get(token)
-            if current != shown:
+            current = self.known.get(topic)
+            if version_text(current) != shown:
                 return current
             waker.clear()
             if handle.kicked:
                 return current
-            self.moved.setdefault(token, set()).add(waker)
+            self.moved.setdefault(topic, set()).add(waker)
         waker.wait(timeout)
         with self.lock:
-            waiting = self.moved.get(token)
+            waiting = self.moved.get(topic)
             if waiting is not None:
                 waiting.discard(waker)
                 if not waiting:
-                    del self.moved[token]
-            return self.known.get(token)
+                    del self.moved[topic]
+            return self.known.get(topic)
 
-    def revision(self, token: str) -> int | None:
-        """The table's revision: from memory for a watched table, else from the store (always
-        from the store when other processes write too: a phone told of a change by the worker
+    def revision(self, topic: str) -> Version | None:
+        """The topic's version: from memory while watched, else from the store (always from
+        the store when other processes write too: a phone told of a change by the worker
         holding its stream may ask another worker, which has not heard of it yet)."""
         if not changes.shared():
             with self.lock:
-                if token in self.known:
-                    return self.known[token]
-        return self.revisions.of(token)
+                if topic in self.known:
+                    return self.known[topic]
+        return self.revisions.of(topic)
 
     # --- noticing changes ------------------------------------------------------------------
 
     def changed(self, change: changes.Change) -> None:
-        """A write was committed (companion/changes.py): wake the table's streams, if watched."""
+        """A write was committed (companion/changes.py): wake the streams of what it moved."""
         if change.kind == changes.EVERYTHING:  # changes may have been missed: ask the store for all
-            with self.lock:
-                self.asked.update(self.watchers)
-                self._start_asking()
-            self.wake.set()
+            self._ask(None)
             return
-        if change.kind != changes.TABLE:
-            return
-        token = change.key
-        with self.lock:
-            if token not in self.watchers:
-                return
-            if change.revision is None:
-                self.asked.add(token)
-                moved = None
-            else:
-                known = self.known.get(token)
-                if known is not None and known >= change.revision:
-                    return  # an older write's announcement, overtaken (threads)
-                self.known[token] = change.revision
-                moved = self.moved.pop(token, None)
-            if change.revision is None:
-                self._start_asking()
-        if change.revision is None:
-            self.wake.set()
-        else:
-            wake(moved)
+        if change.kind == changes.TABLE:
+            # Any table may be tonight's: the night's signature is asked (one query, shared).
+            self._known(change.key, change.revision, also_ask=NIGHT)
+        elif change.kind == changes.NIGHT:
+            self._ask([NIGHT])
+        elif change.kind == changes.PLAYERS:
+            self._known(SEASON, change.revision)
 
-    def _start_asking(self) -> None:
-        """The thread that asks the store, once (lock held)."""
-        if self.thread is None:
-            self.thread = threading.Thread(target=self.run, name="table-watch", daemon=True)
-            self.thread.start()
+    def _known(self, topic: str, version: Version | None, also_ask: str | None = None) -> None:
+        """``topic`` is at ``version`` now (None: unknown, the store is asked)."""
+        asking = [also_ask] if also_ask is not None else []
+        moved = None
+        with self.lock:
+            if topic in self.watchers:
+                if version is None:
+                    asking.append(topic)
+                elif not newer(self.known.get(topic), version, or_same=True):  # else overtaken (threads)
+                    self.known[topic] = version
+                    moved = self.moved.pop(topic, None)
+        wake(moved)
+        if asking:
+            self._ask(asking)
+
+    def _ask(self, topics: list[str] | None) -> None:
+        """Have the store asked for the watched ones of ``topics`` (None: all), by the watch's thread."""
+        with self.lock:
+            watched = list(self.watchers) if topics is None else [topic for topic in topics if topic in self.watchers]
+            if not watched:
+                return
+            self.asked.update(watched)
+            if self.thread is None:
+                self.thread = threading.Thread(target=self.run, name="watch", daemon=True)
+                self.thread.start()
+        self.wake.set()
 
     def run(self) -> None:
-        """Asks the store for the tables announced without a revision, a batch at a time."""
+        """Asks the store for the topics announced without a version, a batch at a time."""
         while True:
             self.wake.wait()
             self.wake.clear()
             with self.lock:
-                tokens = list(self.asked)
+                topics = list(self.asked)
                 self.asked.clear()
-            if tokens:
-                self.check(tokens)
+            if topics:
+                self.check(topics)
 
-    def check(self, tokens: list[str]) -> None:
+    def check(self, topics: list[str]) -> None:
         try:
-            found = self.revisions.of_many(tokens)
+            found = self.revisions.of_many(topics)
         except StorageError:
             return  # the database is busy or damaged: the phones' fallback check asks again
         self.checks += 1
         woken = []
         with self.lock:
-            for token in tokens:
-                if token in self.watchers and self.known.get(token) != found.get(token):
-                    self.known[token] = found.get(token)
-                    woken.append(self.moved.pop(token, None))
+            for topic in topics:
+                if topic in self.watchers and self.known.get(topic) != found.get(topic):
+                    self.known[topic] = found.get(topic)
+                    woken.append(self.moved.pop(topic, None))
         for moved in woken:
             wake(moved)
 
 
+def newer(known: Version | None, found: Version | None, or_same: bool = False) -> bool:
+    """Is ``known`` (announced) newer than ``found`` (read or announced later)? Only numbers
+    say so: a signature has no order."""
+    if not isinstance(known, int) or not isinstance(found, int):
+        return False
+    return known >= found if or_same else known > found
+
+
 def wake(wakers: set[threading.Event] | None) -> None:
-    """Wake the streams that waited on a table (its entry in ``TableWatch.moved``, taken out)."""
+    """Wake the streams that waited on a topic (its entry in ``Watch.moved``, taken out)."""
     for waker in wakers or ():
         waker.set()
 
 
-class NightWatch:
-    """The night's pages (the projector's screen, the hall's board, a phone's night page) show
-    the night and every table of it: a count of the changes announced since start, kept in
-    memory, and the wakers of the streams waiting for it to move. Any table's change counts
-    (which tables are tonight's is the store's to say: the page's own check, by the night's
-    signature, answers 204 when nothing it shows changed); the players' season does not.
-    On a table's save this costs one lock and one increment."""
-
-    def __init__(self):
-        self.lock = threading.Lock()
-        self.count = 0
-        self.waiting: set[threading.Event] = set()
-        self.streams = 0  # open, for tests and benchmarks
-        method = weakref.WeakMethod(self.changed)
-
-        def listener(change: changes.Change) -> None:
-            found = method()
-            if found is not None:
-                found(change)
-
-        self.close = changes.subscribe(listener)
-        weakref.finalize(self, self.close)
-
-    def changed(self, change: changes.Change) -> None:
-        if change.kind == changes.PLAYERS:
-            return
-        with self.lock:
-            self.count += 1
-            woken, self.waiting = self.waiting, set()
-        for waker in woken:
-            waker.set()
-
-    def wait(self, shown: int, timeout: float, handle: StreamHandle | None = None) -> int:
-        """The count once it differs from ``shown``, or after ``timeout`` seconds, or once
-        ``handle`` (the stream waiting) is told to end."""
-        handle = handle or StreamHandle()
-        waker = handle.waker
-        with self.lock:
-            if self.count != shown:
-                return self.count
-            waker.clear()
-            if handle.kicked:
-                return self.count
-            self.waiting.add(waker)
-        waker.wait(timeout)
-        with self.lock:
-            self.waiting.discard(waker)
-            return self.count
+# The least time between two "changed" of the night's and the season's streams: a busy room's
+# saves reach such a page at most twice a second, each one request.
+GAP_S = {NIGHT: 0.5, SEASON: 0.5}
 
 
-NIGHT_EVENTS_PATH = "/night/events"
-NIGHT_GAP_S = 0.5  # a busy room's saves reach a night page at most twice a second, each a request
-
-
-def event(revision: int) -> bytes:
-    return f"event: changed\nid: {revision}\ndata: {revision}\n\n".encode()
+def event(version: Version) -> bytes:
+    return f"event: changed\nid: {version}\ndata: {version}\n\n".encode()
 
 
 GONE_EVENT = b"event: gone\ndata:\n\n"
 
 
-def last_event_id(environ: dict) -> int | None:
-    """The Last-Event-ID header as a revision; anything but a plain number is treated as absent."""
-    value = environ.get("HTTP_LAST_EVENT_ID", "").strip()
-    return int(value) if value.isascii() and value.isdigit() and len(value) <= 12 else None
+def shown_version(environ: dict) -> str | None:
+    """What the page shows: the last event its stream saw (Last-Event-ID, sent by hx-sse on a
+    reconnect), else the version it was drawn at (``?rev=``). Anything odd is treated as absent."""
+    for value in (environ.get("HTTP_LAST_EVENT_ID", ""), query(environ).get("rev", "")):
+        value = value.strip()
+        if VERSION_SHAPE.fullmatch(value):
+            return value
+    return None
 
 
-class TableEvents:
-    """WSGI layer: serves GET /t/<token>/events and the night's GET /night/events (with a
-    :class:`NightWatch`); everything else passes through untouched."""
+class EventStreams:
+    """WSGI layer: every page's one event stream (a table's GET /t/<token>/events, the night's
+    /night/events, the season's /players/events; :data:`TOPIC_PATHS`), all alike: a signal,
+    never the HTML, with the topic's version as id and data; everything else passes through."""
 
-    def __init__(self, app: Callable, watch: TableWatch, headers: list[tuple[str, str]],
+    def __init__(self, app: Callable, watch: Watch, headers: list[tuple[str, str]],
                  pages: Pages, heartbeat: float = HEARTBEAT_S, join_host: Callable[[], str | None] | None = None,
-                 streams: OpenStreams | None = None, night: NightWatch | None = None):
+                 streams: OpenStreams | None = None):
         self.app = app
         self.pages = pages
         self.heartbeat = heartbeat
         self.watch = watch
-        self.night = night
         self.join_host = join_host  # the laptop's own address, for its Host header
         self.streams = streams or OpenStreams()
         # No proxy may hold events back. (A stream that ends frees its connection at once:
@@ -427,14 +406,16 @@ class TableEvents:
         self.refused_headers = [("Retry-After", str(STREAM_RETRY_S)), ("Content-Length", "0"),
                                 ("Cache-Control", "no-store")] + headers
         self.opened = 0  # streams opened, for tests and benchmarks
+        self.open_by_topic: dict[str, int] = {}  # streams open now, for tests and benchmarks
 
     def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
-        route = table_route(environ)
-        if route == "events" and environ.get("REQUEST_METHOD") == "GET":
-            return self.open(table_token(environ), environ, start_response)
-        if (route is None and self.night is not None and environ.get("PATH_INFO") == NIGHT_EVENTS_PATH
-                and environ.get("REQUEST_METHOD") == "GET"):
-            return self.open_night(environ, start_response)
+        if environ.get("REQUEST_METHOD") == "GET":
+            route = table_route(environ)
+            if route == "events":
+                return self.open(table_token(environ), environ, start_response)
+            topic = TOPIC_PATHS.get(environ.get("PATH_INFO", "")) if route is None else None
+            if topic is not None:
+                return self.open(topic, environ, start_response)
         return self.app(environ, start_response)
 
     def device_stream(self, environ: dict, start_response: Callable) -> StreamHandle | None:
@@ -449,90 +430,63 @@ class TableEvents:
             start_response("429 Too Many Requests", self.refused_headers)
         return handle
 
-    def open_night(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
-        """The night's stream: a signal only (what changed is for the page's own request, which
-        answers only the devices allowed to see it), so any device may hold one, as a table's,
-        counted in the same share of streams per device."""
-        night = self.night
-        assert night is not None
-        handle = self.device_stream(environ, start_response)
-        if handle is None:
-            return [b""]
-        with night.lock:
-            night.streams += 1
-        start_response("200 OK", self.stream_headers)
-
-        def closed() -> None:
-            self.streams.close(handle)
-            with night.lock:
-                night.streams -= 1
-
-        return Stream(self.night_stream(night, handle), closed)
-
-    def night_stream(self, night: NightWatch, handle: StreamHandle) -> Iterator[bytes]:
-        # No catching up by id: the page asks once on every (re)opening ("hello"), by the
-        # night's signature, so a restart or a lost connection misses nothing.
-        shown = night.count
-        yield f"retry: {RETRY_MS}\nevent: hello\ndata:\n\n".encode()
-        while True:
-            current = night.wait(shown, self.heartbeat, handle)
-            if handle.kicked:  # closed to make room: the page reconnects and asks again
-                return
-            if current == shown:
-                yield b"event: ping\ndata:\n\n"
-                continue
-            yield f"event: changed\ndata: {current}\n\n".encode()
-            time.sleep(NIGHT_GAP_S)  # the saves meanwhile are one more "changed", not one each
-            shown = current
-
-    def open(self, token: str, environ: dict, start_response: Callable) -> Iterable[bytes]:
-        # What the phone shows: the last event it saw, else the revision its page was drawn at.
-        shown = last_event_id(environ)
-        if shown is None:
-            shown = query_revision(environ)
+    def open(self, topic: str, environ: dict, start_response: Callable) -> Iterable[bytes]:
+        # A signal only (what changed is for the page's own request, which answers only the
+        # devices allowed to see it), so any device may hold one, counted in its share.
+        shown = shown_version(environ)
         # Counted before anything is read: a device past its share of streams loses its oldest.
         handle = self.device_stream(environ, start_response)
         if handle is None:
             return [b""]
         try:
-            current = self.watch.watch(token)
+            current = self.watch.watch(topic)
         except StorageError:
             self.streams.close(handle)
             start_response("503 Service Unavailable", [("Retry-After", "2"), ("Content-Length", "0"),
                                                        ("Cache-Control", "no-store")])
             return [b""]
         if current is None:
-            self.watch.unwatch(token)
+            self.watch.unwatch(topic)
             self.streams.close(handle)
             gone = self.pages.for_request("gone", environ)
             start_response("404 Not Found", self.gone_headers + [("Content-Length", str(len(gone)))])
             return [gone]
         self.opened += 1
+        self.open_by_topic[topic] = self.open_by_topic.get(topic, 0) + 1
         start_response("200 OK", self.stream_headers)
-        return Stream(self.stream(token, shown, current, handle), lambda: self.ended(token, handle))
+        return Stream(self.stream(topic, shown, current, handle), lambda: self.ended(topic, handle))
 
-    def ended(self, token: str, handle: StreamHandle) -> None:
-        self.watch.unwatch(token)
+    def ended(self, topic: str, handle: StreamHandle) -> None:
+        self.watch.unwatch(topic)
         self.streams.close(handle)
+        left = self.open_by_topic.get(topic, 1) - 1
+        if left > 0:
+            self.open_by_topic[topic] = left
+        else:
+            self.open_by_topic.pop(topic, None)
 
-    def stream(self, token: str, shown: int | None, current: int | None, handle: StreamHandle) -> Iterator[bytes]:
-        # The id says what this phone shows, so a reconnect sends it back as Last-Event-ID.
+    def stream(self, topic: str, shown: str | None, current: Version | None,
+               handle: StreamHandle) -> Iterator[bytes]:
+        # The id says what this page shows, so a reconnect sends it back as Last-Event-ID.
         # "hello" and the "ping" heartbeat tell the page (static/live.js) its stream gets through.
         opening = f"retry: {RETRY_MS}\n" + (f"id: {shown}\n" if shown is not None else "") + "event: hello\ndata:\n\n"
         yield opening.encode()
+        gap = GAP_S.get(topic, 0.0)
         while True:
             if handle.kicked:  # closed to make room: the page reconnects and catches up
                 return
             if current is None:  # the table was removed: the page fetches the notice
                 yield GONE_EVENT
                 return
-            if current != shown:
+            if version_text(current) != shown:
                 yield event(current)
-                shown = current
-            current = self.watch.wait(token, shown, self.heartbeat, handle)
+                shown = version_text(current)
+                if gap:
+                    time.sleep(gap)  # the changes meanwhile are one more "changed", not one each
+            current = self.watch.wait(topic, shown, self.heartbeat, handle)
             if handle.kicked:
                 return
-            if current == shown:
+            if version_text(current) == shown:
                 yield b"event: ping\ndata:\n\n"
 
 

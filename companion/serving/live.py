@@ -24,7 +24,8 @@ from ..lru import BytesLRU
 from ..store import StorageError
 from ..devices import device_of, is_organiser
 from . import CLOSE_KEY, client_trouble, number, query, query_revision, table_route, table_token
-from .events import TableWatch
+from ..topics import is_current
+from .events import Watch
 from .pages import Pages, environ_language
 
 MIN_GZIP = 600  # as companion.web.compress: smaller answers gain nothing from it
@@ -129,7 +130,7 @@ def request_key(environ: dict, token: str, revision: int) -> tuple | None:
 
 
 class LiveAnswers:
-    def __init__(self, app: Callable, watch: TableWatch, partials: SharedPartials,
+    def __init__(self, app: Callable, watch: Watch, partials: SharedPartials,
                  headers: list[tuple[str, str]], pages: Pages, asks: AskRate | None = None,
                  join_host: Callable[[], str | None] | None = None):
         self.app = app
@@ -167,7 +168,7 @@ class LiveAnswers:
                 start_response("404 Not Found", self.gone_headers + [("Content-Length", str(len(gone)))])
                 return [gone]
             return self.app(environ, start_response)
-        if current == query_revision(environ):
+        if is_current(query(environ).get("rev"), current):
             start_response("204 No Content", self.headers)
             return [b""]
         key = request_key(environ, token, current)

@@ -483,7 +483,7 @@ class Server(WSGIServer):
     def make_room(self, count: int) -> int:
         """Close ``count`` idle connections of the phones holding the most: keep-alives waiting
         for a request first, then event streams, the device with the most connections first."""
-        streams = getattr(getattr(self.application, "extensions", {}).get("table_events"), "streams", None)
+        streams = getattr(getattr(self.application, "extensions", {}).get("event_streams"), "streams", None)
         made = 0
         for _ in range(count):
             heaviest = max(self.per_device, key=lambda d: (not is_laptop_address(d), self.per_device[d]),

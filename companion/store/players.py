@@ -109,6 +109,21 @@ def ended_results(conn: sqlite3.Connection) -> list[tuple]:
 
 
 @translated
+def season_version(conn: sqlite3.Connection) -> int:
+    """The season's version: moved by every write that changes what its pages show."""
+    row = conn.execute("SELECT version FROM season WHERE id = 1").fetchone()
+    return row[0] if row else 0
+
+
+@translated
+def move_season(conn: sqlite3.Connection) -> int:
+    """Move the season's version (the caller holds ``store.write``); returns the new one.
+    (An upsert: a database emptied table by table, as the tests' PostgreSQL is, has no row.)"""
+    return conn.execute("INSERT INTO season (id, version) VALUES (1, 1)"
+                        " ON CONFLICT (id) DO UPDATE SET version = season.version + 1 RETURNING version").fetchone()[0]
+
+
+@translated
 def signature(conn: sqlite3.Connection) -> tuple:
     """Changes whenever a stored result or who-is-who changes (the domain's cache key)."""
     results = conn.execute("SELECT count(*), coalesce(sum(revision), 0), coalesce(sum(finished), 0),"
@@ -217,6 +232,9 @@ def assign_seat(conn: sqlite3.Connection, table_id: int, seat: int, player_id: i
 
 
 @translated
-def log(conn: sqlite3.Connection, action: str, detail: Mapping[str, Any], stamp: str) -> None:
+def log(conn: sqlite3.Connection, action: str, detail: Mapping[str, Any], stamp: str) -> int:
+    """Log a change of who-is-who (the caller holds ``store.write``). The season's pages show
+    who is who, so its version moves with it: returns the new one."""
     conn.execute("INSERT INTO player_changes (at, action, detail) VALUES (?, ?, ?)",
                  (stamp, action, _json(dict(detail))))
+    return move_season(conn)

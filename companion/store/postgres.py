@@ -411,6 +411,11 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE night_rounds ADD COLUMN draw text;
     """,
+    # 3 (SQLite's 10): the season's version, moved by the writes that change what it shows.
+    """
+    CREATE TABLE season (id integer PRIMARY KEY CHECK (id = 1), version integer NOT NULL);
+    INSERT INTO season (id, version) VALUES (1, 0);
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

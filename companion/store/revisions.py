@@ -1,7 +1,8 @@
-"""Table revisions, for the serving layer (companion/serving/): the one question it asks the
-store, "which revision is this table at?", for one table (a table no phone watches yet) or
-for several watched tables at once (changes announced without their revision). A table that
-no longer exists has no revision (None / left out): the phone is told its table is gone.
+"""Versions of what the live pages show, for the serving layer (companion/serving/): the one
+question it asks the store, "which version is this at?", for a table (its revision), the
+night ("night": its signature) or the season ("season": its version), one at a time (a topic
+no page watches yet) or several at once (changes announced without their version). A table
+that no longer exists has no revision (None / left out): the phone is told its table is gone.
 
 Each call borrows a connection from the store's pool for one query and gives it back, so a
 held event stream never holds a connection. Backend errors leave as store errors
@@ -12,30 +13,36 @@ from __future__ import annotations
 
 from typing import Callable
 
+from ..topics import NIGHT, SEASON
+from . import nights, players
 from .connection import pool, translated
 
 CHUNK = 500  # SQLite's variable limit is 999 on old builds
 
 
 class Revisions:
-    """Revisions of the tables in the database at ``database()`` (read at each call: tests
+    """Versions of what pages show in the database at ``database()`` (read at each call: tests
     and `companion serve` may point the app at another file after it is built)."""
 
     def __init__(self, database: Callable[[], str]):
         self.database = database
 
     @translated
-    def of(self, token: str) -> int | None:
-        """The table's revision; None if no table has this token."""
-        with pool.lend(self.database()) as conn:
-            row = conn.execute("SELECT revision FROM tables WHERE token = ?", (token,)).fetchone()
-        return None if row is None else row[0]
+    def of(self, topic: str) -> int | str | None:
+        """The topic's version: a table's revision (None if no table has this token), the
+        night's signature, the season's version."""
+        return self.of_many([topic]).get(topic)
 
     @translated
-    def of_many(self, tokens: list[str]) -> dict[str, int]:
-        """Revisions of the tables that still exist among ``tokens`` (the gone ones are left out)."""
-        found: dict[str, int] = {}
+    def of_many(self, topics: list[str]) -> dict[str, int | str]:
+        """Versions of ``topics`` (the tables gone are left out)."""
+        found: dict[str, int | str] = {}
+        tokens = [topic for topic in topics if topic not in (NIGHT, SEASON)]
         with pool.lend(self.database()) as conn:
+            if NIGHT in topics:
+                found[NIGHT] = nights.night_signature(conn)
+            if SEASON in topics:
+                found[SEASON] = players.season_version(conn)
             for start in range(0, len(tokens), CHUNK):
                 chunk = tokens[start:start + CHUNK]
                 marks = ",".join("?" * len(chunk))

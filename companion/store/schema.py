@@ -201,6 +201,13 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE night_rounds ADD COLUMN draw TEXT;
     """,
+    # 10: the season's version (issue 41). Moved, inside their transaction, by the writes that
+    # change what the season's pages show (a match that ends, is reopened or changed once ended;
+    # who-is-who), so those pages follow it by push and catch up by it after a lost stream.
+    """
+    CREATE TABLE season (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL);
+    INSERT INTO season (id, version) VALUES (1, 0);
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

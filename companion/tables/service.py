@@ -37,6 +37,7 @@ from ..numbers import ascii_number
 from ..store import Connection, write  # noqa: F401  (write: night.service and callers use it from here)
 from ..store import tables as table_rows
 from ..store import nights as night_rows
+from ..store import players as player_rows
 from ..store.errors import Conflict, NotFound, Repeated  # noqa: F401  (the domain's conflicts are the store's)
 
 MAX_NAME = 40
@@ -187,6 +188,7 @@ class Written:
     undone: dict[str, Any] | None = None  # the facts of the deal an undo removed
     rematch_token: str | None = None  # the rematch's table
     lock: Any = None  # LOCKED: why this device may not (a companion.tables.access.Lock)
+    season: int | None = None  # the season's version, where this write moved it (see season_moved)
 
     @property
     def saved(self) -> bool:
@@ -202,9 +204,20 @@ class Written:
 
 def announced(written: Written) -> Written:
     """A committed write, published (companion/changes.py) so every phone at the table hears of
-    it: called after the write's transaction, never inside it."""
+    it, and every season page too where it moved the season: called after the write's
+    transaction, never inside it."""
     publish(Change("table", written.table.token, written.table.revision))
+    if written.season is not None:
+        publish(Change("players", "", written.season))
     return written
+
+
+def season_moved(conn: Connection, before: Table, after: Table) -> int | None:
+    """Inside a table's write: where it changes what the season's pages show (a match that
+    ends, is reopened, or is changed once ended), the season's new version; else None."""
+    if before.match().over or after.match().over:
+        return player_rows.move_season(conn)
+    return None
 
 
 def refused(table: Table, refusal: Refused) -> Written:
@@ -516,9 +529,10 @@ def enter_deal(conn: Connection, token: str, number: int, facts: dict[str, Any] 
         table_rows.insert_deal(conn, table.id, number, facts, stamp)
         revision = _touch(conn, table.id, "add", number, None, facts, stamp)
         remember_outcome(conn, table, write_id, {"action": "add", "number": number})
-    stored = replace(table, deals=table.deals + (facts,), revision=revision, updated_at=stamp)
-    REPLAYS.put((stored.token, stored.revision, len(stored.deals)), after)
-    return announced(Written(Outcome.SAVED, stored, number))
+        stored = replace(table, deals=table.deals + (facts,), revision=revision, updated_at=stamp)
+        REPLAYS.put((stored.token, stored.revision, len(stored.deals)), after)
+        season = season_moved(conn, table, stored)
+    return announced(Written(Outcome.SAVED, stored, number, season=season))
 
 
 class NeedsChoices(Refused):
@@ -693,7 +707,8 @@ def correct_deal(conn: Connection, token: str, number: int, facts: dict[str, Any
                 table_rows.update_deal(conn, table.id, later, after, now())
                 _touch(conn, table.id, "edit", later, before, after)
         stored = load(conn, token)
-    return announced(Written(Outcome.SAVED, stored, number))
+        season = season_moved(conn, table, stored)
+    return announced(Written(Outcome.SAVED, stored, number, season=season))
 
 
 def undo_deal(conn: Connection, token: str, number: int, write_id: str | None = None,
@@ -712,7 +727,8 @@ def undo_deal(conn: Connection, token: str, number: int, write_id: str | None = 
         _touch(conn, table.id, "undo", number, table.deals[-1], None)
         remember_outcome(conn, table, write_id, {"action": "undo", "number": number})
         stored = load(conn, token)
-    return announced(Written(Outcome.SAVED, stored, number, undone=table.deals[-1]))
+        season = season_moved(conn, table, stored)
+    return announced(Written(Outcome.SAVED, stored, number, undone=table.deals[-1], season=season))
 
 
 def finish_match(conn: Connection, token: str, finished: bool, write_id: str | None = None,
@@ -742,7 +758,8 @@ def finish_match(conn: Connection, token: str, finished: bool, write_id: str | N
         _touch(conn, table.id, "finish" if finished else "reopen", None, None,
                {"at_time": True} if at_time else None)
         stored = load(conn, token)
-    return announced(Written(Outcome.SAVED, stored))
+        season = season_moved(conn, table, stored)
+    return announced(Written(Outcome.SAVED, stored, season=season))
 
 
 def at_time_refusal(table: Table, time_up: Callable[[Table], bool]) -> Text | None:

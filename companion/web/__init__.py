@@ -23,6 +23,7 @@ from ..games.cards import RANK_NAMES, SUIT_NAMES, SUIT_SYMBOLS
 from ..games.text import NameList, Text, join_names
 from . import static
 from .language import LANGUAGES, remember_language, select_locale
+from .live import live_part_url, live_stream_url
 from .refusals import storage_message
 
 csrf = CSRFProtect()
@@ -210,7 +211,8 @@ def init_app(app: Flask) -> None:
     app.jinja_env.globals.update(GAMES=GAMES, game_name=game_name, LANGUAGES=LANGUAGES,
                                  get_locale=get_locale)
     from ..names import look_alike  # two names at a table that look alike across alphabets (issue 23)
-    app.jinja_env.globals.update(look_alike=look_alike, page_here=page_here)
+    app.jinja_env.globals.update(look_alike=look_alike, page_here=page_here, live_stream_url=live_stream_url,
+                                 live_part_url=live_part_url)
     app.jinja_env.add_extension("jinja2.ext.i18n")
     app.jinja_env.policies["ext.i18n.trimmed"] = True
 

@@ -5,7 +5,7 @@ follows the update. Against the real `companion serve` (gevent)."""
 
 from __future__ import annotations
 
-from helpers import Phone, enter_deals  # noqa: E402
+from helpers import Phone, enter_deals, rwd_form  # noqa: E402
 
 # The element holding the page's stream, wherever the markup puts it.
 STREAM_OPEN = "() => document.querySelector('[hx-sse\\\\:connect]')?._htmx?.sse?.status === 200"
@@ -81,3 +81,51 @@ def test_a_phone_watching_its_night_makes_one_request_per_change(server_process,
         phone.wait_for_timeout(NIGHT_GAP_S * 1000)
     assert [status for _url, status in answered] == [200] * NIGHT_CHANGES, answered
     assert len(asked) == NIGHT_CHANGES, "\n".join(asked)  # and nothing else
+
+
+def match_over(database, token: str) -> bool:
+    """Is the table's match over, as the laptop's store and rules say?"""
+    from companion import store
+    from companion.tables import service as tables
+
+    conn = store.connect(str(database))
+    try:
+        return tables.load(conn, token).match().over
+    finally:
+        conn.close()
+
+
+def test_a_phone_on_the_season_table_asks_once_when_a_match_ends(server_process, phone):
+    """The season's pages follow finished matches by push (issue 41): a phone on /season asks
+    nothing while a match runs, once when it ends (its row appears without a reload), and
+    nothing more."""
+    port = server_process.port
+    base = f"http://127.0.0.1:{port}"
+    other = Phone(port)
+    token = other.create_table("rwd", ["Ann", "Ben", "Cho", "Dai"])
+    phone.goto(f"{base}/season")
+    phone.wait_for_function(STREAM_OPEN)
+    phone.evaluate("() => { window.sameDocument = true; }")
+    asked: list[str] = []
+    phone.on("request", lambda request: asked.append(request.url)
+             if "/static/" not in request.url and not request.url.endswith("/healthz") else None)
+    answered: list[tuple[str, int]] = []
+    phone.on("response", lambda response: answered.append((response.url, response.status))
+             if "/season?" in response.url else None)
+    csrf = other.csrf(f"/t/{token}")
+    number, over = 0, False
+    while not over:  # Ann wins every deal: the match ends after a few
+        number += 1
+        status, _headers, _body = other.request("POST", f"/t/{token}/deals",
+                                                rwd_form(csrf, number, [3, 3, 3, 4], [7, 2, 2, 2]))
+        assert status == 303
+        over = match_over(server_process.db, token)
+        if not over:
+            phone.wait_for_timeout(700)  # past the season stream's gap: an ask would be under way
+            assert asked == [], (number, asked)  # a running match is not the season's
+        assert number < 20
+    phone.locator("#season-live").get_by_text("Ann").first.wait_for(timeout=5000)
+    phone.wait_for_timeout(1500)  # anything else the change set off is asked by now
+    assert [status for _url, status in answered] == [200], answered
+    assert len(asked) == 1, asked
+    assert phone.evaluate("() => window.sameDocument") is True  # swapped in place, no reload

@@ -1,7 +1,7 @@
 """A round's clock reaches its tables' phones by push (issue 41): starting the clock, more time
 for one table, time called for one table or for the round, and a side table added to tonight
 each move the tables' revisions in the store and announce them, so a table page's stream
-(companion/serving/events.py's TableWatch, fed only by the announcements) wakes at once.
+(companion/serving/events.py's Watch, fed only by the announcements) wakes at once.
 Before, each of these reached the phones only through the clock's 15-second poll: the watch was
 told nothing (start_clock, extend_table, add_to_night) or told a revision it already had
 (call_time, call_time_for_round)."""
@@ -12,7 +12,7 @@ import pytest
 
 from companion.night import round_time, side_tables
 from companion.night import service as night
-from companion.serving.events import TableWatch
+from companion.serving.events import Watch
 from companion.store import Revisions
 from companion.tables import service as tables
 import table_writes
@@ -22,7 +22,7 @@ RWD_DEAL = {"chips": [3, 3, 3, 4], "tricks": [7, 2, 2, 2]}
 
 @pytest.fixture
 def watch(app):
-    watching = TableWatch(Revisions(lambda: app.config["DATABASE"]))
+    watching = Watch(Revisions(lambda: app.config["DATABASE"]))
     yield watching
     watching.close()
 
@@ -33,12 +33,12 @@ def a_round(conn):
     return night.draw_round(conn, offered=["rwd"], seed="clock", minutes=30)
 
 
-def woken(watch: TableWatch, shown: dict[str, int]) -> dict[str, bool]:
+def woken(watch: Watch, shown: dict[str, int]) -> dict[str, bool]:
     """Per watched table, whether its streams would wake now (its known revision moved)."""
     return {token: watch.wait(token, revision, timeout=0) != revision for token, revision in shown.items()}
 
 
-def watching(watch: TableWatch, tokens) -> dict[str, int]:
+def watching(watch: Watch, tokens) -> dict[str, int]:
     return {token: watch.watch(token) for token in tokens}
 
 

@@ -103,10 +103,10 @@ def test_first_phone_seats_the_table_then_it_plays_as_any_table(client, app):
 def test_board_answers_204_until_a_table_of_the_night_changes(client):
     token = prepare(client, "rwd", 4, 1)[0]
     board = client.get("/hall/board").get_data(as_text=True)
-    signature = re.search(r'sig=([0-9-]+)', board).group(1)
-    assert client.get(f"/hall/board?sig={signature}").status_code == 204
+    signature = re.search(r'rev=([0-9-]+)', board).group(1)
+    assert client.get(f"/hall/board?rev={signature}").status_code == 204
     seat(client, token, ["Ann", "Bob", "Cy", "Di"], first_start_player=0)
-    changed = client.get(f"/hall/board?sig={signature}")
+    changed = client.get(f"/hall/board?rev={signature}")
     assert changed.status_code == 200 and "Ann" in changed.get_data(as_text=True)
 
 

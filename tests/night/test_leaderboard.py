@@ -40,13 +40,13 @@ def test_finished_tables_make_the_leaderboard_and_the_rule_is_on_the_page(app, c
     hall = text_of(client.get("/hall").get_data(as_text=True))
     assert "No finished tables yet" in hall and "share of the other players you beat" in hall
     board = client.get("/hall/board").get_data(as_text=True)
-    signature = re.search(r'sig=([0-9-]+)', board).group(1)
+    signature = re.search(r'rev=([0-9-]+)', board).group(1)
 
     first = play_until_over(conn, r.tables[0].table.token, winner=0)
     second = play_until_over(conn, r.tables[1].table.token, winner=2)
     table_writes.add_deal(conn, r.tables[2].table.token, 1, rwd_deal(1))  # the third table still plays
     # The hall's live board answers with the new leaderboard (no reload: the board polls by signature).
-    live = client.get(f"/hall/board?sig={signature}")
+    live = client.get(f"/hall/board?rev={signature}")
     assert live.status_code == 200
     text = text_of(live.get_data(as_text=True))
     expected = night.leaderboard(night.night_results(conn))
@@ -122,7 +122,7 @@ def test_a_change_committed_while_a_night_page_is_drawn_is_asked_for_again(app, 
     asker = phones[NAMES[0]] if page == "/night/me/live" else client
     token = r.tables[0].table.token
     first = asker.get(page)
-    signature = re.search(r'sig=([0-9-]+)', first.get_data(as_text=True)).group(1)
+    signature = re.search(r'rev=([0-9-]+)', first.get_data(as_text=True)).group(1)
 
     drawn = night.night_results
     saved = []
@@ -134,9 +134,9 @@ def test_a_change_committed_while_a_night_page_is_drawn_is_asked_for_again(app, 
 
     monkeypatch.setattr(night, "night_results", saved_meanwhile)
     table_writes.add_deal(conn, r.tables[1].table.token, 1, rwd_deal(1))  # something for the ask to fetch
-    racing = asker.get(f"{page}?sig={signature}")
+    racing = asker.get(f"{page}?rev={signature}")
     assert racing.status_code == 200 and saved
     monkeypatch.setattr(night, "night_results", drawn)
-    shown = re.search(r'sig=([0-9-]+)', racing.get_data(as_text=True)).group(1)
-    again = asker.get(f"{page}?sig={shown}")
+    shown = re.search(r'rev=([0-9-]+)', racing.get_data(as_text=True)).group(1)
+    again = asker.get(f"{page}?rev={shown}")
     assert again.status_code == 200, "the deal saved meanwhile was announced, but the page's ask is told 'nothing new'"

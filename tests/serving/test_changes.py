@@ -92,7 +92,7 @@ def test_unsubscribed_listeners_hear_nothing_more():
 
 def test_a_watched_table_is_woken_by_the_write_without_a_query(app):
     """The revision comes with the announcement: the streams learn it with no query at all."""
-    watch = app.extensions["table_watch"]
+    watch = app.extensions["watch"]
     with app.app_context():
         token = store.create(get_db(), "rwd", NAMES, {})
     assert watch.watch(token) == 0
@@ -115,7 +115,7 @@ def test_a_change_announced_without_its_revision_is_asked_once(app, monkeypatch)
     # A writer that doesn't know the new revision (the night's swap announces the tables it
     # reseats so) publishes the token alone: here every table write does, for this test.
     monkeypatch.setattr(store, "publish", lambda change: changes.publish(Change(change.kind, change.key)))
-    watch = app.extensions["table_watch"]
+    watch = app.extensions["watch"]
     with app.app_context():
         token = store.create(get_db(), "rwd", NAMES, {})
         table_writes.add_deal(get_db(), token, 1, form=deal(1))
@@ -136,7 +136,7 @@ def test_changes_missed_while_the_relay_was_away_reach_the_waiting_streams():
     import threading
 
     from companion import changes
-    from companion.serving.events import TableWatch
+    from companion.serving.events import Watch
 
     class Store:
         revisions = {"moved": 3, "still": 8}
@@ -148,7 +148,7 @@ def test_changes_missed_while_the_relay_was_away_reach_the_waiting_streams():
             return {t: self.revisions[t] for t in tokens if t in self.revisions}
 
     store = Store()
-    watch = TableWatch(store)
+    watch = Watch(store)
     try:
         assert watch.watch("moved") == 3 and watch.watch("still") == 8
         store.revisions = {"moved": 5, "still": 8}  # written by another server, its notice lost

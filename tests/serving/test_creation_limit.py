@@ -171,7 +171,7 @@ def test_the_board_shows_the_48_most_recently_changed_and_pages_to_the_rest(clie
     second = [int(i) for i in re.findall(r'id="hall-table-(\d+)"', client.get("/hall?page=2").get_data(as_text=True))]
     assert second == ids[:12]
     # the board's own refresh keeps its page
-    assert 'hx-get="/hall/board?sig=' in client.get("/hall?page=2").get_data(as_text=True).replace("&amp;", "&")
+    assert 'hx-get="/hall/board?rev=' in client.get("/hall?page=2").get_data(as_text=True).replace("&amp;", "&")
     assert "page=2" in re.search(r'hx-get="(/hall/board[^"]*)"', client.get("/hall?page=2").get_data(as_text=True)).group(1)
     # A deal at an early table brings it to page 1 (the store's order of changes, not the clock)
     table = store.load(conn, tokens[0])

@@ -42,7 +42,7 @@ def test_with_other_processes_writing_unchanged_is_asked_of_the_store(app, clien
 
     url = make_table(client)
     token = url.rsplit("/", 1)[-1]
-    watch = app.extensions["table_watch"]
+    watch = app.extensions["watch"]
     watch.watch(token)
     deal = {"number": "1", "chips-0": "9", "chips-1": "4", "chips-2": "4",
             "tricks-0": "9", "tricks-1": "4", "tricks-2": "4"}
