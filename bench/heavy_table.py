@@ -39,7 +39,7 @@ def build_database(path: Path) -> tuple[str, str, int]:
     storage.migrate(str(path))
     conn = storage.connect(str(path))
     game = GAMES["rwd"]
-    heavy = store.create(conn, "rwd", ["Aiko", "Ben", "Chiyo", "Daisuke"], {})
+    heavy = store.create(conn, "rwd", ["Aiko", "Ben", "Chiyo", "Daisuke"], {}).table.token
     progress = store.load(conn, heavy).progress()
     stamp = store.now()
     with store.write(conn):  # straight in: the cap may refuse entries through the store
@@ -50,7 +50,7 @@ def build_database(path: Path) -> tuple[str, str, int]:
             conn.execute("INSERT INTO deals (table_id, number, facts, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
                          (table_id, number, store.facts_json(facts), stamp, stamp))
         conn.execute("UPDATE tables SET revision = ? WHERE id = ?", (HEAVY_DEALS, table_id))
-    light = store.create(conn, "rwd", ["Emi", "Fumio", "Goro", "Hana"], {})
+    light = store.create(conn, "rwd", ["Emi", "Fumio", "Goro", "Hana"], {}).table.token
     revision = store.revision(conn, light)
     conn.close()
     return heavy, light, revision

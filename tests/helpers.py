@@ -21,6 +21,7 @@ import time
 import urllib.parse
 from pathlib import Path
 import table_writes
+from table_writes import done
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -133,9 +134,7 @@ def migrated_connection(tmp_path):
 
 def stored_table(conn, game_id, names, options, deals) -> str:
     """A new table of ``game_id`` with ``deals`` (facts, in order) added; its token."""
-    from companion.tables import service as store
-
-    token = store.create(conn, game_id, list(names), options)
+    token = table_writes.create(conn, game_id, list(names), options)
     for number, facts in enumerate(deals, start=1):
         table_writes.add_deal(conn, token, number, facts)
     return token
@@ -514,9 +513,7 @@ class NightClock:
 
 
 def play_table(conn, game, names, options, deals) -> str:
-    from companion.tables import service as tables
-
-    token = tables.create(conn, game, names, options)
+    token = table_writes.create(conn, game, names, options)
     for number, facts in enumerate(deals, 1):
         table_writes.add_deal(conn, token, number, facts)
     return token
@@ -528,7 +525,7 @@ def three_nights(conn, clock) -> dict[str, str]:
 
     tokens = {}
     clock.at(N1, "09:00")
-    night.start_night(conn)
+    done(night.start_night(conn))
     clock.at(N1, "19:30")
     # Ann 9 (3 + 0 + 3 + 3), Bo 14 (2 + 8 + 2 + 2), Cy -23: deal wins 3, 1, 0 -> places 1, 2, 3
     tokens["n1-rwd"] = play_table(conn, "rwd", ["Ann", "Bo", "Cy"], {"first_start_player": 0},
@@ -537,14 +534,14 @@ def three_nights(conn, clock) -> dict[str, str]:
     clock.at(N1, "20:30")
     tokens["n1-lucky"] = play_table(conn, "lucky_cube", ["Ann", "Di", "Bo", "Ed"], {"first_dealer": 0}, LUCKY)
     clock.at(N2, "09:00")
-    night.start_night(conn)
+    done(night.start_night(conn))
     clock.at(N2, "19:30")
     tokens["n2-twin"] = play_table(conn, "twin_shoot", ["Ann", "Cy", "Bo", "Di"], {}, [TWIN] * 3)
     clock.at(N2, "21:00")
     # Bo wins all three deals (+3 each: 9); Ann +2 x 3 = 6 and Ed -15, no deal win each: level second
     tokens["n2-rwd"] = play_table(conn, "rwd", ["Ｂｏ", "Ann", "Ed"], {"first_start_player": 0}, [RWD_SEAT0] * 3)
     clock.at(N3, "09:00")
-    night.start_night(conn)
+    done(night.start_night(conn))
     clock.at(N3, "19:00")
     # Deal wins Di, Ed, Di, Cy, Cy, Cy: Cy 3 (18), Di 2 (6), Ed 1 (-6), ann 0 (-18)
     tokens["n3-rwd"] = play_table(conn, "rwd", ["ann", "Cy", "Di", "Ed"], {"first_start_player": 0},

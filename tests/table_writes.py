@@ -1,16 +1,38 @@
-"""The table writes as scripts and tests like them: the table as stored, or what happened
-raised as the store's errors. Production code never raises for an outcome (issue 41: one
-vocabulary for writes): every write of companion.tables.service returns a ``Written``, and the
-views answer its ``outcome``. These wrappers are the tests' shorthand for "this must succeed"."""
+"""The writes as scripts and tests like them: the table as stored (a write's value), or what
+happened raised as the store's errors. Production code never raises for an outcome (issue 41:
+one vocabulary for writes, companion/outcomes.py): every write of the tables, the night and the
+players returns a ``Result``, and the views answer its ``outcome``. These wrappers, and
+:func:`done` for any write, are the tests' shorthand for "this must succeed"."""
 
 from __future__ import annotations
 
 from typing import Any, Mapping
 
+from companion.outcomes import Done
 from companion.tables import service
 from companion.tables.service import (Conflict, EndsEarlier, NeedsChoices, NoSuchTable, Outcome, Refused,
                                       Repeated, Table, Written)
 from companion.games import FieldError
+
+
+class Started(Conflict):
+    """A round table has started (a deal is recorded): its players stay as they are."""
+
+
+def done(result: Done | Written) -> Any:
+    """What a write gave back (a table write's table), or what happened raised: :class:`Refused`
+    (its ``errors``), :class:`NoSuchTable` (the store's NotFound), :class:`Started`, :class:`Conflict`."""
+    if isinstance(result, Written):
+        return raised(result)
+    if result.outcome is Outcome.REFUSED:
+        raise Refused(result.errors)
+    if result.outcome is Outcome.NOT_FOUND:
+        raise NoSuchTable("")
+    if result.outcome is Outcome.STARTED:
+        raise Started(result.message)
+    if not result.saved:
+        raise Conflict(result.message)
+    return result.value
 
 
 def raised(written: Written) -> Table:
@@ -32,6 +54,17 @@ def raised(written: Written) -> Table:
         raise Refused(written.errors)
     assert written.table is not None
     return written.table
+
+
+def create(conn, game_id: str, names, options: dict[str, int], rematch_of: int | None = None,
+           numbered: bool = False) -> str:
+    """The new table's token, or its refusal raised."""
+    return raised(service.create(conn, game_id, names, options, rematch_of, numbered)).token
+
+
+def seat(conn, token: str, names, options: Mapping[str, int], write_id: str | None = None) -> Table:
+    """The table seated, or what happened raised (another phone seated it first: :class:`Conflict`)."""
+    return raised(service.seat(conn, token, names, options, write_id))
 
 
 def add_deal(conn, token: str, number: int, facts: dict[str, Any] | None = None, *,

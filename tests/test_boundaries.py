@@ -136,9 +136,6 @@ def test_the_tables_package_imports_no_other_feature():
     assert not reaching, reaching
 
 
-RAISES_STILL = {"create", "seat"}  # issue 41, left: these two table writes still raise their refusals
-
-
 def table_writes_in(path: Path) -> dict[str, str]:
     """Each top-level function of ``path`` that opens ``write(conn)``: its return annotation."""
     found = {}
@@ -157,8 +154,8 @@ def test_table_writes_return_what_happened_and_have_no_raising_twin():
     answers; no production function wraps one to raise its outcome instead (the five twins,
     add_deal, edit_deal, undo_last, set_finished and rematch, live in tests/table_writes.py)."""
     writes = table_writes_in(PACKAGE / "tables" / "service.py")
-    assert {"enter_deal", "correct_deal", "undo_deal", "finish_match", "start_rematch"} <= set(writes)
-    assert {name for name, returns in writes.items() if returns != "Written"} == RAISES_STILL
+    assert {"create", "seat", "enter_deal", "correct_deal", "undo_deal", "finish_match", "start_rematch"} <= set(writes)
+    assert {name for name, returns in writes.items() if returns != "Written"} == set()
     twins = [f"{path.relative_to(PACKAGE.parent)}:{node.lineno} {getattr(node, 'name', None) or node.attr}"
              for path in PACKAGE.rglob("*.py") for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
              if (isinstance(node, ast.Attribute) and node.attr == "table_or_raise")
@@ -166,6 +163,184 @@ def test_table_writes_return_what_happened_and_have_no_raising_twin():
                                                                        "rematch", "table_or_raise")
                  and path.name == "service.py")]  # a view or a store statement may share a name
     assert not twins, twins
+
+
+# ---- one vocabulary for every feature's writes (issue 41) ---------------------------------------
+
+FEATURES = ("tables", "night", "players")
+# The exceptions a decision was once raised as: a refusal, nothing found, another change first, a
+# write id sent before, a table already seated or started (a kind of one is caught as that one).
+DECISIONS = {"Refused": None, "NeedsChoices": "Refused", "EndsEarlier": "Refused", "NotFound": None,
+             "NoSuchTable": "NotFound", "Conflict": None, "Repeated": None, "RoundStarted": None, "AlreadySeated": None}
+RESULTS = {"Written", "Done"}  # companion/outcomes.py's values (a table write's carries its table)
+# Writes that decide nothing: the season's cache of each table's result, stored by the reads that need it.
+DECIDE_NOTHING = {"companion.players.service:refresh"}
+
+
+def _names_in(node: ast.AST | None) -> set[str]:
+    """The exception names an ``except`` clause catches ("*": everything)."""
+    if node is None:
+        return {"*"}
+    if isinstance(node, ast.Tuple):
+        return set().union(*(_names_in(element) for element in node.elts))
+    if isinstance(node, ast.Attribute):
+        return {node.attr}
+    return {node.id} if isinstance(node, ast.Name) else set()
+
+
+def _caught(name: str, caught: set[str]) -> bool:
+    return bool({"*", "Exception", "BaseException", name, DECISIONS.get(name)} & caught)
+
+
+class Module:
+    """One module's functions: the decisions each raises and the calls it makes, with what the
+    ``try`` around each catches."""
+
+    def __init__(self, name: str, tree: ast.Module):
+        self.name = name
+        self.functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+        package = name.rsplit(".", 1)[0]
+        self.modules = {}  # local name -> module name
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    base = ".".join(package.split(".")[:len(package.split(".")) - node.level + 1] + ([base] if base else []))
+                for alias in node.names:
+                    self.modules[alias.asname or alias.name] = f"{base}.{alias.name}"
+
+    def steps(self, function: ast.FunctionDef) -> list[tuple[str, object, set[str]]]:
+        """("raise", name, caught) and ("call", (module, function), caught) in ``function``."""
+        found: list[tuple[str, object, set[str]]] = []
+
+        def walk(node: ast.AST, caught: set[str]) -> None:
+            if isinstance(node, ast.Try):
+                inside = caught | set().union(*(_names_in(h.type) for h in node.handlers))
+                for child in node.body:
+                    walk(child, inside)
+                for child in [*node.handlers, *node.orelse, *node.finalbody]:
+                    walk(child, caught)
+                return
+            if isinstance(node, ast.Raise) and node.exc is not None:
+                raised = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+                name = raised.attr if isinstance(raised, ast.Attribute) else getattr(raised, "id", "")
+                if name in DECISIONS:
+                    found.append(("raise", name, caught))
+            if isinstance(node, ast.Call):
+                if isinstance(node.func, ast.Name):
+                    found.append(("call", (self.name, node.func.id), caught))
+                elif isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
+                    found.append(("call", (self.modules.get(node.func.value.id, ""), node.func.attr), caught))
+            for child in ast.iter_child_nodes(node):
+                walk(child, caught)
+
+        for statement in function.body:
+            walk(statement, set())
+        return found
+
+
+def load_modules(root: Path = PACKAGE) -> dict[str, Module]:
+    return {".".join(path.relative_to(root.parent).with_suffix("").parts):
+            Module(".".join(path.relative_to(root.parent).with_suffix("").parts),
+                   ast.parse(path.read_text(encoding="utf-8")))
+            for feature in FEATURES for path in sorted((root / feature).glob("*.py"))}
+
+
+def escaping(modules: dict[str, Module], module: str, function: str, seen: frozenset = frozenset()) -> set[str]:
+    """The decisions ``module.function`` lets its caller see raised (through the functions of
+    the feature packages it calls, however deep), each as "Name (where)"."""
+    found = modules.get(module)
+    node = found.functions.get(function) if found else None
+    if node is None or (module, function) in seen:
+        return set()
+    out = set()
+    for kind, what, caught in found.steps(node):
+        if kind == "raise" and not _caught(what, caught):
+            out.add(f"{what} ({module}:{function})")
+        elif kind == "call":
+            out |= {raised for raised in escaping(modules, *what, seen | {(module, function)})
+                    if not _caught(raised.split(" ", 1)[0], caught)}
+    return out
+
+
+def writes_of(modules: dict[str, Module]) -> dict[str, ast.FunctionDef]:
+    """'module:function' of every top-level function that opens ``write(conn)``."""
+    return {f"{name}:{fname}": node for name, module in modules.items() for fname, node in module.functions.items()
+            if any(
+                isinstance(inner, ast.With) and any(isinstance(item.context_expr, ast.Call)
+                                                    and getattr(item.context_expr.func, "id", "") == "write"
+                                                    for item in inner.items) for inner in ast.walk(node))}
+
+
+def test_no_write_of_a_feature_raises_its_decision():
+    """Every write of the tables, the night and the players answers what it decided as a value
+    (companion/outcomes.py): none lets a refusal, a "not found", a conflict or a started table
+    reach its caller raised, itself or through a helper it calls."""
+    modules = load_modules()
+    writes = writes_of(modules)
+    assert {"companion.tables.service:seat", "companion.night.service:swap", "companion.night.claims:_join_as",
+            "companion.players.service:merge", "companion.night.round_time:call_time"} <= set(writes)
+    raising = {where: sorted(found) for where in writes
+               if (found := escaping(modules, *where.split(":")))}
+    assert not raising, raising
+
+
+def test_every_write_of_a_feature_returns_an_outcome():
+    modules = load_modules()
+    wrong = {where: ast.unparse(node.returns) if node.returns else None for where, node in writes_of(modules).items()
+             if where not in DECIDE_NOTHING and (ast.unparse(node.returns) if node.returns else None) not in RESULTS}
+    assert not wrong, wrong
+
+
+def test_no_page_catches_a_decision():
+    """The pages answer an outcome (companion/web/outcomes.py), never catch a raised decision:
+    only the services, where the decisions are made, may catch one of their own helpers'."""
+    modules = load_modules()
+    services = {where.split(":")[0] for where in writes_of(modules)}
+    catching = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        name = ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        if name not in services:
+            catching += decisions_caught(path)
+    assert not catching, catching
+
+
+def decisions_caught(path: Path) -> list[str]:
+    """Where ``path`` catches a decision of companion's (by its name, or as ``service.Refused``;
+    werkzeug's NotFound is another thing)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    ours = {alias.asname or alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+            and (node.level or (node.module or "").startswith("companion")) for alias in node.names}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ExceptHandler) and node.type is not None:
+            parts = node.type.elts if isinstance(node.type, ast.Tuple) else [node.type]
+            caught = sorted(part.attr if isinstance(part, ast.Attribute) else part.id for part in parts
+                            if (isinstance(part, ast.Name) and part.id in DECISIONS and part.id in ours)
+                            or (isinstance(part, ast.Attribute) and part.attr in DECISIONS
+                                and getattr(part.value, "id", "") in ours))
+            if caught:
+                root = next(parent for parent in path.parents if parent.name == "companion").parent
+                found.append(f"{path.relative_to(root)}:{node.lineno} {caught}")
+    return found
+
+
+def test_the_decision_checks_find_a_raise_through_a_helper_and_a_catch_in_a_page(tmp_path):
+    package = tmp_path / "companion" / "night"
+    package.mkdir(parents=True)
+    (package / "service.py").write_text(
+        "from ..tables.service import Refused\n"
+        "def _name(raw):\n    if not raw:\n        raise Refused([])\n    return raw\n"
+        "def join(conn, raw) -> Done:\n    name = _name(raw)\n    with write(conn):\n        pass\n"
+        "def rename(conn, raw) -> Done:\n    try:\n        name = _name(raw)\n    except Refused:\n        return None\n"
+        "    with write(conn):\n        pass\n")
+    (package / "views.py").write_text(
+        "from werkzeug.exceptions import NotFound\nfrom . import service\n"
+        "def add():\n    try:\n        join(None, '')\n    except (service.Refused, KeyError, NotFound):\n        pass\n")
+    modules = {name: module for name, module in load_modules(tmp_path / "companion").items()}
+    assert escaping(modules, "companion.night.service", "join") == {"Refused (companion.night.service:_name)"}
+    assert escaping(modules, "companion.night.service", "rename") == set()
+    assert decisions_caught(package / "views.py") == ["companion/night/views.py:6 ['Refused']"]
 
 
 def test_the_feature_packages_import_each_other_one_way():

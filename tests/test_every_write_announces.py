@@ -22,6 +22,7 @@ from companion.night import service as night
 from companion.players import service as players
 from companion.tables import service as tables
 import table_writes
+from table_writes import done
 
 ROOT = Path(__file__).resolve().parent.parent
 FEATURES = ("tables", "night", "players")
@@ -83,19 +84,19 @@ def heard(change: changes.Change) -> tuple:
 # --- a night to write to --------------------------------------------------------------------
 
 def a_round(conn, seated: int = 8, games=("rwd",)):
-    people = [night.join(conn, name) for name in ["Ann", "Bo", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal"][:seated]]
-    drawn = night.draw_round(conn, offered=list(games), seed="walk", minutes=30)
+    people = [done(night.join(conn, name)) for name in ["Ann", "Bo", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal"][:seated]]
+    drawn = done(night.draw_round(conn, offered=list(games), seed="walk", minutes=30))
     return people, drawn
 
 
 def a_table_with_a_deal(conn) -> str:
-    token = tables.create(conn, "rwd", ["Ann", "Bo", "Cy", "Dee"], {})
+    token = table_writes.create(conn, "rwd", ["Ann", "Bo", "Cy", "Dee"], {})
     table_writes.add_deal(conn, token, 1, RWD_DEAL)
     return token
 
 
 def a_finished_table(conn) -> str:
-    token = tables.create(conn, "rwd", ["Ann", "Bo", "Cy", "Dee"], {})
+    token = table_writes.create(conn, "rwd", ["Ann", "Bo", "Cy", "Dee"], {})
     table = tables.load(conn, token)
     while not table.match().over:
         table = table_writes.add_deal(conn, token, len(table.deals) + 1, RWD_DEAL)
@@ -124,46 +125,46 @@ def _correct_ended(conn):
 
 
 def _side_table(conn):
-    night.start_night(conn)
+    done(night.start_night(conn))
     token = a_table_with_a_deal(conn)  # opened by a phone, outside the draws: a side table
     table_id = tables.load(conn, token).id
-    return lambda: side_tables.add_to_night(conn, table_id)
+    return lambda: done(side_tables.add_to_night(conn, table_id))
 
 
 def _claim(conn):
-    ann = night.join(conn, "Ann")  # added by the organiser
-    claims.join_as(conn, "device-1", "127.0.0.2", player_id=ann.id)  # the first phone owns it
-    waiting = claims.join_as(conn, "device-2", "127.0.0.3", player_id=ann.id)
-    return lambda: claims.answer(conn, waiting.claim_id, True)
+    ann = done(night.join(conn, "Ann"))  # added by the organiser
+    done(claims.join_as(conn, "device-1", "127.0.0.2", player_id=ann.id))  # the first phone owns it
+    waiting = done(claims.join_as(conn, "device-2", "127.0.0.3", player_id=ann.id))
+    return lambda: done(claims.answer(conn, waiting.claim_id, True))
 
 
 def _give_up_typo(conn):
-    dea = claims.join_as(conn, "device-1", "127.0.0.2", name="Dea")
-    return lambda: claims.give_up(conn, dea.id, "device-1")
+    dea = done(claims.join_as(conn, "device-1", "127.0.0.2", name="Dea"))
+    return lambda: done(claims.give_up(conn, dea.id, "device-1"))
 
 
 def _give_up_added(conn):
-    ann = night.join(conn, "Ann")
-    claims.join_as(conn, "device-1", "127.0.0.2", player_id=ann.id)
-    return lambda: claims.give_up(conn, ann.id, "device-1")
+    ann = done(night.join(conn, "Ann"))
+    done(claims.join_as(conn, "device-1", "127.0.0.2", player_id=ann.id))
+    return lambda: done(claims.give_up(conn, ann.id, "device-1"))
 
 
 def _swap(conn):
     people, drawn = a_round(conn, 8)
     a = drawn.tables[0].player_ids[0]
     b = drawn.tables[1].player_ids[0]
-    return lambda: night.swap(conn, a, b)
+    return lambda: done(night.swap(conn, a, b))
 
 
 def _join_table(conn):
     people, drawn = a_round(conn, 8)
-    late = night.join(conn, "Ivy")
-    return lambda: night.join_table(conn, late.id, drawn.tables[0].number)
+    late = done(night.join(conn, "Ivy"))
+    return lambda: done(night.join_table(conn, late.id, drawn.tables[0].number))
 
 
 def _leave_table(conn):
     people, drawn = a_round(conn, 5)  # one table of five: RWD takes four
-    return lambda: night.leave_table(conn, drawn.tables[0].player_ids[-1])
+    return lambda: done(night.leave_table(conn, drawn.tables[0].player_ids[-1]))
 
 
 def _season(conn):
@@ -176,19 +177,19 @@ def _season(conn):
 def _merge(conn):
     _season(conn)
     ann = players.player_of_name(conn, "Ann")
-    extra = players.ensure_player(conn, "Anne")
-    return lambda: players.merge(conn, ann.id, extra.id)
+    extra = done(players.ensure_player(conn, "Anne"))
+    return lambda: done(players.merge(conn, ann.id, extra.id))
 
 
 def _keep_apart(conn):
     token = _season(conn)
-    return lambda: players.keep_apart(conn, token, 0, "Ann K.")
+    return lambda: done(players.keep_apart(conn, token, 0, "Ann K."))
 
 
 def _give_seat(conn):
     token = _season(conn)
-    other = players.ensure_player(conn, "Zed")
-    return lambda: players.give_seat(conn, token, 1, other.id)
+    other = done(players.ensure_player(conn, "Zed"))
+    return lambda: done(players.give_seat(conn, token, 1, other.id))
 
 
 def _refresh(conn):
@@ -197,15 +198,15 @@ def _refresh(conn):
 
 
 def _prepared(conn):
-    token = night.prepare(conn, "rwd", 4, 1)[0]
-    return lambda: tables.seat(conn, token, ["Ann", "Bo", "Cy", "Dee"], {})
+    token = done(night.prepare(conn, "rwd", 4, 1))[0]
+    return lambda: table_writes.seat(conn, token, ["Ann", "Bo", "Cy", "Dee"], {})
 
 
 def _unseat(conn):
-    token = night.prepare(conn, "rwd", 4, 1)[0]
-    tables.seat(conn, token, ["Ann", "Bo", "Cy", "Dee"], {})
+    token = done(night.prepare(conn, "rwd", 4, 1))[0]
+    table_writes.seat(conn, token, ["Ann", "Bo", "Cy", "Dee"], {})
     table_id = tables.load(conn, token).id
-    return lambda: night.unseat(conn, table_id)
+    return lambda: done(night.unseat(conn, table_id))
 
 
 def _correct(conn):
@@ -220,7 +221,7 @@ def a_table_at_time(conn) -> str:
     drawn = a_round(conn, 4)[1]
     token = drawn.tables[0].table.token
     table_writes.add_deal(conn, token, 1, RWD_DEAL)
-    round_time.call_time_for_round(conn)
+    done(round_time.call_time_for_round(conn))
     return token
 
 
@@ -238,8 +239,8 @@ def _reopen(conn):
 # Each write's scenario: given a connection, set the stage and return the write itself.
 SCENARIOS: dict[str, list[tuple[str, Callable]]] = {
     "companion.tables.service:create": [
-        ("a phone opens a table", lambda conn: lambda: tables.create(conn, "rwd", ["Ann", "Bo", "Cy"], {})),
-        ("the laptop opens a numbered one", lambda conn: lambda: tables.create(conn, "rwd", ["Ann", "Bo", "Cy"], {},
+        ("a phone opens a table", lambda conn: lambda: table_writes.create(conn, "rwd", ["Ann", "Bo", "Cy"], {})),
+        ("the laptop opens a numbered one", lambda conn: lambda: table_writes.create(conn, "rwd", ["Ann", "Bo", "Cy"], {},
                                                                                numbered=True))],
     "companion.tables.service:enter_deal": [
         ("a deal", lambda conn: (lambda token: lambda: tables.enter_deal(conn, token, 2, RWD_DEAL))(
@@ -252,47 +253,47 @@ SCENARIOS: dict[str, list[tuple[str, Callable]]] = {
     "companion.tables.service:finish_match": [("ended at time", _finish), ("reopened", _reopen)],
     "companion.tables.service:start_rematch": [
         ("a rematch", lambda conn: (lambda token: lambda: tables.start_rematch(conn, token))(a_finished_table(conn)))],
-    "companion.night.service:start_night": [("a new night", lambda conn: lambda: night.start_night(conn))],
-    "companion.night.service:prepare": [("tables prepared", lambda conn: lambda: night.prepare(conn, "rwd", 4, 2))],
+    "companion.night.service:start_night": [("a new night", lambda conn: lambda: done(night.start_night(conn)))],
+    "companion.night.service:prepare": [("tables prepared", lambda conn: lambda: done(night.prepare(conn, "rwd", 4, 2)))],
     "companion.tables.service:seat": [("a prepared table gets its players", _prepared)],
-    "companion.night.service:join": [("a name joins", lambda conn: lambda: night.join(conn, "Ann"))],
+    "companion.night.service:join": [("a name joins", lambda conn: lambda: done(night.join(conn, "Ann")))],
     "companion.night.service:rename": [
-        ("a name corrected", lambda conn: (lambda ann: lambda: night.rename(conn, ann.id, "Anne"))(night.join(conn, "Ann")))],
+        ("a name corrected", lambda conn: (lambda ann: lambda: done(night.rename(conn, ann.id, "Anne")))(done(night.join(conn, "Ann"))))],
     "companion.night.service:set_left": [
-        ("a player leaves", lambda conn: (lambda ann: lambda: night.set_left(conn, ann.id))(night.join(conn, "Ann")))],
+        ("a player leaves", lambda conn: (lambda ann: lambda: done(night.set_left(conn, ann.id)))(done(night.join(conn, "Ann"))))],
     "companion.night.service:draw_round": [
-        ("a round drawn", lambda conn: ([night.join(conn, n) for n in ("Ann", "Bo", "Cy", "Dee")],
-                                        lambda: night.draw_round(conn, offered=["rwd"], seed="walk"))[1])],
+        ("a round drawn", lambda conn: ([done(night.join(conn, n)) for n in ("Ann", "Bo", "Cy", "Dee")],
+                                        lambda: done(night.draw_round(conn, offered=["rwd"], seed="walk")))[1])],
     "companion.night.service:swap": [("two players swapped", _swap)],
     "companion.night.service:join_table": [("a late arrival seated", _join_table)],
     "companion.night.service:leave_table": [("a player leaves a table", _leave_table)],
     "companion.night.service:start_clock": [
-        ("the round clock started", lambda conn: (a_round(conn), lambda: night.start_clock(conn, 45))[1])],
+        ("the round clock started", lambda conn: (a_round(conn), lambda: done(night.start_clock(conn, 45)))[1])],
     "companion.night.service:extend_table": [
-        ("one table gets more time", lambda conn: (lambda drawn: lambda: night.extend_table(
-            conn, drawn.tables[0].table.id))(a_round(conn)[1]))],
+        ("one table gets more time", lambda conn: (lambda drawn: lambda: done(night.extend_table(
+            conn, drawn.tables[0].table.id)))(a_round(conn)[1]))],
     "companion.night.service:unseat": [("a table waits for its players again", _unseat)],
     "companion.night.round_time:call_time": [
-        ("time called for one table", lambda conn: (lambda drawn: lambda: round_time.call_time(
-            conn, drawn.tables[1].table.id))(a_round(conn)[1]))],
+        ("time called for one table", lambda conn: (lambda drawn: lambda: done(round_time.call_time(
+            conn, drawn.tables[1].table.id)))(a_round(conn)[1]))],
     "companion.night.round_time:call_time_for_round": [
-        ("time called for the round", lambda conn: (a_round(conn), lambda: round_time.call_time_for_round(conn))[1])],
+        ("time called for the round", lambda conn: (a_round(conn), lambda: done(round_time.call_time_for_round(conn)))[1])],
     "companion.night.side_tables:add_to_night": [("a side table added to tonight", _side_table)],
     "companion.night.claims:_join_as": [
-        ("a phone joins", lambda conn: lambda: claims.join_as(conn, "device-1", "127.0.0.2", name="Ann"))],
+        ("a phone joins", lambda conn: lambda: done(claims.join_as(conn, "device-1", "127.0.0.2", name="Ann")))],
     "companion.night.claims:answer": [("the organiser gives a name", _claim)],
     "companion.night.claims:give_up": [("a phone gives up a typo", _give_up_typo),
                                        ("a phone gives up a name the organiser added", _give_up_added)],
     "companion.night.claims:remove_players": [
-        ("names removed", lambda conn: (lambda ids: lambda: claims.remove_players(conn, ids))(
-            [night.join(conn, n).id for n in ("Ann", "Bo")]))],
+        ("names removed", lambda conn: (lambda ids: lambda: done(claims.remove_players(conn, ids)))(
+            [done(night.join(conn, n)).id for n in ("Ann", "Bo")]))],
     "companion.players.service:refresh": [("the season reads a finished match", _refresh)],
     "companion.players.service:ensure_player": [
-        ("a roster name becomes a player", lambda conn: lambda: players.ensure_player(conn, "Newcomer"))],
+        ("a roster name becomes a player", lambda conn: lambda: done(players.ensure_player(conn, "Newcomer")))],
     "companion.players.service:merge": [("two spellings merged", _merge)],
     "companion.players.service:rename": [
-        ("a player renamed", lambda conn: (lambda ann: lambda: players.rename(conn, ann.id, "Annie"))(
-            players.ensure_player(conn, "Ann")))],
+        ("a player renamed", lambda conn: (lambda ann: lambda: done(players.rename(conn, ann.id, "Annie")))(
+            done(players.ensure_player(conn, "Ann"))))],
     "companion.players.service:keep_apart": [("a namesake kept apart", _keep_apart)],
     "companion.players.service:give_seat": [("a seat given to another player", _give_seat)],
 }

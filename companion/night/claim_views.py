@@ -4,13 +4,13 @@ answers and "remove these" on the laptop's hall page."""
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, redirect, render_template, request, session, url_for
+from flask import Blueprint, redirect, render_template, request, session, url_for
 from flask_babel import gettext
 
 from ..numbers import ascii_number
-from ..store import NotFound, StorageError, get_db
+from ..store import get_db
 from ..web.host import is_host_request
-from ..web.refusals import storage_message
+from ..web.outcomes import answer as answer_write
 from ..web.times import local_time
 from . import claims
 from .phone import CLAIM_KEY
@@ -44,13 +44,9 @@ def laptop_only():
 def answer(claim_id: int):
     if (refused := laptop_only()) is not None:
         return refused
-    try:
-        claims.answer(get_db(), claim_id, request.form.get("action") == "allow")
-    except NotFound:
-        abort(404)
-    except StorageError as error:
-        return hall_page({}, {"claims": [storage_message(error)]}, 503)
-    return redirect(url_for("hall.index") + "#roster", code=303)
+    return answer_write(lambda: claims.answer(get_db(), claim_id, request.form.get("action") == "allow"),
+                        saved=lambda _answered: redirect(url_for("hall.index") + "#roster", code=303),
+                        page=lambda errors, status: hall_page({}, errors, status), field="claims")
 
 
 @bp.post("/hall/players/remove")
@@ -61,11 +57,9 @@ def remove_many():
     ids = [number for v in request.form.getlist("player") if (number := ascii_number(v)) is not None]
     if not ids:
         return hall_page({}, {"remove": [gettext("Tick the names to remove first.")]}, 422)
-    try:
-        claims.remove_players(get_db(), ids)
-    except StorageError as error:
-        return hall_page({}, {"remove": [storage_message(error)]}, 503)
-    return redirect(url_for("hall.index") + "#roster", code=303)
+    return answer_write(lambda: claims.remove_players(get_db(), ids),
+                        saved=lambda _removed: redirect(url_for("hall.index") + "#roster", code=303),
+                        page=lambda errors, status: hall_page({}, errors, status), field="remove")
 
 
 @bp.app_template_global("claim_time")

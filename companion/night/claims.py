@@ -25,11 +25,11 @@ from ..changes import Change, publish
 from ..games import FieldError
 from ..games.text import T
 from ..names import name_key
-from ..store import Connection, NotFound, write
+from ..outcomes import Done, Outcome, done, not_found, refused
+from ..store import Connection, write
 from ..store import nights as night_rows
 from ..store import trust as claim_rows
 from ..tables import service as table_service
-from ..tables.service import Refused
 from . import service
 
 MAX_NAMES_PER_DEVICE = 4
@@ -47,71 +47,78 @@ class Waiting:
 
 
 def join_as(conn: Connection, device: str, address: str | None, *, name: str | None = None,
-            player_id: int | None = None) -> service.Player | Waiting:
+            player_id: int | None = None) -> Done:
     """This phone asks to be a name on tonight's list: by tapping it (``player_id``) or by typing
-    it (``name``; a new name joins the list). Returns the player it now is, or :class:`Waiting`.
-    ``address``: the device's, for its limit of names (None: the laptop, not limited)."""
+    it (``name``; a new name joins the list). Its value: the player it now is, or
+    :class:`Waiting`. ``address``: the device's, for its limit of names (None: the laptop, not
+    limited)."""
     joined = _join_as(conn, device, address, name=name, player_id=player_id)
-    publish(Change("night"))  # committed: the hall's roster and requests show it
+    if joined.saved:
+        publish(Change("night"))  # committed: the hall's roster and requests show it
     return joined
 
 
 def _join_as(conn: Connection, device: str, address: str | None, *, name: str | None,
-             player_id: int | None) -> service.Player | Waiting:
-    typed = service._check_name(name) if player_id is None else None
+             player_id: int | None) -> Done:
+    typed = None
+    if player_id is None:
+        typed, errors = service.check_name(name)
+        if errors:
+            return refused(errors)
     with write(conn):
         tonight = service.current_night(conn)
         if player_id is not None:
             found = service.player(conn, player_id)
             if found is None:
-                raise Refused([FieldError("name", T("That name is no longer on tonight's list."))])
+                return refused([FieldError("name", T("That name is no longer on tonight's list."))])
         else:
             row = night_rows.player_by_key(conn, tonight, name_key(typed))
             found = service._player(row)
         if found is None:
             return _join_new(conn, tonight, typed, device, address)
         if found.left:
-            raise Refused([FieldError("name", T(
+            return refused([FieldError("name", T(
                 "The organiser took “{name}” off tonight's list. Ask the organiser to put you back on the list.",
                 name=found.name))])
         owner = claim_rows.owner(conn, found.id)
         if owner == device:
-            return found
+            return done(found)
         if owner is None:  # added by the organiser: the first phone that asks is theirs
             claim_rows.set_owner(conn, found.id, device)
-            return found
-        return Waiting(claim_rows.insert_claim(conn, found.id, device, address, table_service.now()), found.name)
+            return done(found)
+        return done(Waiting(claim_rows.insert_claim(conn, found.id, device, address, table_service.now()),
+                            found.name))
 
 
-def _join_new(conn: Connection, tonight: int, name: str, device: str, address: str | None) -> service.Player:
+def _join_new(conn: Connection, tonight: int, name: str, device: str, address: str | None) -> Done:
     """Inside the write: a new name on the list, this phone's."""
     if address is not None and claim_rows.joined_from_count(conn, tonight, address) >= MAX_NAMES_PER_DEVICE:
-        raise Refused([FieldError("name", T(
+        return refused([FieldError("name", T(
             "This phone has already joined {max} names tonight. Ask the organiser to add more names "
             "on the laptop.", max=MAX_NAMES_PER_DEVICE))])
     if len(night_rows.roster(conn, tonight)) >= service.MAX_ROSTER:
-        raise Refused([FieldError("name", T("Tonight's list is full ({max} players).", max=service.MAX_ROSTER))])
+        return refused([FieldError("name", T("Tonight's list is full ({max} players).", max=service.MAX_ROSTER))])
     stamp = table_service.now()
     key = name_key(name)
     player_id = night_rows.insert_player(conn, tonight, name, key, stamp)
     claim_rows.set_owner(conn, player_id, device, address)
-    return service.Player(player_id, name, key, stamp)
+    return done(service.Player(player_id, name, key, stamp))
 
 
-def give_up(conn: Connection, player_id: int, device: str | None) -> bool:
-    """This phone is no longer ``player_id`` (see the module's docstring). False: the name is not
-    this phone's to give up (another phone's, or gone already)."""
+def give_up(conn: Connection, player_id: int, device: str | None) -> Done:
+    """This phone is no longer ``player_id`` (see the module's docstring). Not found: the name is
+    not this phone's to give up (another phone's, or gone already)."""
     with write(conn):
         found = claim_rows.origin(conn, player_id)
         if found is None or device is None or found[0] != device:
-            return False
+            return not_found()
         sat = any(player_id in rt.player_ids for r in service.night_rounds(conn) for rt in r.tables)
         if sat or found[1] is None:
             claim_rows.release_owner(conn, player_id)
         else:
             night_rows.delete_player(conn, player_id)
     publish(Change("night"))
-    return True
+    return done()
 
 
 def owns(conn: Connection, player_id: int, device: str | None) -> bool:
@@ -132,22 +139,24 @@ def waiting(conn: Connection) -> list[dict]:
     return claim_rows.waiting_claims(conn, service.current_night(conn))
 
 
-def answer(conn: Connection, claim_id: int, allow: bool) -> None:
+def answer(conn: Connection, claim_id: int, allow: bool) -> Done:
     """The organiser allows a request (the name moves to the asking phone) or refuses it."""
     with write(conn):
         found = claim_rows.claim(conn, claim_id)
         if found is None or found["night"] != service.current_night(conn):
-            raise NotFound(str(claim_id))
+            return not_found()
         if found["state"] != "waiting":
-            return  # answered already (a second click, or from another tab)
+            return Done(Outcome.SAME)  # answered already (a second click, or from another tab)
         if allow:
             claim_rows.set_owner(conn, found["player_id"], found["device"])
         claim_rows.answer_claim(conn, claim_id, "allowed" if allow else "refused")
     publish(Change("night"))
+    return done()
 
 
-def remove_players(conn: Connection, player_ids: list[int]) -> int:
-    """The organiser takes several names off tonight's list in one action; how many were removed."""
+def remove_players(conn: Connection, player_ids: list[int]) -> Done:
+    """The organiser takes several names off tonight's list in one action; its value: how many
+    were removed."""
     removed = 0
     with write(conn):
         for player_id in dict.fromkeys(player_ids):
@@ -156,4 +165,4 @@ def remove_players(conn: Connection, player_ids: list[int]) -> int:
                 night_rows.update_player(conn, player_id, left=True)
                 removed += 1
     publish(Change("night"))
-    return removed
+    return done(removed)

@@ -64,12 +64,14 @@ def device_address() -> str | None:
 
 
 def join_as_this_phone(conn, picked: int | None, name: str | None):
-    """This phone asks for a name (tapped: ``picked``, else typed): the player, or claims.Waiting
-    (remembered in the session, so the join page shows the wait)."""
+    """This phone asks for a name (tapped: ``picked``, else typed): claims.join_as's result, its
+    value the player or claims.Waiting (remembered in the session, so the join page shows the wait)."""
     found = claims.join_as(conn, device_id(create=True), device_address(),
                            player_id=picked if picked else None, name=None if picked else name)
-    if isinstance(found, claims.Waiting):
-        session[CLAIM_KEY] = found.claim_id
+    if not found.saved:
+        return found
+    if isinstance(found.value, claims.Waiting):
+        session[CLAIM_KEY] = found.value.claim_id
         session.permanent = True
     else:
         session.pop(CLAIM_KEY, None)

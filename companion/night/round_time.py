@@ -19,7 +19,8 @@ from typing import Mapping
 from . import service
 from ..tables import service as table_service
 from ..changes import Change, publish
-from ..store import Connection, NotFound, write
+from ..outcomes import Done, Outcome, done, not_found
+from ..store import Connection, write
 from ..store import nights as night_rows
 from ..store import tables as table_rows
 
@@ -67,16 +68,17 @@ def end_at_time(conn: Connection, token: str, write_id: str | None = None) -> ta
     return table_service.finish_match(conn, token, True, write_id=write_id, time_up=lambda table: time_is_up(conn, table))
 
 
-def call_time(conn: Connection, table_id: int) -> None:
+def call_time(conn: Connection, table_id: int) -> Done:
     """The organiser calls time for one table of the latest round: its players may end the match."""
     latest = service.night_rounds(conn)[-1:] or [None]
     if latest[0] is None or table_id not in {rt.table.id for rt in latest[0].tables}:
-        raise NotFound(str(table_id))
+        return not_found()
     with write(conn):
         night_rows.call_time(conn, [table_id], table_service.now())
         moved = table_rows.shown_again(conn, [table_id])  # its phones now offer the end at time
     publish(Change("night"))
     service.publish_tables(moved)
+    return done()
 
 
 def unfinished(r: service.Round) -> list[service.RoundTable]:
@@ -94,34 +96,37 @@ def clock_seconds(r: service.Round) -> int | None:
     return seconds
 
 
-def call_time_for_round(conn: Connection) -> list[int]:
-    """The organiser calls time for every unfinished table of the latest round; their ids."""
+def call_time_for_round(conn: Connection) -> Done:
+    """The organiser calls time for every unfinished table of the latest round; its value: their
+    ids (refused before a round is drawn)."""
     rounds = service.night_rounds(conn)
     if not rounds:
-        raise NotFound("round")
+        return service.no_round()
     ids = [rt.table.id for rt in unfinished(rounds[-1])]
     with write(conn):
         night_rows.call_time(conn, ids, table_service.now())
         moved = table_rows.shown_again(conn, ids)  # their phones now offer the end at time
     publish(Change("night"))
     service.publish_tables(moved)
-    return ids
+    return done(ids)
 
 
-def end_round_at_time(conn: Connection) -> tuple[list[service.RoundTable], list[service.RoundTable]]:
+def end_round_at_time(conn: Connection) -> Done:
     """The organiser's one action: time is called for every unfinished table of the latest round
-    and each with a deal played ends at time. Returns (the tables ended, those left running:
-    no deal played yet, so no result to end with)."""
-    call_time_for_round(conn)
+    and each with a deal played ends at time. Its value: (the tables ended, those left running:
+    no deal played yet, so no result to end with); refused before a round is drawn."""
+    called = call_time_for_round(conn)
+    if not called.saved:
+        return called
     latest = service.night_rounds(conn)[-1]
     ended, left = [], []
     for rt in unfinished(latest):
         if not rt.table.deals:
             left.append(rt)
             continue
-        if end_at_time(conn, rt.table.token).outcome is table_service.Outcome.SAVED:
+        if end_at_time(conn, rt.table.token).outcome is Outcome.SAVED:
             ended.append(rt)  # else a phone ended it (or saved the deal that ends it) meanwhile
-    return ended, left
+    return done((ended, left))
 
 
 def table_clock(conn: Connection, table: table_service.Table) -> dict | None:

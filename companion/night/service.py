@@ -27,14 +27,15 @@ from ..meetup import points as place_points
 from ..meetup import draw_process, seating
 from ..players import service as season
 from ..names import clean_name, name_key
-from ..store import Connection, Conflict, NotFound, write
+from ..outcomes import Done, conflict, done, not_found, refused, started
+from ..store import Connection, write
 from ..store import nights as night_rows
 from ..store import players as player_rows
 from ..store import tables as table_rows
 # The tables' service by its module, never its names copied: its clock (``now``) is one, and a
 # test that sets it sets the night's too.
 from ..tables import service as table_service
-from ..tables.service import Refused, Table
+from ..tables.service import Table
 
 MAX_PREPARED = 64  # one evening's tables at once; a typo like 600 must not fill the hall
 
@@ -44,13 +45,14 @@ def night_started(conn: Connection) -> str:
     return night_rows.night_started(conn)
 
 
-def start_night(conn: Connection) -> str:
-    """Begin a new night: the hall view forgets (but keeps) every table opened before."""
+def start_night(conn: Connection) -> Done:
+    """Begin a new night: the hall view forgets (but keeps) every table opened before. Its
+    value: when it began."""
     stamp = table_service.now()
     with write(conn):
         night_rows.insert_night(conn, stamp)
     publish(Change("night"))
-    return stamp
+    return done(stamp)
 
 
 def night_tables(conn: Connection) -> list[Table]:
@@ -96,14 +98,14 @@ def check_plan(game_id: str, players: int, count: int) -> list[FieldError]:
 
 
 def prepare(conn: Connection, game_id: str, players: int, count: int,
-            label: str = "") -> list[str]:
+            label: str = "") -> Done:
     """Create ``count`` tables waiting for their players, numbered on from the night's
     prepared tables. ``label`` is the organiser's own, such as "Cube {n}" ({n} = the
     number); without one a table is shown as "Table 3" in the reader's language.
-    Returns their tokens."""
+    Its value: their tokens."""
     errors = check_plan(game_id, players, count)
     if errors:
-        raise Refused(errors)
+        return refused(errors)
     game = GAMES[game_id]
     options = {opt.key: opt.default for opt in game.options}
     placeholders = [str(seat + 1) for seat in range(players)]
@@ -119,7 +121,7 @@ def prepare(conn: Connection, game_id: str, players: int, count: int,
             tokens.append(token)
     publish(Change("night"))
     publish_tables({token: 0 for token in tokens})
-    return tokens
+    return done(tokens)
 
 
 # ==========================================================================================
@@ -166,21 +168,25 @@ def player(conn: Connection, player_id: int | None) -> Player | None:
     return _player(row) if row is not None and row["night"] == current_night(conn) else None
 
 
-def _check_name(raw: str | None, field_name: str = "name") -> str:
+def check_name(raw: str | None, field_name: str = "name") -> tuple[str, list[FieldError]]:
+    """A name typed for tonight's list, cleaned, and what is wrong with it (nothing: [])."""
     name = clean_name(raw)
     if not name:
-        raise Refused([FieldError(field_name, T(
+        return name, [FieldError(field_name, T(
             "This name has only invisible characters; enter letters someone can read.") if (raw or "").strip()
-            else T("Enter a name."))])
+            else T("Enter a name."))]
     if len(name) > table_service.MAX_NAME:
-        raise Refused([FieldError(field_name, T("Names can be at most {max} characters.", max=table_service.MAX_NAME))])
-    return name
+        return name, [FieldError(field_name, T("Names can be at most {max} characters.", max=table_service.MAX_NAME))]
+    return name, []
 
 
-def join(conn: Connection, raw_name: str | None) -> Player:
+def join(conn: Connection, raw_name: str | None) -> Done:
     """Put a name on tonight's roster, or find it there: the same name typed twice (as a table
-    compares names: "Ann", "ann" and "ＡＮＮ") is one player. A player who had left is back."""
-    name = _check_name(raw_name)
+    compares names: "Ann", "ann" and "ＡＮＮ") is one player. A player who had left is back.
+    Its value: the player."""
+    name, errors = check_name(raw_name)
+    if errors:
+        return refused(errors)
     key = name_key(name)
     with write(conn):
         night = current_night(conn)
@@ -190,39 +196,42 @@ def join(conn: Connection, raw_name: str | None) -> Player:
                 night_rows.update_player(conn, found["id"], left=False)
             joined = _player(dict(found, left=False))
         elif len(night_rows.roster(conn, night)) >= MAX_ROSTER:
-            raise Refused([FieldError("name", T("Tonight's list is full ({max} players).", max=MAX_ROSTER))])
+            return refused([FieldError("name", T("Tonight's list is full ({max} players).", max=MAX_ROSTER))])
         else:
             stamp = table_service.now()
             joined = Player(night_rows.insert_player(conn, night, name, key, stamp), name, key, stamp)
     publish(Change("night"))
-    return joined  # type: ignore[return-value]
+    return done(joined)
 
 
-def rename(conn: Connection, player_id: int, raw_name: str | None) -> Player:
+def rename(conn: Connection, player_id: int, raw_name: str | None) -> Done:
     """The organiser corrects a name. Tables already drawn keep the name they were given;
-    the leaderboard and the phones show the new one."""
-    name = _check_name(raw_name)
+    the leaderboard and the phones show the new one. Its value: the player renamed."""
+    name, errors = check_name(raw_name)
+    if errors:
+        return refused(errors)
     key = name_key(name)
     with write(conn):
         found = player(conn, player_id)
         if found is None:
-            raise NotFound(str(player_id))
+            return not_found()
         other = night_rows.player_by_key(conn, current_night(conn), key)
         if other is not None and other["id"] != player_id:
-            raise Refused([FieldError("name", T("“{name}” is already on tonight's list.", name=other["name"]))])
+            return refused([FieldError("name", T("“{name}” is already on tonight's list.", name=other["name"]))])
         night_rows.update_player(conn, player_id, name=name, key=key)
     publish(Change("night"))
-    return replace(found, name=name, key=key)
+    return done(replace(found, name=name, key=key))
 
 
-def set_left(conn: Connection, player_id: int, left: bool = True) -> None:
+def set_left(conn: Connection, player_id: int, left: bool = True) -> Done:
     """Take a player off tonight's list (the next draw leaves them out; earlier rounds keep
     them), or put them back."""
     with write(conn):
         if player(conn, player_id) is None:
-            raise NotFound(str(player_id))
+            return not_found()
         night_rows.update_player(conn, player_id, left=left)
     publish(Change("night"))
+    return done()
 
 
 # ---- rounds -------------------------------------------------------------------------------
@@ -320,13 +329,14 @@ def _names(conn: Connection) -> dict[int, str]:
     return {row["id"]: row["name"] for row in night_rows.roster(conn, current_night(conn), with_left=True)}
 
 
-def _minutes(raw: int | None) -> int | None:
+def _minutes(raw: int | None) -> tuple[int | None, list[FieldError]]:
+    """A round clock's minutes (None: no clock), and what is wrong with them."""
     if raw is None or raw == 0:
-        return None
+        return None, []
     if not 1 <= raw <= MAX_MINUTES:
-        raise Refused([FieldError("minutes", T("A round clock runs from 1 to {max} minutes; 0 or empty: no clock.",
-                                                     max=MAX_MINUTES))])
-    return raw
+        return None, [FieldError("minutes", T("A round clock runs from 1 to {max} minutes; 0 or empty: no clock.",
+                                              max=MAX_MINUTES))]
+    return raw, []
 
 
 # The options that shape a drawn table's match (how long it runs), set per game for a round;
@@ -343,9 +353,10 @@ def format_field(game_id: str, key: str) -> str:
     return f"format-{game_id}-{key}"
 
 
-def _drawn_options(formats: Mapping[str, Mapping[str, int]] | None) -> dict[str, dict[str, int]]:
+def _drawn_options(formats: Mapping[str, Mapping[str, int]] | None
+                   ) -> tuple[dict[str, dict[str, int]], list[FieldError]]:
     """Every game's options for the round's tables: defaults, with the organiser's match formats
-    (checked by the game, each refusal next to its field)."""
+    (checked by the game); and what is wrong with them, each next to its field."""
     formats = formats or {}
     options: dict[str, dict[str, int]] = {}
     errors: list[FieldError] = []
@@ -355,32 +366,35 @@ def _drawn_options(formats: Mapping[str, Mapping[str, int]] | None) -> dict[str,
         seats = tuple(f"P{i + 1}" for i in range(min(game.players)))
         errors.extend(FieldError(format_field(game.id, e.field), e.message)
                       for e in game.check_options(MatchSetup(game.id, seats, options[game.id])) if e.field in chosen)
-    if errors:
-        raise Refused(errors)
-    return options
+    return options, errors
 
 
 def draw_round(conn: Connection, chosen: Sequence[seating.Chosen] | None = None,
                offered: Sequence[str] | None = None, minutes: int | None = None,
                seed: str | None = None, formats: Mapping[str, Mapping[str, int]] | None = None,
                by_standings: bool = False, balanced: bool = False, every_game: bool = False,
-               newcomers: bool = False, never: Sequence[tuple[int, int]] = ()) -> Round:
+               newcomers: bool = False, never: Sequence[tuple[int, int]] = ()) -> Done:
     """Draw the next round for tonight's roster and create its tables with the players seated
     in the drawn order (one transaction). ``by_standings``: players with similar place points
     so far sit together (the leaders at the round's first table) instead of mixing; the room's wishes (issue
     36): ``balanced`` tables by skill (μ), ``every_game`` in turn, ``newcomers`` looked after,
     ``never`` these pairs of player ids together. ``chosen``: the organiser's games for the tables;
-    else tables are filled from the ``offered`` games (all by default). Raises ``Refused``
-    (field "games") when the roster can't be seated so, ``Conflict`` when another draw
-    was made meanwhile. ``formats``: per game, its match-format options (:func:`match_format`)
-    for the round's tables of that game. The round keeps its way and wishes (:class:`HowDrawn`)."""
+    else tables are filled from the ``offered`` games (all by default). Refused (field "games")
+    when the roster can't be seated so, a conflict when the list or the rounds changed while
+    drawing. ``formats``: per game, its match-format options (:func:`match_format`) for the
+    round's tables of that game. The round keeps its way and wishes (:class:`HowDrawn`).
+    Its value: the round drawn."""
     how = HowDrawn("standings" if by_standings else "balanced" if balanced else "mix", every_game, newcomers,
                    tuple((a, b) for a, b in never))
-    minutes = _minutes(minutes)
-    options_of = _drawn_options(formats)
+    minutes, errors = _minutes(minutes)
+    if errors:
+        return refused(errors)
+    options_of, errors = _drawn_options(formats)
+    if errors:
+        return refused(errors)
     people = roster(conn)
     if len(people) < 2:
-        raise Refused([FieldError("games", T("Tonight's list needs at least two players for a draw."))])
+        return refused([FieldError("games", T("Tonight's list needs at least two players for a draw."))])
     earlier = night_rounds(conn)
     seed = seed or secrets.token_hex(4)
     try:
@@ -390,33 +404,36 @@ def draw_round(conn: Connection, chosen: Sequence[seating.Chosen] | None = None,
                                    standings=points_so_far(conn, people) if by_standings else None,
                                    strength=strengths(conn, people) if balanced else None, every_game=every_game,
                                    experience=games_played(conn, people) if newcomers else None, never=never)
-    except seating.SeatingError as refused:
-        raise Refused([FieldError("games", refused.message)]) from None
+    except seating.SeatingError as cannot:
+        return refused([FieldError("games", cannot.message)])
     names = {p.id: p.name for p in people}
+    seated = []  # each drawn table's game and players, checked by its game before anything is written
+    for table in drawn.tables:
+        game = GAMES[table.game]
+        players, errors = table_service.check_setup(game, [names[p] for p in table.players], options_of[game.id])
+        if errors:
+            return refused([FieldError("games", error.message) for error in errors])
+        seated.append((game, players, table.players))
     with write(conn):
         night = current_night(conn)
         if len(night_rows.rounds(conn, night)) != len(earlier) or \
                 [p["id"] for p in night_rows.roster(conn, night)] != [p.id for p in people]:
-            raise Conflict("the roster or the rounds changed while drawing")
+            return conflict(T("The list changed while drawing. Draw again."))
         stamp = table_service.now()
         round_id = night_rows.insert_round(conn, night, len(earlier) + 1, stamp, seed, minutes, how.stored())
         # A drawn table continues the night's numbering ("Table 8" after seven prepared or laptop
         # tables), so no two tables of the night share a label on the hall or in the seating list.
         first = next_table_number(conn)
         made = {}  # token -> revision (0: new)
-        for number, table in enumerate(drawn.tables, start=1):
-            game = GAMES[table.game]
-            options = options_of[game.id]
-            players, errors = table_service.check_setup(game, [names[p] for p in table.players], options)
-            if errors:
-                raise Refused([FieldError("games", error.message) for error in errors])
+        for number, (game, players, player_ids) in enumerate(seated, start=1):
             token = table_service.new_token()
-            table_id = table_rows.insert_table(conn, token, game.id, players, options, stamp, seq=first + number - 1)
-            night_rows.insert_round_table(conn, round_id, table_id, number, list(table.players))
+            table_id = table_rows.insert_table(conn, token, game.id, players, options_of[game.id], stamp,
+                                               seq=first + number - 1)
+            night_rows.insert_round_table(conn, round_id, table_id, number, list(player_ids))
             made[token] = 0
     publish(Change("night"))
     publish_tables(made)
-    return night_rounds(conn)[-1]
+    return done(night_rounds(conn)[-1])
 
 
 def season_player(conn: Connection, name: str):
@@ -473,95 +490,112 @@ def games_played(conn: Connection, people: Sequence[Player]) -> dict[int, set[st
     return found
 
 
-class RoundStarted(Exception):
-    """A deal is recorded at the table: its seating can't change any more."""
+# What a seating change answers when a table it touches has started.
+TABLE_STARTED = T("That table has started (a deal is recorded): its players stay as they are.")
 
 
-def swap(conn: Connection, a: int, b: int) -> Round:
+def no_round(field_name: str = "round") -> Done:
+    """A change to the latest round before any round was drawn."""
+    return refused([FieldError(field_name, T("Draw a round first."))])
+
+
+def swap(conn: Connection, a: int, b: int) -> Done:
     """The organiser's swap in the latest round, before its tables start: players ``a`` and
     ``b`` change seats; ``b`` may be a player not seated this round (a late arrival, who then
-    takes ``a``'s seat). One transaction; the tables keep their links."""
+    takes ``a``'s seat). One transaction; the tables keep their links. Its value: the round."""
     with write(conn):
         latest = _latest(conn)
+        if latest is None:
+            return no_round()
         where_a, where_b = latest.table_of(a), latest.table_of(b)
         if where_a is None or a == b or player(conn, b) is None:
-            raise Refused([FieldError("swap", T("Choose a seated player and another player."))])
+            return refused([FieldError("swap", T("Choose a seated player and another player."))])
         touched = [where_a[0]] + ([where_b[0]] if where_b else [])
         if any(rt.started for rt in touched):
-            raise RoundStarted()
+            return started(TABLE_STARTED)
         names = _names(conn)
         draw = seating.Draw(latest.seating())
         swapped = seating.swap_players(draw, a, b)
-        stamp = table_service.now()
-        moved = {}  # token -> its new revision
+        changed = []  # each touched table's new players, checked by its game before anything is written
         for rt, seats in zip(latest.tables, swapped.tables):
             if rt in touched and seats.players != rt.player_ids:
                 players, errors = table_service.check_setup(rt.table.game, [names[p] for p in seats.players],
-                                                     rt.table.setup.options)
+                                                            rt.table.setup.options)
                 if errors:
-                    raise Refused([FieldError("swap", error.message) for error in errors])
-                moved[rt.table.token] = table_rows.seat_players(conn, rt.table.id, players, rt.table.setup.options,
-                                                                stamp)
-                for seat, (old, new) in enumerate(zip(rt.player_ids, seats.players)):
-                    if old != new:
-                        night_rows.set_seat(conn, rt.table.id, seat, new)
+                    return refused([FieldError("swap", error.message) for error in errors])
+                changed.append((rt, seats, players))
+        stamp = table_service.now()
+        moved = {}  # token -> its new revision
+        for rt, seats, players in changed:
+            moved[rt.table.token] = table_rows.seat_players(conn, rt.table.id, players, rt.table.setup.options, stamp)
+            for seat, (old, new) in enumerate(zip(rt.player_ids, seats.players)):
+                if old != new:
+                    night_rows.set_seat(conn, rt.table.id, seat, new)
         night_rows.bump_round(conn, latest.id)
     publish(Change("night"))
     for token, revision in moved.items():
         publish(Change("table", token, revision))  # their players changed
-    return _latest(conn)
+    return done(_latest(conn))
 
 
-def _reseat(conn: Connection, latest: Round, rt: RoundTable, player_ids: list[int], field_name: str) -> int:
+def _reseat(conn: Connection, latest: Round, rt: RoundTable, player_ids: list[int], field_name: str) -> Done:
     """Inside the write: one round table gets ``player_ids`` in seat order, if its game takes them;
-    returns the table's new revision."""
+    its value: the table's new revision."""
     if rt.started:
-        raise RoundStarted()
+        return started(TABLE_STARTED)
     names = _names(conn)
     players, errors = table_service.check_setup(rt.table.game, [names[p] for p in player_ids], rt.table.setup.options)
     if errors:
-        raise Refused([FieldError(field_name, error.message) for error in errors])
+        return refused([FieldError(field_name, error.message) for error in errors])
     revision = table_rows.seat_players(conn, rt.table.id, players, rt.table.setup.options, table_service.now())
     night_rows.set_seats(conn, rt.table.id, player_ids)
     night_rows.bump_round(conn, latest.id)
-    return revision
+    return done(revision)
 
 
-def _latest(conn: Connection) -> Round:
+def _latest(conn: Connection) -> Round | None:
+    """Tonight's latest round (None: none drawn yet)."""
     rounds_ = night_rounds(conn)
-    if not rounds_:
-        raise NotFound("round")
-    return rounds_[-1]
+    return rounds_[-1] if rounds_ else None
 
 
-def join_table(conn: Connection, player_id: int, table_number: int) -> Round:
+def join_table(conn: Connection, player_id: int, table_number: int) -> Done:
     """A player not seated in the latest round (a late arrival) takes the last seat of one of its
-    tables before that table starts, when the game takes one more player (4 → 5, say)."""
+    tables before that table starts, when the game takes one more player (4 → 5, say). Its
+    value: the round."""
     with write(conn):
         latest = _latest(conn)
+        if latest is None:
+            return no_round()
         target = next((rt for rt in latest.tables if rt.number == table_number), None)
         who = player(conn, player_id)
         if target is None or who is None or who.left or latest.table_of(player_id) is not None:
-            raise Refused([FieldError("join", T("Choose a player without a seat this round and a table."))])
-        revision = _reseat(conn, latest, target, [*target.player_ids, player_id], "join")
+            return refused([FieldError("join", T("Choose a player without a seat this round and a table."))])
+        reseated = _reseat(conn, latest, target, [*target.player_ids, player_id], "join")
+        if not reseated.saved:
+            return reseated
     publish(Change("night"))
-    publish(Change("table", target.table.token, revision))
-    return _latest(conn)
+    publish(Change("table", target.table.token, reseated.value))
+    return done(_latest(conn))
 
 
-def leave_table(conn: Connection, player_id: int) -> Round:
+def leave_table(conn: Connection, player_id: int) -> Done:
     """A seated player leaves their table of the latest round before it starts, when the game
-    can be played by one fewer (5 → 4, say); the others keep their order."""
+    can be played by one fewer (5 → 4, say); the others keep their order. Its value: the round."""
     with write(conn):
         latest = _latest(conn)
+        if latest is None:
+            return no_round()
         found = latest.table_of(player_id)
         if found is None:
-            raise Refused([FieldError("leave", T("Choose a player seated this round."))])
+            return refused([FieldError("leave", T("Choose a player seated this round."))])
         rt = found[0]
-        revision = _reseat(conn, latest, rt, [p for p in rt.player_ids if p != player_id], "leave")
+        reseated = _reseat(conn, latest, rt, [p for p in rt.player_ids if p != player_id], "leave")
+        if not reseated.saved:
+            return reseated
     publish(Change("night"))
-    publish(Change("table", rt.table.token, revision))
-    return _latest(conn)
+    publish(Change("table", rt.table.token, reseated.value))
+    return done(_latest(conn))
 
 
 def extra_after(found: Mapping, minutes: int, now: datetime | None = None) -> int:
@@ -584,32 +618,36 @@ def publish_tables(moved: Mapping[str, int]) -> None:
         publish(Change("table", token, revision))
 
 
-def start_clock(conn: Connection, minutes: int | None) -> None:
+def start_clock(conn: Connection, minutes: int | None) -> Done:
     """Start (or restart, or with 0/None stop) the latest round's clock from now."""
-    minutes = _minutes(minutes)
+    minutes, errors = _minutes(minutes)
+    if errors:
+        return refused(errors)
     with write(conn):
         rounds_ = night_rows.rounds(conn, current_night(conn))
         if not rounds_:
-            raise NotFound("round")
+            return no_round()
         night_rows.set_clock(conn, rounds_[-1]["id"], minutes, table_service.now() if minutes else None)
         # Each table of the round shows the clock: its phones are told as of any other change.
         moved = table_rows.shown_again(conn, night_rows.round_table_ids(conn, rounds_[-1]["id"]))
     publish(Change("night"))
     publish_tables(moved)
+    return done()
 
 
-def extend_table(conn: Connection, table_id: int, minutes: int = EXTEND_MINUTES) -> None:
+def extend_table(conn: Connection, table_id: int, minutes: int = EXTEND_MINUTES) -> Done:
     """Give one table of a round ``minutes`` more: its time ends that long after its end, or
     after now if its time is up already (the clock at zero, or time called: calling time is
     taken back). The hall, the screen and its phones then agree it has time left."""
     with write(conn):
         found = night_rows.table_round(conn, table_id)
         if found is None:
-            raise NotFound(str(table_id))
+            return not_found()
         night_rows.extend_table(conn, table_id, extra_after(found, minutes))
         moved = table_rows.shown_again(conn, [table_id])  # its phones show its clock
     publish(Change("night"))
     publish_tables(moved)
+    return done()
 
 
 # ---- results and the leaderboard ----------------------------------------------------------
@@ -671,14 +709,15 @@ def player_summary(results: Sequence[TableResult], who: Player) -> list[dict]:
     return mine
 
 
-def unseat(conn: Connection, table_id: int) -> None:
+def unseat(conn: Connection, table_id: int) -> Done:
     """Take a seated table with no deal back to "waiting for its players" (the organiser's
     "change the players"); a table of a drawn round keeps its seating (swap instead)."""
     with write(conn):
         found = [t for t in night_tables(conn) if t.id == table_id]
         if not found or not found[0].seated or night_rows.table_round(conn, table_id) is not None:
-            raise NotFound(str(table_id))
+            return not_found()
         if found[0].deals:
-            raise Conflict("the table has a deal")
+            return started(T("That table has a deal recorded: its players stay as they are."))
         revision = night_rows.unseat_table(conn, table_id, table_service.now())
     publish(Change("table", found[0].token, revision))  # the night's pages follow every table of it
+    return done()

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from ..tables import service as table_service
 from ..changes import Change, publish
-from ..store import Connection, NotFound, write
+from ..outcomes import Done, done, not_found
+from ..store import Connection, write
 from ..store import nights as night_rows
 from ..store import tables as table_rows
 
@@ -30,16 +31,16 @@ def side_table_count(conn: Connection) -> int:
     return table_rows.count_tables_after(conn, night_rows.night_after_table(conn), unnumbered=True)
 
 
-def add_to_night(conn: Connection, table_id: int) -> int:
+def add_to_night(conn: Connection, table_id: int) -> Done:
     """The organiser adds a side table to tonight: it gets the night's next number and counts
-    from now on (the board, the leaderboard, the exports). Returns that number."""
+    from now on (the board, the leaderboard, the exports). Its value: that number."""
     with write(conn):
         table = next((t for t in side_tables(conn) if t.id == table_id), None)
         if table is None:
-            raise NotFound(str(table_id))
+            return not_found()
         number = night_rows.next_table_number(conn)
         revision = table_rows.add_to_night(conn, table_id, number)
     publish(Change("night"))
     if revision is not None:  # its phones show its number now
         publish(Change("table", table.token, revision))
-    return number
+    return done(number)

@@ -14,19 +14,20 @@ from ..games import GAMES
 from ..games.text import join_names
 from ..meetup import points as place_points
 from ..names import name_key
-from ..store import Conflict, NotFound, StorageError, get_db
+from ..outcomes import Result
+from ..store import get_db
 from ..qr import qr_svg
 from ..numbers import ascii_number, number_or_error
 from ..tables.forms import option_values
 from ..tables import additions
 from ..tables.links import join_link
-from ..tables.service import MAX_NAME, Outcome, Refused, Table
+from ..tables.service import MAX_NAME, Table
 from ..web import render_text
 from ..web.downloads import csv_download, json_download
-from ..web.forms import form_values, group_errors
+from ..web.forms import form_values
 from ..web.host import is_host_request, join_url
 from ..web.live import unchanged
-from ..web.refusals import storage_message
+from ..web.outcomes import answer, status_of
 from ..web.times import local_time
 from . import service
 from .exports import CSV_COLUMNS, night_document, night_name, night_rows_of_deals, round_label, table_label
@@ -272,15 +273,8 @@ def prepare():
     label = " ".join(values.get("label", "").split())
     if label and "{n}" not in label:
         label += " {n}"
-    try:
-        service.prepare(get_db(), values.get("game", ""), numbers["players"], numbers["count"], label)
-    except Refused as refused:
-        return render_template("night/index.html", values=values, errors=group_errors(refused.errors),
-                               **hall_context()), 422
-    except StorageError as error:
-        return render_template("night/index.html", values=values, errors={"count": [storage_message(error)]},
-                               **hall_context()), 503
-    return redirect(url_for("hall.index") + "#board", code=303)
+    return hall_answer(values, "count", "#board", lambda conn: service.prepare(
+        conn, values.get("game", ""), numbers["players"], numbers["count"], label), merged=False)
 
 
 @bp.get("/hall/cards")
@@ -355,13 +349,7 @@ def export_csv():
 def unseat(table_id: int):
     """The organiser takes a table back to "waiting for players" before its first deal, so its
     players (and how many they are) can be entered again."""
-    try:
-        service.unseat(get_db(), table_id)
-    except NotFound:
-        abort(404)
-    except Conflict:
-        return hall_page({}, {"board": [gettext("That table has a deal recorded: its players stay as they are.")]}, 409)
-    return after("#board")
+    return hall_answer({}, "board", "#board", lambda conn: service.unseat(conn, table_id))
 
 
 # --------------------------------------------------------------------------
@@ -380,48 +368,41 @@ def small_number(raw: str | None) -> int | None:
     return number if (number := ascii_number(raw, 4)) is not None else -1
 
 
-def refused_page(values: dict, refused: Refused, field: str | None = None):
-    errors = group_errors(refused.errors)
-    if field:  # the domain names "name"; the page has one such field per player
-        errors = {field: [m for ms in errors.values() for m in ms]}
-    return hall_page(values, errors, 422)
-
-
 def after(anchor: str):
     return redirect(url_for("hall.index") + anchor, code=303)
+
+
+def one_field(errors: dict, field: str) -> dict:
+    """Every reason beside ``field``: the domain names "name", the page has one such field per
+    player (and a swap's, a join's or a clock's form shows its reasons as one)."""
+    return {field: [m for ms in errors.values() for m in ms]}
+
+
+def hall_answer(values: dict, field: str, anchor: str, write, *, merged: bool = True, saved=None):
+    """An organiser's write on the hall (``write(conn)``), answered as every write is
+    (companion/web/outcomes.py): saved, the hall at ``anchor`` (or ``saved(result)``); else the
+    hall again with what was typed and why beside ``field`` (each beside its own field unless
+    ``merged``)."""
+    def page(errors: dict, status: int):
+        return hall_page(values, one_field(errors, field) if merged else errors, status)
+    return answer(lambda: write(get_db()), saved=saved or (lambda _done: after(anchor)), page=page, field=field)
 
 
 @bp.post("/hall/players")
 def add_player():
     values = form_values()
-    try:
-        service.join(get_db(), values.get("name"))
-    except Refused as refused:
-        return refused_page(values, refused, "name")
-    except StorageError as error:
-        return hall_page(values, {"name": [storage_message(error)]}, 503)
-    return after("#roster")
+    return hall_answer(values, "name", "#roster", lambda conn: service.join(conn, values.get("name")))
 
 
 @bp.post("/hall/players/<int:player_id>")
 def edit_player(player_id: int):
     """Rename (field ``name``), remove (``action=remove``) or bring back (``action=back``)."""
     values = form_values()
-    conn = get_db()
-    try:
-        if values.get("action") == "remove":
-            service.set_left(conn, player_id, True)
-        elif values.get("action") == "back":
-            service.set_left(conn, player_id, False)
-        else:
-            service.rename(conn, player_id, values.get("name"))
-    except NotFound:
-        abort(404)
-    except Refused as refused:
-        return refused_page(values, refused, f"name-{player_id}")
-    except StorageError as error:
-        return hall_page(values, {f"name-{player_id}": [storage_message(error)]}, 503)
-    return after("#roster")
+    if values.get("action") in ("remove", "back"):
+        left = values.get("action") == "remove"
+        return hall_answer(values, f"name-{player_id}", "#roster", lambda conn: service.set_left(conn, player_id, left))
+    return hall_answer(values, f"name-{player_id}", "#roster",
+                       lambda conn: service.rename(conn, player_id, values.get("name")))
 
 
 def draw_choice(values: dict) -> tuple[list[str], list[str]]:
@@ -513,19 +494,11 @@ def draw():
     if unread:
         return hall_page(values, {"never": unread}, 422)
     minutes = small_number(values.get("minutes"))
-    try:
-        service.draw_round(get_db(), chosen=chosen, offered=offered, minutes=minutes, formats=draw_formats(values),
-                           by_standings=way == "standings", balanced=way == "balanced",
-                           every_game=bool(values.get("every_game")), newcomers=bool(values.get("newcomers")),
-                           never=never)
-    except Refused as refused:
-        return refused_page(values, refused)
-    except Conflict:
-        return hall_page(values, {"games": [gettext("The list changed while drawing. Draw again.")]}, 409)
-    except StorageError as error:
-        return hall_page(values, {"games": [storage_message(error)]}, 503)
     # The round keeps its way and wishes: the next round's form starts from them (draw_form_start).
-    return redirect(url_for("hall.index") + "#seating", code=303)
+    return hall_answer(values, "games", "#seating", lambda conn: service.draw_round(
+        conn, chosen=chosen, offered=offered, minutes=minutes, formats=draw_formats(values),
+        by_standings=way == "standings", balanced=way == "balanced", every_game=bool(values.get("every_game")),
+        newcomers=bool(values.get("newcomers")), never=never), merged=False)
 
 
 DRAW_WISHES = ("by", "every_game", "newcomers", "never")  # the draw form's way and wishes
@@ -542,18 +515,7 @@ def draw_wishes(values: dict, start: dict) -> dict:
 
 def change_round(values: dict, field_name: str, change):
     """One organiser's change to the latest round's seating; a refusal next to ``field_name``."""
-    try:
-        change(get_db())
-    except NotFound:
-        return hall_page(values, {field_name: [gettext("Draw a round first.")]}, 422)
-    except service.RoundStarted:
-        return hall_page(values, {field_name: [gettext(
-            "That table has started (a deal is recorded): its players stay as they are.")]}, 409)
-    except Refused as refused:
-        return refused_page(values, refused, field_name)
-    except StorageError as error:
-        return hall_page(values, {field_name: [storage_message(error)]}, 503)
-    return after("#seating")
+    return hall_answer(values, field_name, "#seating", change)
 
 
 @bp.post("/hall/swap")
@@ -582,22 +544,13 @@ def leave_table():
 @bp.post("/hall/clock")
 def clock():
     values = form_values()
-    try:
-        service.start_clock(get_db(), small_number(values.get("minutes")))
-    except NotFound:
-        return hall_page(values, {"clock": [gettext("Draw a round first.")]}, 422)
-    except Refused as refused:
-        return refused_page(values, refused, "clock")
-    return after("#seating")
+    return hall_answer(values, "clock", "#seating",
+                       lambda conn: service.start_clock(conn, small_number(values.get("minutes"))))
 
 
 @bp.post("/hall/tables/<int:table_id>/extend")
 def extend(table_id: int):
-    try:
-        service.extend_table(get_db(), table_id)
-    except NotFound:
-        abort(404)
-    return after("#board")
+    return hall_answer({}, "board", "#board", lambda conn: service.extend_table(conn, table_id))
 
 
 # --------------------------------------------------------------------------
@@ -621,20 +574,18 @@ def join():
 @bp.post("/night/join")
 def join_post():
     values = form_values()
-    conn = get_db()
-    try:
-        who = join_as_this_phone(conn, small_number(values.get("player")), values.get("name"))
-    except Refused as refused:
-        return render_template("night/join.html", values=values, errors={"name": [e.message for e in refused.errors]},
-                               roster=service.roster(conn)), 422
-    except StorageError as error:
-        return render_template("night/join.html", values=values, errors={"name": [storage_message(error)]},
-                               roster=service.roster(conn)), 503
-    if isinstance(who, claims.Waiting):  # another phone's name: the organiser decides (issue 32)
-        forget_me()  # this phone waits to be that player, no longer its earlier one
-        return redirect(url_for("hall.join"), code=303)
-    remember_me(who)
-    return redirect(url_for("hall.me"), code=303)
+
+    def joined(result: Result):
+        who = result.value
+        if isinstance(who, claims.Waiting):  # another phone's name: the organiser decides (issue 32)
+            forget_me()  # this phone waits to be that player, no longer its earlier one
+            return redirect(url_for("hall.join"), code=303)
+        remember_me(who)
+        return redirect(url_for("hall.me"), code=303)
+
+    return answer(lambda: join_as_this_phone(get_db(), small_number(values.get("player")), values.get("name")),
+                  saved=joined, page=lambda errors, status: join_page(values, one_field(errors, "name"), status),
+                  field="name")
 
 
 @bp.post("/night/forget")
@@ -705,9 +656,9 @@ def my_season():
     if who is None:
         return redirect(url_for("hall.join"), code=303)
     found = service.season_player(get_db(), who.name)
-    if found is None:
-        abort(404)
-    return redirect(url_for("players.show", pid=found.id), code=303)
+    if not found.saved:
+        abort(status_of(found))
+    return redirect(url_for("players.show", pid=found.value.id), code=303)
 
 
 @bp.get("/night/me/summary")
@@ -736,11 +687,7 @@ additions.add(additions.Addition(
 @bp.post("/hall/tables/<int:table_id>/call-time")
 def call_time(table_id: int):
     """The organiser calls time for one table of the latest round."""
-    try:
-        round_time.call_time(get_db(), table_id)
-    except NotFound:
-        abort(404)
-    return after("#hall-table-%d" % table_id)
+    return hall_answer({}, "board", "#hall-table-%d" % table_id, lambda conn: round_time.call_time(conn, table_id))
 
 
 @bp.post("/hall/tables/<int:table_id>/end-at-time")
@@ -749,10 +696,11 @@ def end_table_at_time(table_id: int):
     found = next((rt for r in service.night_rounds(get_db()) for rt in r.tables if rt.table.id == table_id), None)
     if found is None:
         abort(404)
-    ended = round_time.end_at_time(get_db(), found.table.token)
-    if ended.outcome is Outcome.REFUSED:
-        return hall_page({}, {"board": [render_text(ended.errors[0].message)]}, 409)
-    return after("#hall-table-%d" % table_id)
+    # A button: a refusal (its time is not up, it has ended) is answered with the hall as it is (409).
+    return answer(lambda: round_time.end_at_time(get_db(), found.table.token),
+                  saved=lambda _ended: after("#hall-table-%d" % table_id),
+                  page=lambda errors, status: hall_page({}, one_field(errors, "board"), status), field="board",
+                  form=False)
 
 
 def listed(labels: list[str]) -> str:
@@ -765,27 +713,22 @@ def listed(labels: list[str]) -> str:
 @bp.post("/hall/call-time")
 def call_time_for_round():
     """Call time for every unfinished table of the latest round (``end=1``: and end them at time)."""
-    conn = get_db()
-    try:
-        if request.form.get("end") == "1":
-            _ended, left = round_time.end_round_at_time(conn)
-            if left:
-                return hall_page({}, {"time": [ngettext(
-                    "%(tables)s has no deal played yet: it has no result to end with and goes on.",
-                    "%(tables)s have no deal played yet: they have no result to end with and go on.",
-                    len(left), tables=listed([round_label(rt) for rt in left]))]}, 200)
-        else:
-            round_time.call_time_for_round(conn)
-    except NotFound:
-        return hall_page({}, {"time": [gettext("Draw a round first.")]}, 422)
-    return after("#seating")
+    if request.form.get("end") != "1":
+        return hall_answer({}, "time", "#seating", round_time.call_time_for_round)
+
+    def ended(result: Result):
+        _ended, left = result.value
+        if not left:
+            return after("#seating")
+        return hall_page({}, {"time": [ngettext(
+            "%(tables)s has no deal played yet: it has no result to end with and goes on.",
+            "%(tables)s have no deal played yet: they have no result to end with and go on.",
+            len(left), tables=listed([round_label(rt) for rt in left]))]}, 200)
+
+    return hall_answer({}, "time", "#seating", round_time.end_round_at_time, saved=ended)
 
 
 @bp.post("/hall/tables/<int:table_id>/add")
 def add_side_table(table_id: int):
     """The organiser adds a side table to tonight: it gets the night's next number and counts."""
-    try:
-        side_tables.add_to_night(get_db(), table_id)
-    except NotFound:
-        abort(404)
-    return after("#board")
+    return hall_answer({}, "board", "#board", lambda conn: side_tables.add_to_night(conn, table_id))

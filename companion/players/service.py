@@ -27,19 +27,12 @@ from ..meetup.points import match_result
 from ..meetup.ratings import Ratings, Replay, carry_on
 from ..meetup.season import MIN_MATCHES, MatchRecord, PlayerStats, SeasonTable, player_stats, season_table
 from ..names import clean_name, name_key
+from ..outcomes import Done, done, not_found, refused
 from ..store import Connection, write
 from ..store import players as player_rows
 
 __all__ = ["Player", "refresh", "records", "warm", "everyone", "get", "player_of_name", "merge", "rename", "keep_apart",
-           "give_seat", "Refused", "span_bounds", "SPANS", "stats", "season", "table_label", "seat_players"]
-
-
-class Refused(Exception):
-    """The organiser's change can't be made; errors say which field and why."""
-
-    def __init__(self, errors: Sequence[FieldError]):
-        self.errors = list(errors)
-        super().__init__("; ".join(str(e.message) for e in self.errors))
+           "give_seat", "span_bounds", "SPANS", "stats", "season", "table_label", "seat_players"]
 
 
 @dataclass(frozen=True)
@@ -312,13 +305,15 @@ def player_of_name(conn: Connection, name: str) -> Player | None:
     return None if player_id is None else get(conn, player_id)
 
 
-def ensure_player(conn: Connection, raw: str) -> Player | None:
-    """The player of this name, made now if the laptop never saw it at a table (a roster
-    name with no match yet); None for an empty name."""
+def ensure_player(conn: Connection, raw: str) -> Done:
+    """The player of this name (its value), made now if the laptop never saw it at a table (a
+    roster name with no match yet); not found for an empty name."""
     found = player_of_name(conn, raw)
     name = clean_name(raw)
-    if found is not None or not name:
-        return found
+    if found is not None:
+        return done(found)
+    if not name:
+        return not_found()
     with write(conn):
         if player_rows.name_map(conn).get(name_key(name)) is None:
             stamp = now()
@@ -329,7 +324,7 @@ def ensure_player(conn: Connection, raw: str) -> Player | None:
             added = False  # another request made them first
     if added:
         publish(Change("players"))
-    return player_of_name(conn, name)
+    return done(player_of_name(conn, name))
 
 
 def seat_players(conn: Connection, table_id: int, names: Sequence[str]) -> list[int | None]:
@@ -338,73 +333,86 @@ def seat_players(conn: Connection, table_id: int, names: Sequence[str]) -> list[
     return [by_seat.get((table_id, seat), by_key.get(name_key(n))) for seat, n in enumerate(names)]
 
 
-def merge(conn: Connection, keep_id: int, gone_id: int) -> Player:
-    """Every match and spelling of ``gone_id`` becomes ``keep_id``'s (logged with what it had)."""
+def merge(conn: Connection, keep_id: int, gone_id: int | None) -> Done:
+    """Every match and spelling of ``gone_id`` becomes ``keep_id``'s (logged with what it had);
+    its value: the player kept. ``gone_id`` None: none was chosen."""
+    if gone_id is None:
+        return refused([FieldError("gone", T("Choose the player to merge into this one."))])
     if keep_id == gone_id:
-        raise Refused([FieldError("gone", T("Choose two different players to merge."))])
+        return refused([FieldError("gone", T("Choose two different players to merge."))])
     both = {str(keep_id), str(gone_id)}
     shared = next((r for r in records(conn) if both <= set(r.keys)), None)
     if shared is not None:  # one person can't sit at a table twice
-        raise Refused([FieldError("gone", T("These two played at the same table on {night}: they are two people, "
-                                            "not two spellings.", night=shared.night))])
+        return refused([FieldError("gone", T("These two played at the same table on {night}: they are two people, "
+                                             "not two spellings.", night=shared.night))])
     with write(conn):
         keep, gone = player_rows.player(conn, keep_id), player_rows.player(conn, gone_id)
         if keep is None or gone is None:
-            raise Refused([FieldError("gone" if gone is None else "keep",
-                                      T("That player is no longer on the list: reload the page."))])
+            return refused([FieldError("gone" if gone is None else "keep",
+                                       T("That player is no longer on the list: reload the page."))])
         before = player_rows.merge(conn, keep_id, gone_id)
         player_rows.log(conn, "merge", {"keep": keep, **before}, now())
     publish(Change("players"))
-    return get(conn, keep_id)
+    return done(get(conn, keep_id))
 
 
-def rename(conn: Connection, player_id: int, raw: str) -> Player:
-    """Show the player under a new name; the new name, typed at a table, is them too (unless it
-    is already another player's: merge them instead)."""
+def check_name(raw: str) -> tuple[str, list[FieldError]]:
+    """A player's name typed by the organiser, cleaned, and what is wrong with it (nothing: [])."""
     name = clean_name(raw)
     if not name:
-        raise Refused([FieldError("name", T("Type a name."))])
+        return name, [FieldError("name", T("Type a name."))]
     if len(name) > 40:
-        raise Refused([FieldError("name", T("A name can be at most {n} characters.", n=40))])
+        return name, [FieldError("name", T("A name can be at most {n} characters.", n=40))]
+    return name, []
+
+
+def rename(conn: Connection, player_id: int, raw: str) -> Done:
+    """Show the player under a new name; the new name, typed at a table, is them too (unless it
+    is already another player's: merge them instead). Its value: the player renamed."""
+    name, errors = check_name(raw)
+    if errors:
+        return refused(errors)
     key = name_key(name)
     with write(conn):
         found = player_rows.player(conn, player_id)
         if found is None:
-            raise Refused([FieldError("name", T("That player is no longer on the list: reload the page."))])
+            return refused([FieldError("name", T("That player is no longer on the list: reload the page."))])
         owner = player_rows.name_map(conn).get(key)
         if owner is not None and owner != player_id:
             other = player_rows.player(conn, owner)
-            raise Refused([FieldError("name", T("{name} is already another player: merge the two instead.",
-                                                name=other["name"] if other else name))])
+            return refused([FieldError("name", T("{name} is already another player: merge the two instead.",
+                                                 name=other["name"] if other else name))])
         # A namesake kept apart (their key belongs to someone else) keeps being reached by seat only.
         player_rows.rename(conn, player_id, name, key, point_key=owner is None or owner == player_id)
         player_rows.log(conn, "rename", {"player": player_id, "before": found["name"], "after": name}, now())
     publish(Change("players"))
-    return get(conn, player_id)
+    return done(get(conn, player_id))
 
 
-def _table_seat(conn: Connection, token: str, seat: int) -> dict[str, Any]:
+def _table_seat(conn: Connection, token: str, seat: int) -> tuple[dict[str, Any] | None, list[FieldError]]:
+    """The table of ``token`` as the players' store reads it, and what is wrong with ``seat``."""
     table = player_rows.table_ref(conn, token)
     if table is None:
-        raise Refused([FieldError("table", T("There is no such table."))])
+        return None, [FieldError("table", T("There is no such table."))]
     if not 0 <= seat < len(table["players"]):
-        raise Refused([FieldError("seat", T("Choose one of the table's seats."))])
-    return table
+        return table, [FieldError("seat", T("Choose one of the table's seats."))]
+    return table, []
 
 
-def keep_apart(conn: Connection, token: str, seat: int, raw: str, was: int | None = None) -> Player:
+def keep_apart(conn: Connection, token: str, seat: int, raw: str, was: int | None = None) -> Done:
     """The player in this seat is someone else who shares the name: a new player, called
-    ``raw`` (e.g. "Sam K."), gets the seat; the name stays the first person's elsewhere.
-    ``was``: the player the organiser saw in the seat (refused if it is someone else's by now)."""
-    name = clean_name(raw)
-    if not name:
-        raise Refused([FieldError("name", T("Type a name."))])
-    if len(name) > 40:
-        raise Refused([FieldError("name", T("A name can be at most {n} characters.", n=40))])
+    ``raw`` (e.g. "Sam K."), gets the seat (its value); the name stays the first person's
+    elsewhere. ``was``: the player the organiser saw in the seat (refused if it is someone
+    else's by now)."""
+    name, errors = check_name(raw)
+    if errors:
+        return refused(errors)
     with write(conn):
-        table = _table_seat(conn, token, seat)
+        table, errors = _table_seat(conn, token, seat)
+        if errors:
+            return refused(errors)
         if was is not None and seat_players(conn, table["id"], table["players"])[seat] != was:
-            raise Refused([FieldError("seat", T("That seat is not this player's any more: reload the page."))])
+            return refused([FieldError("seat", T("That seat is not this player's any more: reload the page."))])
         key = name_key(name)
         owner = player_rows.name_map(conn).get(key)
         stamp = now()
@@ -413,18 +421,21 @@ def keep_apart(conn: Connection, token: str, seat: int, raw: str, was: int | Non
         player_rows.assign_seat(conn, table["id"], seat, player_id)
         player_rows.log(conn, "seat", {"table": table["id"], "seat": seat, "player": player_id, "new": True}, stamp)
     publish(Change("players"))
-    return get(conn, player_id)
+    return done(get(conn, player_id))
 
 
-def give_seat(conn: Connection, token: str, seat: int, player_id: int | None) -> None:
+def give_seat(conn: Connection, token: str, seat: int, player_id: int | None) -> Done:
     """Give a table's seat to an existing player (None: back to whoever its name is)."""
     with write(conn):
-        table = _table_seat(conn, token, seat)
+        table, errors = _table_seat(conn, token, seat)
+        if errors:
+            return refused(errors)
         if player_id is not None and player_rows.player(conn, player_id) is None:
-            raise Refused([FieldError("player", T("That player is no longer on the list: reload the page."))])
+            return refused([FieldError("player", T("That player is no longer on the list: reload the page."))])
         player_rows.assign_seat(conn, table["id"], seat, player_id)
         player_rows.log(conn, "seat", {"table": table["id"], "seat": seat, "player": player_id}, now())
     publish(Change("players"))
+    return done()
 
 
 # --------------------------------------------------------------------------

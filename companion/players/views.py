@@ -5,14 +5,13 @@ phones: a table page's names lead here), and their CSV/JSON exports."""
 from __future__ import annotations
 
 from datetime import date, datetime, timezone
+from functools import partial
 from typing import Any
 
 from flask import Blueprint, abort, redirect, render_template, request, url_for
 from flask_babel import gettext
 
 from ..games import GAMES
-from ..games import FieldError
-from ..games.text import T
 from ..meetup.points import PLACE_POINTS_RULE
 from ..meetup.ratings import RATING_RULE, shown_value
 from ..meetup.season import FORM_LENGTH, MIN_MATCHES, SEASON_ORDER, PlayerStats, min_matches_text
@@ -22,6 +21,7 @@ from ..store import players as player_rows
 from ..web.downloads import csv_download, json_download
 from ..web.host import is_host_request
 from ..web.live import asked_unchanged
+from ..web.outcomes import answer
 from . import service
 from .exports import PLAYER_CSV, SEASON_CSV, history_rows, player_document, season_document, season_rows, span_name
 
@@ -194,25 +194,22 @@ def index():
                            spellings=service.spellings(conn))
 
 
-def refused(player: service.Player | None, exc: service.Refused, values: dict[str, str]):
+def refused(player: service.Player | None, errors: dict[str, list], status: int, *, values: dict[str, str]):
     """The page the change came from again, the reason next to its field, what was typed kept."""
-    errors: dict[str, list] = {}
-    for e in exc.errors:
-        errors.setdefault(e.field, []).append(e.message)
     if player is None:
         conn = get_db()
         everyone = service.everyone(conn)
         season = service.season(conn, min_matches=1)
         lines = {r.key: r for r in season.rows}
         return render_template("players/index.html", everyone=everyone, lines=lines, errors=errors,
-                               values=values, spellings=service.spellings(conn)), 422
+                               values=values, spellings=service.spellings(conn)), status
     context = player_context(player.id)
     matches = context["matches"]
     tokens = player_rows.tokens(get_db(), {m["table_id"] for m in matches[:RECENT_MATCHES]}) if matches else {}
     others = [p for p in service.everyone(get_db()) if p.id != player.id]
     return render_template("players/player.html", host=True, shown=matches[:RECENT_MATCHES], tokens=tokens,
                            others=others, form_length=FORM_LENGTH, rule=PLACE_POINTS_RULE, errors=errors,
-                           values=values, **context), 422
+                           values=values, **context), status
 
 
 def form_int(name: str) -> int | None:
@@ -222,25 +219,18 @@ def form_int(name: str) -> int | None:
 @bp.post("/players/<int:pid>/rename")
 def rename(pid: int):
     player = player_or_404(pid)
-    try:
-        service.rename(get_db(), pid, request.form.get("name", ""))
-    except service.Refused as exc:
-        return refused(player, exc, {"name": request.form.get("name", "")})
-    return redirect(url_for("players.show", pid=pid))
+    return answer(lambda: service.rename(get_db(), pid, request.form.get("name", "")),
+                  saved=lambda _renamed: redirect(url_for("players.show", pid=pid)),
+                  page=partial(refused, player, values={"name": request.form.get("name", "")}), field="name")
 
 
 @bp.post("/players/<int:pid>/merge")
 def merge(pid: int):
     """Merge another player into this one (``gone``: the other player's id)."""
     player = player_or_404(pid)
-    gone = form_int("gone")
-    try:
-        if gone is None:
-            raise service.Refused([FieldError("gone", T("Choose the player to merge into this one."))])
-        service.merge(get_db(), pid, gone)
-    except service.Refused as exc:
-        return refused(player, exc, {"gone": request.form.get("gone", "")})
-    return redirect(url_for("players.show", pid=pid))
+    return answer(lambda: service.merge(get_db(), pid, form_int("gone")),
+                  saved=lambda _merged: redirect(url_for("players.show", pid=pid)),
+                  page=partial(refused, player, values={"gone": request.form.get("gone", "")}), field="gone")
 
 
 @bp.post("/players/<int:pid>/apart")
@@ -251,11 +241,9 @@ def keep_apart(pid: int):
     seat = form_int("seat")
     token = request.form.get("token", "")
     name = request.form.get("name", "")
-    try:
-        made = service.keep_apart(get_db(), token, -1 if seat is None else seat, name, was=pid)
-    except service.Refused as exc:
-        return refused(player, exc, {"name": name, "apart": f"{token}:{seat}"})
-    return redirect(url_for("players.show", pid=made.id))
+    return answer(lambda: service.keep_apart(get_db(), token, -1 if seat is None else seat, name, was=pid),
+                  saved=lambda made: redirect(url_for("players.show", pid=made.value.id)),
+                  page=partial(refused, player, values={"name": name, "apart": f"{token}:{seat}"}), field="name")
 
 
 # --------------------------------------------------------------------------

@@ -9,8 +9,9 @@ This is the service layer: the rules (replay, checks, corrections) decide, and
 :mod:`companion.store` stores; no SQL here (package :mod:`companion.tables`: this
 service, its blueprint ``views``, its ``exports``). Every change accepts an optional ``write_id``
 (a phone's name for the change, at most 64 characters): the change and its outcome are
-stored in one transaction, and the same ``write_id`` sent again changes nothing and raises
-:class:`Repeated` carrying the first outcome (``{"action": "add", "number": 3}``…).
+stored in one transaction, and the same ``write_id`` sent again changes nothing and answers
+:attr:`Outcome.REPEATED` carrying the first outcome (``{"action": "add", "number": 3}``…).
+Every change returns a :class:`Written` (companion/outcomes.py), never raises its decision.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ import hashlib
 import json
 import secrets
 from dataclasses import dataclass, field, replace
-from enum import Enum
 from functools import cached_property
 from datetime import datetime, timezone
 from typing import Any, Callable, Mapping, Sequence
@@ -34,6 +34,8 @@ from ..games.text import T, Text, Tn, join_sentences
 from ..names import clean_name, name_key  # noqa: F401
 from ..changes import Change, publish
 from ..numbers import ascii_number
+# The one vocabulary of writes (issue 41), the tables' by these names too.
+from ..outcomes import Outcome, Result  # noqa: F401  (Outcome: the tables' callers name it from here)
 from ..store import Connection, write  # noqa: F401  (write: night.service and callers use it from here)
 from ..store import tables as table_rows
 from ..store import nights as night_rows
@@ -158,28 +160,14 @@ class Refused(Exception):
         super().__init__("; ".join(str(e.message) for e in self.errors))
 
 
-class Outcome(Enum):
-    """What a write did."""
-
-    SAVED = "saved"  # written now
-    REPEATED = "repeated"  # this write id was answered before: nothing written, answered as then
-    SAME = "same"  # already so: the very deal recorded (a double tap), the rematch started by another phone
-    CONFLICT = "conflict"  # another phone changed the table first: nothing written
-    REFUSED = "refused"  # against the rules (``errors`` say which field and why): nothing written
-    NO_TABLE = "no_table"  # no table has this token
-    LOCKED = "locked"  # this device may not change the finished match (``lock`` says why): nothing written
-
-
 @dataclass(frozen=True)
-class Written:
-    """What a write did, with the table as read inside its transaction (after the change when
+class Written(Result):
+    """What a table write did (companion/outcomes.py: ``outcome``, ``errors``, ``message``: a
+    conflict's sentence), with the table as read inside its transaction (after the change when
     it was saved), so the page that answers needs no second read."""
 
-    outcome: Outcome
     table: Table | None
     number: int | None = None  # the deal concerned (a repeated write's: the first time's)
-    errors: tuple[FieldError, ...] = ()
-    message: Text | None = None  # a conflict's sentence
     mine: DealScore | None = None  # a conflict on a recorded deal: what this phone's entry would score
     later_choices: tuple[tuple[int, Choice], ...] = ()  # a correction's later choices to ask again
     unanswered: tuple[int, ...] = ()
@@ -284,21 +272,23 @@ def check_setup(game: Game, names: Sequence[str], options: Mapping[str, int],
 
 
 def create(conn: Connection, game_id: str, names: Sequence[str], options: dict[str, int],
-           rematch_of: int | None = None, numbered: bool = False) -> str:
-    """A new table with its players. ``numbered``: the organiser's own (opened on the laptop), so
-    the night's next table number ("Table 4") and on the hall from the start, as a prepared one."""
+           rematch_of: int | None = None, numbered: bool = False) -> Written:
+    """A new table with its players (refused, nothing written, when the names or options are
+    not a match's). ``numbered``: the organiser's own (opened on the laptop), so the night's
+    next table number ("Table 4") and on the hall from the start, as a prepared one."""
     game = GAMES[game_id]
     names, errors = check_setup(game, names, options)
     if errors:
-        raise Refused(errors)
+        return Written(Outcome.REFUSED, None, errors=tuple(errors))
     token = new_token()
     with write(conn):
         seq = night_rows.next_table_number(conn) if numbered else None
         table_rows.insert_table(conn, token, game_id, names, options, now(), rematch_of=rematch_of, seq=seq)
+        stored = load(conn, token)
     publish(Change("table", token, 0))
     if numbered:  # one more table of the night's (the hall's board lists it)
         publish(Change("night"))
-    return token
+    return Written(Outcome.SAVED, stored)
 
 
 MAX_WRITE_ID = table_rows.MAX_WRITE_ID
@@ -338,13 +328,6 @@ def _opened(conn: Connection, token: str, write_id: str | None,
         return table, Written(Outcome.REPEATED, table, first.get("number"), recorded=first,
                               rematch_token=first.get("token"))
     return table, None
-
-
-def refuse_repeat(conn: Connection, table: "Table", write_id: str | None) -> None:
-    """Inside the write transaction: raise :class:`Repeated` if this write id was stored already."""
-    outcome = first_answer(conn, table, write_id)
-    if outcome is not None:
-        raise Repeated(outcome)
 
 
 def remember_outcome(conn: Connection, table: "Table", write_id: str | None,
@@ -396,33 +379,30 @@ def start_rematch(conn: Connection, token: str, write_id: str | None = None) -> 
 # --------------------------------------------------------------------------
 # A prepared table (a meetup night's, issue 25) gets its players from the first phone
 
-class AlreadySeated(Exception):
-    """Another phone gave this table's players first."""
-
-
 def seat(conn: Connection, token: str, names: Sequence[str], options: Mapping[str, int],
-         write_id: str | None = None) -> Table:
-    """Give a prepared table its players (and the game's opening choices), exactly once.
-    With ``write_id``, the same seating sent again raises ``Repeated`` ({"action": "seat"})."""
+         write_id: str | None = None) -> Written:
+    """Give a prepared table its players (and the game's opening choices), exactly once: another
+    phone that gave them first makes this :attr:`Outcome.SAME` (nothing written; the table as
+    that phone seated it). With ``write_id``, the same seating sent again is
+    :attr:`Outcome.REPEATED` ({"action": "seat"})."""
     with write(conn):
-        table = load(conn, token)
-        if table is None:
-            raise NoSuchTable(token)
-        refuse_repeat(conn, table, write_id)
+        table, answered = _opened(conn, token, write_id)
+        if answered is not None:
+            return answered
         if table.seated:
-            raise AlreadySeated(token)
+            return Written(Outcome.SAME, table)
         # Team names too, where the game has teams; the game's own check of the options. The
         # number of players may differ from the prepared one (no deal yet): any the game allows.
         reason = table.game.check_players(len(names))
         if reason:
-            raise Refused([FieldError("players", reason)])
+            return Written(Outcome.REFUSED, table, errors=(FieldError("players", reason),))
         cleaned, errors = check_setup(table.game, list(names), options)
         if errors:
-            raise Refused(errors)
-        revision = table_rows.seat_players(conn, table.id, cleaned, options, now())
+            return Written(Outcome.REFUSED, table, errors=tuple(errors))
+        table_rows.seat_players(conn, table.id, cleaned, options, now())
         remember_outcome(conn, table, write_id, {"action": "seat"})
-    publish(Change("table", token, revision))
-    return load(conn, token)
+        stored = load(conn, token)
+    return announced(Written(Outcome.SAVED, stored))
 
 
 def table_of(record: Mapping[str, Any] | None) -> Table | None:

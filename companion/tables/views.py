@@ -18,7 +18,8 @@ from markupsafe import Markup
 from flask_wtf.csrf import generate_csrf
 
 from ..devices import device_of
-from ..store import Repeated, StorageError, get_db
+from ..outcomes import Outcome
+from ..store import StorageError, get_db
 from ..games import GAMES
 from ..games.text import Text
 from ..lru import BytesLRU
@@ -28,6 +29,7 @@ from ..web import render_text
 from ..web.downloads import csv_download, json_download
 from ..web.forms import form_values, group_errors
 from ..web.host import is_host_request
+from ..web.outcomes import NOT_SAVED, STALE, STATUS, answer, status_of
 from ..web.refusals import storage_message
 from ..web.times import local_time
 from ..serving.creation import creation_limit
@@ -146,17 +148,16 @@ def create():
                                    "This device opened many tables in a short time. Wait %(num)s seconds, "
                                    "then press “Open the table” again.", wait)]})
         return page, 429, {"Retry-After": str(wait)}
-    try:
-        token = service.create(get_db(), game.id, names, options, numbered=is_host_request())
-    except service.Refused as refused:
-        if not is_host_request():
+
+    def form_again(errors: dict, status: int):
+        if status == STATUS[Outcome.REFUSED] and not is_host_request():
             creation_limit(current_app).give_back(device_of(request.environ))  # a refused form opened nothing
         return render_template("tables/new.html", game=game, n=n, counts=counts, values=form_values(),
-                               errors=group_errors(refused.errors)), 422
-    except StorageError as error:
-        return render_template("tables/new.html", game=game, n=n, counts=counts, values=form_values(),
-                               errors={"table": [storage_message(error)]}), 503
-    return redirect(url_for("tables.show", token=token), code=303)
+                               errors=errors), status
+
+    return answer(lambda: service.create(get_db(), game.id, names, options, numbered=is_host_request()),
+                  saved=lambda created: redirect(url_for("tables.show", token=created.table.token), code=303),
+                  page=form_again, field="table")
 
 
 # --------------------------------------------------------------------------
@@ -241,7 +242,7 @@ def stale(table: service.Table, message, values: dict | None = None) -> Response
     """A stale button or form (Undo, Finish, a correction of a deal undone meanwhile): the
     table as it is now, with one plain sentence; a correction's typed values wait, unsaved,
     in the next deal's form, so nothing typed is lost."""
-    return render_page(table, 409, banner={"kind": "conflict", "message": render_text(message)},
+    return render_page(table, STALE, banner={"kind": "conflict", "message": render_text(message)},
                        values=values)
 
 
@@ -381,23 +382,23 @@ def add_deal(token: str):
         # The service reads the form against the match as stored, in one read and one replay.
         entry = service.enter_deal(get_db(), token, number, form=values, write_id=write_id())
     except StorageError as error:
-        return render_entry(table_or_404(token), 503, values=values, errors={"deal": [storage_message(error)]})
+        return render_entry(table_or_404(token), NOT_SAVED, values=values, errors={"deal": [storage_message(error)]})
     table = entry.table
     if table is None:
-        abort(404)
+        abort(status_of(entry))
     if entry.saved:  # now, or sent again (answered as the first time), or the same deal again
         # The same values as the deal recorded (a double tap, or two phones typing the same):
         # stored once, and this phone is told so.
-        return saved(table, entry.number, "same" if entry.outcome is service.Outcome.SAME else "saved")
-    if entry.outcome is service.Outcome.REFUSED:
-        return render_entry(table, 422, values=values, errors=group_errors(entry.errors))
+        return saved(table, entry.number, "same" if entry.outcome is Outcome.SAME else "saved")
+    if entry.outcome is Outcome.REFUSED:
+        return render_entry(table, status_of(entry), values=values, errors=group_errors(entry.errors))
     if len(table.deals) >= service.MAX_DEALS:
-        return render_entry(table, 409)  # the page says the table is full
+        return render_entry(table, status_of(entry))  # the page says the table is full
     if entry.collides:
         # Another phone was first: show the recorded deal beside this one; the next form starts empty.
-        return render_entry(table, 409, notice=entry.message,
+        return render_entry(table, status_of(entry), notice=entry.message,
                             conflict={"number": number, "mine": entry.mine, "typed": values})
-    return render_entry(table, 409, values=values, notice=entry.message)
+    return render_entry(table, status_of(entry), values=values, notice=entry.message)
 
 
 def saved(table: service.Table, number: int, kind: str = "saved"):
@@ -457,7 +458,7 @@ def refused_change(table: service.Table):
 
 def locked(table: service.Table, lock):
     """The table as it is, with why this device can't change it (403)."""
-    return render_page(table, 403, banner={"kind": "conflict", "message": render_text(lock.message)})
+    return render_page(table, status_of(Outcome.LOCKED), banner={"kind": "conflict", "message": render_text(lock.message)})
 
 
 def change_gate(_conn, table: service.Table):
@@ -528,28 +529,30 @@ def update(token: str, number: int):
                                           remove_after_end=request.form.get("remove_after_end", type=number_or_error),
                                           gate=change_gate)
     except StorageError as error:
-        return render_edit(table_or_404(token), number, values, {"deal": [storage_message(error)]}, None, was, 503)
+        return render_edit(table_or_404(token), number, values, {"deal": [storage_message(error)]}, None, was,
+                           NOT_SAVED)
     table = correction.table
     if table is None:
-        abort(404)
-    if correction.outcome is service.Outcome.LOCKED:  # what was typed stays in the form, not saved
-        return render_edit(table, number, values, {}, correction.lock.message, was, 403) \
+        abort(status_of(correction))
+    if correction.outcome is Outcome.LOCKED:  # what was typed stays in the form, not saved
+        return render_edit(table, number, values, {}, correction.lock.message, was, status_of(correction)) \
             if 1 <= number <= len(table.deals) else locked(table, correction.lock)
     if correction.saved:  # now, or sent again (maybe after the deal was undone): as the first time
         tell(table, "edited", number)
         return redirect(table_url(table) + f"#deal-{number}", code=303)
-    if correction.outcome is service.Outcome.CONFLICT:
+    if correction.outcome is Outcome.CONFLICT:
         if not correction.collides:  # undone from another phone meanwhile
             return stale(table, gettext("Deal %(number)s no longer exists (it was undone from another phone); "
                                         "nothing was changed. What you typed is in the form below, not saved.",
                                         number=number), values)
         recorded = table.deals[number - 1]
-        return render_edit(table, number, values, {}, correction.message, service.fingerprint(recorded), 409)
+        return render_edit(table, number, values, {}, correction.message, service.fingerprint(recorded),
+                           status_of(correction))
     # Refused: the reasons by field, the later deals' choices it asks again, or the deals it
     # would leave after the match's new end (removing them is offered beside Save).
     removal = {"first": correction.removal[0], "last": correction.removal[1]} if correction.removal else None
-    return render_edit(table, number, values, group_errors(list(correction.errors)), None, was, 422,
-                       correction.later_choices, removal)
+    return render_edit(table, number, values, group_errors(list(correction.errors)), None, was,
+                       status_of(correction), correction.later_choices, removal)
 
 
 @bp.post("/t/<token>/undo")
@@ -560,10 +563,10 @@ def undo(token: str):
     undone = service.undo_deal(get_db(), token, number, write_id=write_id(), gate=change_gate)
     table = undone.table
     if table is None:
-        abort(404)
-    if undone.outcome is service.Outcome.LOCKED:
+        abort(status_of(undone))
+    if undone.outcome is Outcome.LOCKED:
         return locked(table, undone.lock)
-    if undone.outcome is service.Outcome.CONFLICT:
+    if undone.outcome is Outcome.CONFLICT:
         return stale(table, undone.message)
     # Undo gives the deal back: its values return to the form, ready to fix one and save.
     values = table.game.form_values(undone.undone) if undone.undone is not None else None
@@ -584,10 +587,10 @@ def finish_answer(finished: service.Written):
     addition's end at time): the table's sheet, or why not beside the table as it is now."""
     table = finished.table
     if table is None:
-        abort(404)
-    if finished.outcome is service.Outcome.LOCKED:  # reopening, or accepting a tie
+        abort(status_of(finished))
+    if finished.outcome is Outcome.LOCKED:  # reopening, or accepting a tie
         return locked(table, finished.lock)
-    if finished.outcome is service.Outcome.REFUSED:
+    if finished.outcome is Outcome.REFUSED:  # a button, not a form: the table as it is now (409)
         return stale(table, finished.errors[0].message)
     return redirect(table_url(table) + "#sheet", code=303)  # saved now, or before (sent again)
 
@@ -602,8 +605,8 @@ def rematch(token: str):
     # Exactly once: a phone pressing after another (or sending again) lands on the same new table.
     started = service.start_rematch(get_db(), token, write_id=write_id())
     if started.table is None:
-        abort(404)
-    if started.outcome is service.Outcome.REFUSED:
+        abort(status_of(started))
+    if started.outcome is Outcome.REFUSED:  # a button: the table as it is now (409)
         return stale(started.table, started.errors[0].message)
     return redirect(url_for("tables.show", token=started.rematch_token), code=303)
 
@@ -672,17 +675,13 @@ def seat_players(token: str):
     values = form_values()
     n = asked_count(table, values.get("players"))
     names = [values.get(f"name-{s}", "") for s in range(n)]
-    try:
-        service.seat(get_db(), token, names, option_values(table.game, values), write_id=write_id())
-    except (service.AlreadySeated, Repeated):
-        return redirect(url_for("tables.show", token=token), code=303)
-    except service.Refused as refused:
-        return render_template("tables/new.html", values=values, errors=group_errors(refused.errors),
-                               **seating(table, n)), 422
-    except StorageError as error:
-        return render_template("tables/new.html", values=values, errors={"table": [storage_message(error)]},
-                               **seating(table, n)), 503
-    return redirect(url_for("tables.show", token=token), code=303)
+    # Seated now, or by another phone first, or by this one before (sent again): everyone lands
+    # on the same table.
+    return answer(lambda: service.seat(get_db(), token, names, option_values(table.game, values), write_id=write_id()),
+                  saved=lambda _seated: redirect(url_for("tables.show", token=token), code=303),
+                  page=lambda errors, status: (render_template("tables/new.html", values=values, errors=errors,
+                                                               **seating(table, n)), status),
+                  field="table")
 
 
 # --------------------------------------------------------------------------

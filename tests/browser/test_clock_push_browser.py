@@ -18,6 +18,7 @@ from companion.tables import service as tables
 from tests.browser.conftest import PHONE, TIMEOUT_MS, new_phone_context
 from tests.browser.pages import settled
 import table_writes
+from table_writes import done
 
 pytestmark = pytest.mark.browser
 
@@ -41,8 +42,8 @@ def without_the_clock_poll(route) -> None:
 
 def a_round_table(live_server) -> tuple[str, int]:
     """(token, id) of the first table of a round drawn for four players, its clock not started."""
-    drawn = organiser(live_server, lambda conn: ([night.join(conn, n) for n in ("Ann", "Bo", "Cy", "Dee")],
-                                                 night.draw_round(conn, chosen=["rwd"], minutes=30))[1])
+    drawn = organiser(live_server, lambda conn: ([done(night.join(conn, n)) for n in ("Ann", "Bo", "Cy", "Dee")],
+                                                 done(night.draw_round(conn, chosen=["rwd"], minutes=30)))[1])
     return drawn.tables[0].table.token, drawn.tables[0].table.id
 
 
@@ -78,20 +79,20 @@ def test_the_clock_follows_the_organiser_by_push(browser, live_server, artifacts
         assert clock.get_attribute("hx-trigger").endswith("every 3600s")  # the poll is out
         assert clock.is_hidden()  # no clock running yet
 
-        organiser(live_server, lambda conn: night.start_clock(conn, 30))
+        organiser(live_server, lambda conn: done(night.start_clock(conn, 30)))
         page.locator("#round-clock .round-clock").wait_for(state="visible", timeout=PUSHED_MS)
         assert re.fullmatch(r"(29|30):\d\d", page.locator("#round-clock .round-clock").inner_text())
 
         # A deal, so the match may end at time; then the organiser calls time for the table.
         organiser(live_server, lambda conn: table_writes.add_deal(conn, token, 1, RWD_DEAL))
         page.locator("#deal-1").wait_for(timeout=PUSHED_MS)
-        organiser(live_server, lambda conn: round_time.call_time(conn, table_id))
+        organiser(live_server, lambda conn: done(round_time.call_time(conn, table_id)))
         end = page.locator("#round-clock form.end-at-time button")
         end.wait_for(state="visible", timeout=PUSHED_MS)
         page.screenshot(path=str(artifacts_dir / "clock-pushed-time-up-390.png"))
 
         # Five more minutes for this table: time is no longer up, on the phone too.
-        organiser(live_server, lambda conn: night.extend_table(conn, table_id))
+        organiser(live_server, lambda conn: done(night.extend_table(conn, table_id)))
         end.wait_for(state="detached", timeout=PUSHED_MS)
         left = page.locator("#round-clock .round-clock").inner_text()
         assert re.fullmatch(r"\d+:\d\d", left), left
@@ -106,7 +107,7 @@ def test_a_change_while_the_clock_is_being_asked_still_reaches_it(browser, live_
     and the phone kept the old clock: CI, 1 run in 2.) The first answer is held until the region
     shows time called, so this order happens every run."""
     token, table_id = a_round_table(live_server)
-    organiser(live_server, lambda conn: night.start_clock(conn, 30))
+    organiser(live_server, lambda conn: done(night.start_clock(conn, 30)))
     held, holding = [], [False]
 
     def clock_route(route):
@@ -125,7 +126,7 @@ def test_a_change_while_the_clock_is_being_asked_still_reaches_it(browser, live_
         organiser(live_server, lambda conn: table_writes.add_deal(conn, token, 1, RWD_DEAL))
         page.locator("#deal-1").wait_for(timeout=PUSHED_MS)
         page.wait_for_function("() => document.querySelector('#round-clock').classList.contains('htmx-request')")
-        organiser(live_server, lambda conn: round_time.call_time(conn, table_id))
+        organiser(live_server, lambda conn: done(round_time.call_time(conn, table_id)))
         revision = organiser(live_server, lambda conn: tables.revision(conn, token))
         page.wait_for_function(f"() => Number(document.querySelector('#live').dataset.rev) >= {revision}",
                                timeout=PUSHED_MS)

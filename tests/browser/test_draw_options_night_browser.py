@@ -26,6 +26,7 @@ from tests.browser.pages import PHONE, TIMEOUT_MS
 from tests.night.test_calling_time import first_deal
 import table_writes
 from .conftest import new_phone_context
+from table_writes import done
 
 NAMES = ["Ann", "Bob", "Cy", "Di", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jo", "健太", "さくら"]
 PHONES = {"Ann": "en-US", "さくら": "ja-JP"}  # the two players followed on their phones
@@ -45,14 +46,14 @@ def rwd4(winner: int) -> dict:
 
 def past_night(conn) -> None:
     """A night before tonight: Ann's four played RWD (Ann won every deal), Eve's four Lucky Cube."""
-    night.start_night(conn)
-    token = store.create(conn, "rwd", ["Ann", "Bob", "Cy", "Di"], {"first_start_player": 0})
+    done(night.start_night(conn))
+    token = table_writes.create(conn, "rwd", ["Ann", "Bob", "Cy", "Di"], {"first_start_player": 0})
     table = store.load(conn, token)
     while not table.match().over:
         table = table_writes.add_deal(conn, token, len(table.deals) + 1, rwd4(0))
-    token = store.create(conn, "lucky_cube", ["Eve", "Fay", "Gus", "Hal"], {"first_dealer": 0})
+    token = table_writes.create(conn, "lucky_cube", ["Eve", "Fay", "Gus", "Hal"], {"first_dealer": 0})
     play_one_deal_and_end_at_time(conn, token)
-    night.start_night(conn)
+    done(night.start_night(conn))
 
 
 def play_one_deal_and_end_at_time(conn, token: str) -> None:
@@ -150,7 +151,7 @@ def test_a_night_of_three_rounds_with_each_wish(browser, live_server, artifacts_
             phones[name] = page
         for name in NAMES:
             if name not in PHONES:
-                night.join(conn, name)
+                done(night.join(conn, name))
 
         rounds: list[night.Round] = []
         for number in (1, 2, 3):

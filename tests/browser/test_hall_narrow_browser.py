@@ -11,6 +11,7 @@ import pytest
 from tests.browser.pages import settled
 from tests.browser.test_i18n_browser import OVERFLOW_JS
 import table_writes
+from table_writes import done
 
 pytestmark = pytest.mark.browser
 
@@ -86,10 +87,10 @@ def a_night_under_way(live_server) -> None:
 
     conn = connect(live_server.app.config["DATABASE"])
     try:
-        joined = [night.join(conn, name) for name in NAMES]
-        night.draw_round(conn, offered=["rwd"], minutes=45, seed="qa")  # three tables of four
-        night.set_left(conn, joined[-1].id)
-        night.join(conn, "渡辺 さくら")  # came after the draw: the round's tools offer her a seat
+        joined = [done(night.join(conn, name)) for name in NAMES]
+        done(night.draw_round(conn, offered=["rwd"], minutes=45, seed="qa"))  # three tables of four
+        done(night.set_left(conn, joined[-1].id))
+        done(night.join(conn, "渡辺 さくら"))  # came after the draw: the round's tools offer her a seat
         drawn = [t for t in night.night_tables(conn) if t.setup.n == 4]
         for number in (1, 2):  # one table under way
             table_writes.add_deal(conn, drawn[0].token, number, {"chips": [3, 3, 3, 4], "tricks": [7, 2, 2, 2]})

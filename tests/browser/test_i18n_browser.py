@@ -57,7 +57,6 @@ OVERFLOW_JS = """() => {
 
 def _make_tables(live_server) -> dict[str, str]:
     """One table per game (fewest players it allows), with a first deal when the game takes it."""
-    from companion.tables import service as store
     from companion.store import get_db
     from companion.games import MatchSetup
     from companion.tables.forms import option_values
@@ -67,7 +66,7 @@ def _make_tables(live_server) -> dict[str, str]:
         for game in GAMES.values():
             n = min(game.players)
             options = option_values(game, {})
-            token = store.create(get_db(), game.id, NAMES[:n], options)
+            token = table_writes.create(get_db(), game.id, NAMES[:n], options)
             progress = game.start(MatchSetup(game.id, tuple(NAMES[:n]), dict(options)))
             facts, errors = game.parse_deal(FIRST_DEAL[game.id], progress)
             if not errors and not game.validate(progress, facts):

@@ -54,7 +54,7 @@ def won_by(seat: int, progress) -> dict:
 @pytest.fixture
 def rtl_table(live_server):
     conn = storage.connect(live_server.app.config["DATABASE"])
-    token = store.create(conn, "rwd", RAW_NAMES, {})
+    token = table_writes.create(conn, "rwd", RAW_NAMES, {})
     table = store.load(conn, token)
     assert list(table.setup.players) == SHOWN  # stored clean: no override left to leak
     table_writes.add_deal(conn, token, 1, won_by(1, table.progress()))

@@ -7,6 +7,7 @@ import pytest
 
 from companion.night import service as night
 from companion.store import connect
+from table_writes import done
 
 pytestmark = pytest.mark.browser
 
@@ -20,7 +21,7 @@ def test_a_removed_players_open_page_says_so_without_a_reload(live_server, phone
     conn = connect(live_server.app.config["DATABASE"])
     try:
         (ann,) = night.roster(conn)
-        night.set_left(conn, ann.id)
+        done(night.set_left(conn, ann.id))
     finally:
         conn.close()
     gone = phone.locator("#me-live").get_by_text("not on tonight's list any more")

@@ -14,6 +14,7 @@ from companion.store import connect
 from tests.browser.pages import put, settled
 from tests.browser.test_screens import axe_serious
 from tests.night.screen_night import NAMES, draw, join_everyone, play, played_round
+from table_writes import done
 
 SIZES = [(1280, 720), (1920, 1080)]
 LOCALES = {"en": "en-US", "ja": "ja-JP"}
@@ -107,7 +108,7 @@ def test_every_state_fits_the_screen_and_shows_everyone_within_one_cycle(browser
         fits(page, "seating", artifacts_dir, lang)
 
         # Being played, the clock running: each table's deal and who leads.
-        night.start_clock(conn, 40)
+        done(night.start_clock(conn, 40))
         for number, rt in enumerate(first.tables[:4]):
             play(conn, rt, winner=number % 4)
         page.goto(live_server("/hall/screen"))

@@ -18,6 +18,7 @@ from companion.night import service as night
 from companion.store import connect
 from tests.browser.conftest import PHONE, TIMEOUT_MS, new_phone_context
 from tests.browser.pages import settled
+from table_writes import done
 
 pytestmark = pytest.mark.browser
 
@@ -43,9 +44,9 @@ def test_the_clock_never_covers_a_key_and_rows_keep_one_line(browser, live_serve
     conn = connect(live_server.app.config["DATABASE"])
     try:
         for name in NAMES:
-            night.join(conn, name)
-        night.draw_round(conn, chosen=["twin_shoot"])
-        night.start_clock(conn, 30)
+            done(night.join(conn, name))
+        done(night.draw_round(conn, chosen=["twin_shoot"]))
+        done(night.start_clock(conn, 30))
         (rt,) = night.night_rounds(conn)[-1].tables
         assert rt.table.setup.n == 6
         token = rt.table.token

@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pytest
 
-from companion.tables import service as tables
 from companion.app import create_app
 from companion.store import get_db
 import table_writes
@@ -87,12 +86,12 @@ def server(tmp_path_factory):
     with app.app_context():
         conn = get_db()
         for game, n in TABLES:
-            token = tables.create(conn, game, NAMES[:n], {})
+            token = table_writes.create(conn, game, NAMES[:n], {})
             table_writes.add_deal(conn, token, 1, form=first_deal(game, n))
             tokens[(game, n)] = token
-        fresh = tables.create(conn, "rwd", NAMES[:4], {})  # no deal yet: for the keyboard test
-        fresh_pq = tables.create(conn, "pair_quad", NAMES[:4], {})
-        fresh_ts = tables.create(conn, "twin_shoot", NAMES[:4], {})
+        fresh = table_writes.create(conn, "rwd", NAMES[:4], {})  # no deal yet: for the keyboard test
+        fresh_pq = table_writes.create(conn, "pair_quad", NAMES[:4], {})
+        fresh_ts = table_writes.create(conn, "twin_shoot", NAMES[:4], {})
     # 32 threads: each open table page holds one for its event stream.
     httpd = create_server(app, host="127.0.0.1", port=0, threads=32, ident="screens")
     thread = threading.Thread(target=httpd.run, daemon=True)

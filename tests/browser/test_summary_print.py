@@ -17,6 +17,7 @@ from helpers import text_of
 import table_writes
 from tests.browser.pages import PHONE, TIMEOUT_MS
 from .conftest import new_phone_context
+from table_writes import done
 
 NAMES = ["Annabelle", "Bartholomew", "Chiyo", "Daisuke", "Emi", "Fumiko"]
 TWIN_4 = {"bids": [["X", "D"], ["C", "D"], ["D", "D"], ["D", "D"]], "tricks": [4, 3, 2, 1], "open_bid": None}
@@ -30,7 +31,7 @@ LUCKY_LEVEL = [{"die_holder": None, "die_number": None, "last_trick": (number + 
 
 
 def play(conn, game, names, options, deals, numbered=True) -> str:
-    token = store.create(conn, game, names, options, numbered=numbered)
+    token = table_writes.create(conn, game, names, options, numbered=numbered)
     for number, facts in enumerate(deals, 1):
         table_writes.add_deal(conn, token, number, facts)
     return token
@@ -40,7 +41,7 @@ def six_matches(conn, names) -> None:
     """Six of every kind: both Twin Shoot sizes, a shared win, a third of four, a match ended at
     time, a level table; and a side table."""
     for name in names:
-        night.join(conn, name)
+        done(night.join(conn, name))
     a, b, c, d, e, f = names
     play(conn, "twin_shoot", [c, d, e, f, a, b], {}, [TWIN_6] * 3)
     play(conn, "twin_shoot", [a, b, c, d], {}, [TWIN_4] * 3)
@@ -56,7 +57,7 @@ def six_long_matches(conn, names) -> None:
     """The longest rows: six Twin Shoot matches at six, every name long (a team's name and score
     ran 477 px wide on a 390 px phone, and the night onto a second A4 page)."""
     for name in names:
-        night.join(conn, name)
+        done(night.join(conn, name))
     a, b, c, d, e, f = names
     for order in ([c, d, e, f, a, b], [a, b, c, d, e, f], [e, f, a, b, c, d], [c, d, a, b, e, f],
                   [a, b, e, f, c, d], [e, f, c, d, a, b]):

@@ -13,6 +13,7 @@ from companion.store import connect
 from companion.tables import service as tables
 from tests.browser.conftest import PHONE, TIMEOUT_MS, new_phone_context
 from tests.browser.pages import next_document, put, settled
+from table_writes import done
 
 pytestmark = pytest.mark.browser
 
@@ -25,9 +26,9 @@ def test_time_called_shows_under_the_deal_form_and_ends_the_match(browser, live_
     conn = connect(live_server.app.config["DATABASE"])
     try:
         for name in NAMES:
-            night.join(conn, name)
-        night.draw_round(conn, chosen=["rwd"])
-        night.start_clock(conn, 30)
+            done(night.join(conn, name))
+        done(night.draw_round(conn, chosen=["rwd"]))
+        done(night.start_clock(conn, 30))
         (rt,) = night.night_rounds(conn)[-1].tables
         token = rt.table.token
     finally:
@@ -49,7 +50,7 @@ def test_time_called_shows_under_the_deal_form_and_ends_the_match(browser, live_
 
         conn = connect(live_server.app.config["DATABASE"])
         try:
-            round_time.call_time_for_round(conn)
+            done(round_time.call_time_for_round(conn))
         finally:
             conn.close()
         note = page.locator("#time-up-note form.end-at-time button")

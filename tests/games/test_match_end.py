@@ -81,7 +81,7 @@ def test_miraiscope_keeps_its_tie_break_deal_and_refuses_the_one_after():
 
 
 def test_miraiscope_accepted_tie_takes_no_more_deals_at_the_table(conn):
-    token = store.create(conn, "miraiscope", ["A", "B"], {"first_dealer": 0})
+    token = table_writes.create(conn, "miraiscope", ["A", "B"], {"first_dealer": 0})
     for number, facts in enumerate([A17_B18, A17_B18, A18_B17, A18_B17], start=1):
         table_writes.add_deal(conn, token, number, facts)
     table_writes.set_finished(conn, token, True)  # the players accept the shared win
@@ -212,7 +212,7 @@ def test_pair_quad_planned_length_refuses_one_more():
 
 
 def test_pair_quad_open_ended_finished_at_the_table_takes_no_more(conn):
-    token = store.create(conn, "pair_quad", ["Ann", "Bob", "Cat", "Dan"], {"first_dealer": 0})
+    token = table_writes.create(conn, "pair_quad", ["Ann", "Bob", "Cat", "Dan"], {"first_dealer": 0})
     table_writes.add_deal(conn, token, 1, PQ_DEAL)
     table_writes.set_finished(conn, token, True)
     with pytest.raises(store.Refused):

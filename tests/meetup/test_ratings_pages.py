@@ -21,6 +21,7 @@ from helpers import NightClock as Clock
 from helpers import play_table as play
 from helpers import text_of, visible_page
 import table_writes
+from table_writes import done
 
 
 @pytest.fixture
@@ -101,7 +102,7 @@ def test_the_season_table_shows_ratings_only_when_asked(season):
 def test_a_merge_and_a_correction_rerate_everyone_they_touch(season):
     client, conn, tokens, clock = season
     clock.at(N4, "09:00")
-    night.start_night(conn)
+    done(night.start_night(conn))
     clock.at(N4, "19:00")
     play(conn, "miraiscope", ["Annie", "Bo"], {"first_dealer": 0}, MIRAI_SEAT0)
     play(conn, "rwd", ["Annie", "Cy", "Di"], {"first_start_player": 0}, [RWD_SEAT1] * 3)

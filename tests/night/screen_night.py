@@ -7,6 +7,7 @@ from __future__ import annotations
 from companion.night import service as night
 from companion.tables import service as store
 import table_writes
+from table_writes import done
 
 # Long names, Japanese names and a plain one: the screen must wrap, never scroll.
 NAMES = ["Aiko", "Bartholomew Featherstone", "千代子", "Daisuke", "Emi", "Fumi", "Gen", "Hana", "Ichiro",
@@ -25,11 +26,11 @@ def rwd_deal(winner: int) -> dict:
 
 def join_everyone(conn, names: list[str] = NAMES) -> None:
     for name in names:
-        night.join(conn, name)
+        done(night.join(conn, name))
 
 
 def draw(conn, tables: int = 6, minutes: int | None = None) -> night.Round:
-    return night.draw_round(conn, chosen=["rwd"] * tables, minutes=minutes, seed="screen", formats=ONE_DEAL)
+    return done(night.draw_round(conn, chosen=["rwd"] * tables, minutes=minutes, seed="screen", formats=ONE_DEAL))
 
 
 def play(conn, rt: night.RoundTable, winner: int = 0) -> None:

@@ -16,6 +16,7 @@ from companion.serving.events import Watch
 from companion.store import Revisions
 from companion.tables import service as tables
 import table_writes
+from table_writes import done
 
 RWD_DEAL = {"chips": [3, 3, 3, 4], "tricks": [7, 2, 2, 2]}
 
@@ -29,8 +30,8 @@ def watch(app):
 
 def a_round(conn):
     for name in ["Ann", "Bo", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal"]:
-        night.join(conn, name)
-    return night.draw_round(conn, offered=["rwd"], seed="clock", minutes=30)
+        done(night.join(conn, name))
+    return done(night.draw_round(conn, offered=["rwd"], seed="clock", minutes=30))
 
 
 def woken(watch: Watch, shown: dict[str, int]) -> dict[str, bool]:
@@ -45,21 +46,21 @@ def watching(watch: Watch, tokens) -> dict[str, int]:
 def test_starting_the_clock_wakes_every_table_of_the_round(conn, watch):
     drawn = a_round(conn)
     shown = watching(watch, [rt.table.token for rt in drawn.tables])
-    night.start_clock(conn, 45)
+    done(night.start_clock(conn, 45))
     assert woken(watch, shown) == {token: True for token in shown}
 
 
 def test_more_time_for_one_table_wakes_that_table_only(conn, watch):
     drawn = a_round(conn)
     shown = watching(watch, [rt.table.token for rt in drawn.tables])
-    night.extend_table(conn, drawn.tables[0].table.id)
+    done(night.extend_table(conn, drawn.tables[0].table.id))
     assert woken(watch, shown) == {rt.table.token: i == 0 for i, rt in enumerate(drawn.tables)}
 
 
 def test_time_called_for_one_table_wakes_it(conn, watch):
     drawn = a_round(conn)
     shown = watching(watch, [rt.table.token for rt in drawn.tables])
-    round_time.call_time(conn, drawn.tables[1].table.id)
+    done(round_time.call_time(conn, drawn.tables[1].table.id))
     assert woken(watch, shown) == {rt.table.token: i == 1 for i, rt in enumerate(drawn.tables)}
 
 
@@ -70,16 +71,16 @@ def test_time_called_for_the_round_wakes_every_unfinished_table(conn, watch):
     while not table.match().over:
         table = table_writes.add_deal(conn, table.token, len(table.deals) + 1, RWD_DEAL)
     shown = watching(watch, [rt.table.token for rt in drawn.tables])
-    round_time.call_time_for_round(conn)
+    done(round_time.call_time_for_round(conn))
     assert woken(watch, shown) == {rt.table.token: i != 0 for i, rt in enumerate(drawn.tables)}
 
 
 def test_a_side_table_added_to_tonight_wakes_its_phones(conn, watch):
-    night.start_night(conn)
-    token = tables.create(conn, "rwd", ["Ann", "Bo", "Cy", "Dee"], {})
+    done(night.start_night(conn))
+    token = table_writes.create(conn, "rwd", ["Ann", "Bo", "Cy", "Dee"], {})
     table_writes.add_deal(conn, token, 1, RWD_DEAL)
     shown = watching(watch, [token])
-    side_tables.add_to_night(conn, tables.load(conn, token).id)
+    done(side_tables.add_to_night(conn, tables.load(conn, token).id))
     assert woken(watch, shown) == {token: True}
     # ... at the revision the store has, not one guessed: the "unchanged?" answer agrees
     assert watch.revision(token) == tables.revision(conn, token)

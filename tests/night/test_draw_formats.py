@@ -12,6 +12,7 @@ from companion.night import service as night
 from companion.tables import service as store
 from helpers import text_of
 from helpers import join_night as join_all
+from table_writes import done
 
 
 def draw(client, **fields):
@@ -79,9 +80,9 @@ def test_the_next_draw_starts_from_the_format_of_the_last_round(app, client, con
 def test_the_store_checks_formats_itself(conn, app):
     join_all(app)
     with pytest.raises(store.Refused) as refused:
-        night.draw_round(conn, chosen=["rwd"] * 3, formats={"rwd": {"length": 2}})
+        done(night.draw_round(conn, chosen=["rwd"] * 3, formats={"rwd": {"length": 2}}))
     assert [e.field for e in refused.value.errors] == ["format-rwd-length"]
-    night.draw_round(conn, chosen=["rwd"] * 3, formats={"rwd": {"length": 1}})
+    done(night.draw_round(conn, chosen=["rwd"] * 3, formats={"rwd": {"length": 1}}))
     assert {rt.table.setup.options["length"] for rt in round_tables(conn)} == {1}
 
 

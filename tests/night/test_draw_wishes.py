@@ -13,6 +13,7 @@ from companion.tables import service as store
 from helpers import join_night as join_all
 from helpers import text_of, visible_page
 import table_writes
+from table_writes import done
 
 EIGHT = "Ann Bob Cy Di Eve Fay Gus Hal".split()
 
@@ -139,9 +140,9 @@ def test_balanced_and_newcomers_draw_with_the_seasons_ratings_and_games(app, cli
 def test_a_round_keeps_how_it_was_drawn_in_the_store(app, conn):
     join_all(app, EIGHT)
     who = ids(conn)
-    night.draw_round(conn, chosen=["lucky_cube"] * 2, seed="kept")
-    night.draw_round(conn, chosen=["lucky_cube"] * 2, seed="kept2", balanced=True, every_game=True, newcomers=True,
-                     never=[(who["Eve"], who["Ann"]), (who["Cy"], who["Di"])])
+    done(night.draw_round(conn, chosen=["lucky_cube"] * 2, seed="kept"))
+    done(night.draw_round(conn, chosen=["lucky_cube"] * 2, seed="kept2", balanced=True, every_game=True, newcomers=True,
+                     never=[(who["Eve"], who["Ann"]), (who["Cy"], who["Di"])]))
     first, second = night.night_rounds(conn)
     assert first.draw == night.HowDrawn("mix")
     assert second.draw == night.HowDrawn("balanced", every_game=True, newcomers=True,
@@ -150,7 +151,7 @@ def test_a_round_keeps_how_it_was_drawn_in_the_store(app, conn):
     stored = conn.execute("SELECT draw FROM night_rounds ORDER BY number").fetchall()
     assert stored[1][0] == ('{"every_game":true,"never":[[%d,%d],[%d,%d]],"newcomers":true,"way":"balanced"}'
                             % (who["Eve"], who["Ann"], who["Cy"], who["Di"]))
-    night.draw_round(conn, chosen=["lucky_cube"] * 2, seed="kept3", by_standings=True)
+    done(night.draw_round(conn, chosen=["lucky_cube"] * 2, seed="kept3", by_standings=True))
     assert night.night_rounds(conn)[-1].draw == night.HowDrawn("standings")
 
 
@@ -166,8 +167,8 @@ def test_the_form_starts_from_the_latest_rounds_draw_after_a_plain_reload(app, c
                        ).status_code == 303
     # A player renamed since, one removed from tonight's list: the pairs by tonight's names, the
     # removed player's pair left out.
-    night.rename(conn, who["Ann"], "Anna")
-    night.set_left(conn, who["Fay"])
+    done(night.rename(conn, who["Ann"], "Anna"))
+    done(night.set_left(conn, who["Fay"]))
     form = draw_form(client)
     assert '<input type="radio" name="by" value="standings" checked>' in form
     assert '<input type="radio" name="by" value="mix" >' in form
@@ -242,7 +243,7 @@ def test_a_stored_pair_with_a_plus_in_a_name_is_read_back(app, client, conn):
     """The form writes a stored pair as "C+ + Bob": the next draw reads it as that pair."""
     join_all(app, ["C+", "Bob", "Cy", "Di", "Eve", "Fay", "Gus", "Hal"])
     who = ids(conn)
-    night.draw_round(conn, chosen=["lucky_cube"] * 2, seed="plus", never=[(who["C+"], who["Bob"])])
+    done(night.draw_round(conn, chosen=["lucky_cube"] * 2, seed="plus", never=[(who["C+"], who["Bob"])]))
     form = draw_form(client)
     never = re.search(r'class="never"\s*>(.*?)</textarea>', form, re.S).group(1)
     assert never == "C+ + Bob"
@@ -257,11 +258,11 @@ def test_a_stored_pair_with_a_plus_in_a_name_is_read_back(app, client, conn):
 def test_games_played_counts_a_match_whose_result_was_not_stored_yet(app, conn):
     """A table finished a moment ago has no stored result (nor its players their ids) until the
     season is next read: *newcomers looked after* must read it first, not see a newcomer."""
-    token = store.create(conn, "rwd", ["Ann", "Bob", "Cy", "Di"], {"first_start_player": 0})
+    token = table_writes.create(conn, "rwd", ["Ann", "Bob", "Cy", "Di"], {"first_start_player": 0})
     play_until_over(conn, token, winner=0)
-    night.start_night(conn)
+    done(night.start_night(conn))
     for name in ("Ann", "Eve"):
-        night.join(conn, name)
+        done(night.join(conn, name))
     people = night.roster(conn)
     assert {p.name: games for p in people for pid, games in night.games_played(conn, people).items()
             if pid == p.id} == {"Ann": {"rwd"}, "Eve": set()}

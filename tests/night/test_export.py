@@ -14,6 +14,7 @@ import pytest
 from companion.night import service as night
 from companion.tables import service as store
 import table_writes
+from table_writes import done
 
 NAMES = "Ann Bob Cy Di Eve Fay Gus Hal".split()
 
@@ -34,7 +35,7 @@ def play_until_over(conn, token: str, winner: int) -> store.Table:
 
 def night_of_two_rounds(client, conn):
     for name in NAMES:
-        night.join(conn, name)
+        done(night.join(conn, name))
     client.post("/hall/rounds", data={"tables-rwd": "2"})
     first = night.night_rounds(conn)[0]
     play_until_over(conn, first.tables[0].table.token, 0)
@@ -46,7 +47,7 @@ def night_of_two_rounds(client, conn):
 def test_the_json_holds_roster_rounds_results_and_leaderboard(client, conn):
     rounds = night_of_two_rounds(client, conn)
     leaver = night.roster(conn)[-1]
-    night.set_left(conn, leaver.id)
+    done(night.set_left(conn, leaver.id))
     doc = json.loads(client.get("/hall/export.json").get_data(as_text=True))
     assert [p["name"] for p in doc["roster"]] == NAMES
     assert [p["left"] for p in doc["roster"]] == [False] * 7 + [True]
@@ -104,7 +105,7 @@ def test_the_csv_is_one_row_per_player_per_deal(client, conn):
 
 def test_a_name_that_is_a_formula_is_text_in_the_csv(client, conn):
     for name in ["=1+1", "@Bo", "Cy", "Di"]:
-        night.join(conn, name)
+        done(night.join(conn, name))
     client.post("/hall/rounds", data={"tables-rwd": "1"})
     (r,) = night.night_rounds(conn)
     table_writes.add_deal(conn, r.tables[0].table.token, 1, rwd_deal(0))

@@ -21,6 +21,7 @@ from companion.topics import NIGHT
 from companion.store import get_db
 
 from .screen_night import draw, join_everyone, play
+from table_writes import done
 
 
 def open_stream(app, address: str = "192.168.1.23", query: str = ""):
@@ -70,7 +71,7 @@ def test_the_stream_says_hello_then_changed_for_a_table_or_the_night_never_for_t
         changed = next(chunks)
         assert changed.startswith(b"event: changed\n") and data_of(changed) == signature(app)
         with app.app_context():
-            night.join(get_db(), "Eve")  # the roster: the night's own writes
+            done(night.join(get_db(), "Eve"))  # the roster: the night's own writes
         changed = next(chunks)
         assert changed.startswith(b"event: changed\n") and data_of(changed) == signature(app)
     finally:
@@ -102,11 +103,11 @@ def test_a_run_of_saves_is_one_changed(app, monkeypatch):
     try:
         next(chunks)  # hello
         with app.app_context():
-            night.join(get_db(), "Ida")
+            done(night.join(get_db(), "Ida"))
         first = next(chunks)
         with app.app_context():
             for name in ("Jo", "Kai", "Lu", "Max", "Ned"):  # more saves while the first "changed" is on its way
-                night.join(get_db(), name)
+                done(night.join(get_db(), name))
         second = next(chunks)
         assert first.startswith(b"event: changed\n") and second.startswith(b"event: changed\n")
         assert data_of(second) == signature(app)  # one event for the five

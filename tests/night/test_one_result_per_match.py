@@ -15,6 +15,7 @@ from companion.night import service as night
 from companion.players import service as players
 from companion.tables import service as store
 import table_writes
+from table_writes import done
 
 HALF, QUARTER = Fraction(1, 2), Fraction(1, 4)
 
@@ -42,7 +43,7 @@ TABLES_PLAYED = {name: sum(name in table for table in EXPECTED.values()) for nam
 
 
 def play(conn, game: str, names: list[str], options: dict, deals: list[dict]) -> str:
-    token = store.create(conn, game, names, options, numbered=True)  # the laptop's: tonight's tables
+    token = table_writes.create(conn, game, names, options, numbered=True)  # the laptop's: tonight's tables
     for number, facts in enumerate(deals, 1):
         table_writes.add_deal(conn, token, number, facts)
     return token
@@ -50,7 +51,7 @@ def play(conn, game: str, names: list[str], options: dict, deals: list[dict]) ->
 
 def play_the_night(conn) -> dict[str, str]:
     for name in TOTALS:
-        night.join(conn, name)
+        done(night.join(conn, name))
     tokens = {
         "twin4": play(conn, "twin_shoot", ["Ann", "Bo", "Cy", "Di"], {}, [TWIN_4] * 3),
         "twin6": play(conn, "twin_shoot", ["Cy", "Di", "Ed", "Fay", "Ann", "Bo"], {}, [TWIN_6] * 3),

@@ -7,10 +7,10 @@ from __future__ import annotations
 import re
 
 from companion.night import projector, service as night
-from companion.tables import service as store
 
 from .screen_night import NAMES, draw, join_everyone, play, played_round
 import table_writes
+from table_writes import done
 
 PHONE_ON_WIFI = {"REMOTE_ADDR": "192.168.1.23"}
 
@@ -35,9 +35,9 @@ def test_the_screen_follows_the_night(conn):
 
 
 def test_a_night_without_rounds_shows_its_leaderboard_once_a_table_finishes(conn):
-    token = store.create(conn, "rwd", ["Ann", "Bo", "Cy", "Di"], {"length": 1}, numbered=True)
+    token = table_writes.create(conn, "rwd", ["Ann", "Bo", "Cy", "Di"], {"length": 1}, numbered=True)
     for name in ("Ann", "Bo", "Cy", "Di"):
-        night.join(conn, name)
+        done(night.join(conn, name))
     assert state_of(conn) == projector.WELCOME
     table_writes.add_deal(conn, token, 1, {"chips": [4, 3, 3, 3], "tricks": [2, 3, 3, 5]})
     assert state_of(conn) == projector.LEADERBOARD
@@ -58,7 +58,7 @@ def test_play_shows_only_the_latest_rounds_tables_with_their_deal_and_leaders(co
     join_everyone(conn)
     first = played_round(conn)
     second = draw(conn, minutes=30)
-    night.start_clock(conn, 30)
+    done(night.start_clock(conn, 30))
     play(conn, second.tables[2], winner=1)
     context = projector.screen_context(conn)
     rows = context["rows"]

@@ -11,6 +11,7 @@ from companion.tables import service as store
 from helpers import text_of
 from helpers import join_night as join_all
 import table_writes
+from table_writes import done
 
 RWD_DEAL_4P = {"chips": [3, 3, 3, 4], "tricks": [7, 2, 2, 2]}
 
@@ -27,7 +28,7 @@ def latest(conn):
 
 def test_a_late_arrival_takes_the_last_seat_of_a_table_that_has_not_started(app, client, conn):
     r = drawn(app, client, conn, **{"tables-rwd": "3"})
-    late = night.join(conn, "Zed")
+    late = done(night.join(conn, "Zed"))
     table = r.tables[1]
     response = client.post("/hall/join-table", data={"player": str(late.id), "table": str(table.number)})
     assert response.status_code == 303
@@ -56,7 +57,7 @@ def test_a_player_leaves_a_table_and_the_others_keep_their_order(app, client, co
 
 def test_a_count_the_game_does_not_take_is_refused_next_to_the_form(app, client, conn):
     r = drawn(app, client, conn, **{"tables-twin_shoot": "3"})  # 4 + 4 + 4: five is no Twin Shoot
-    late = night.join(conn, "Zed")
+    late = done(night.join(conn, "Zed"))
     response = client.post("/hall/join-table", data={"player": str(late.id), "table": "1"})
     assert response.status_code == 422
     page = response.get_data(as_text=True)
@@ -71,7 +72,7 @@ def test_a_count_the_game_does_not_take_is_refused_next_to_the_form(app, client,
 def test_a_started_table_keeps_its_players(app, client, conn):
     r = drawn(app, client, conn, **{"tables-rwd": "3"})
     table_writes.add_deal(conn, r.tables[0].table.token, 1, RWD_DEAL_4P)
-    late = night.join(conn, "Zed")
+    late = done(night.join(conn, "Zed"))
     joined = client.post("/hall/join-table", data={"player": str(late.id), "table": str(r.tables[0].number)})
     assert joined.status_code == 409 and "has started" in text_of(joined.get_data(as_text=True))
     left = client.post("/hall/leave-table", data={"player": str(r.tables[0].player_ids[0])})
@@ -100,7 +101,7 @@ def test_the_tables_phones_get_the_new_players(app, client, conn):
     r = drawn(app, client, conn, **{"tables-rwd": "3"})
     token = r.tables[2].table.token
     before = store.load(conn, token).revision
-    late = night.join(conn, "Zed")
+    late = done(night.join(conn, "Zed"))
     client.post("/hall/join-table", data={"player": str(late.id), "table": str(r.tables[2].number)})
     assert store.load(conn, token).revision > before  # the live check sees a change
     page = text_of(client.get(f"/t/{token}").get_data(as_text=True))
@@ -109,8 +110,8 @@ def test_the_tables_phones_get_the_new_players(app, client, conn):
 
 def test_a_table_its_game_cannot_grow_is_not_offered_to_a_late_arrival(app, client, conn):
     r = drawn(app, client, conn, **{"tables-rwd": "3"})
-    night.join(conn, "Zed")
-    late = night.join(conn, "Yo")
+    done(night.join(conn, "Zed"))
+    late = done(night.join(conn, "Yo"))
     full = r.tables[0]
     assert client.post("/hall/join-table", data={"player": str(late.id), "table": str(full.number)}).status_code == 303
     # RWD now has 5 at that table, its most: only the other two tables are offered to Zed.

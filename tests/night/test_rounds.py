@@ -16,6 +16,7 @@ from companion.games import GAMES
 from helpers import NIGHT_NAMES, text_of
 from helpers import join_night as join_all
 import table_writes
+from table_writes import done
 
 NAMES = NIGHT_NAMES
 
@@ -116,7 +117,7 @@ def test_a_swap_before_the_round_starts_is_one_action(app, client, conn):
     assert after.tables[1].table.setup.players[2] == names[a]
     assert after.tables[0].table.token == r.tables[0].table.token  # the same tables, same links
     # A late arrival takes someone's seat; the one replaced is left out of this round.
-    late = night.join(conn, "Zed")
+    late = done(night.join(conn, "Zed"))
     assert client.post("/hall/swap", data={"a": str(a), "b": str(late.id)}).status_code == 303
     (after,) = night.night_rounds(conn)
     assert after.table_of(late.id) is not None and after.table_of(a) is None

@@ -28,7 +28,7 @@ def board_of(hall: str) -> str:
 
 
 def played(conn, names, numbered=False) -> str:
-    token = store.create(conn, "rwd", names, ONE_DEAL, numbered=numbered)
+    token = table_writes.create(conn, "rwd", names, ONE_DEAL, numbered=numbered)
     table_writes.add_deal(conn, token, 1, CY_WINS)
     assert store.load(conn, token).match().over
     return token
@@ -64,7 +64,7 @@ def test_a_phones_table_is_a_side_table_until_the_organiser_adds_it(app, client,
 
 
 def test_a_phone_table_never_played_is_in_neither_list(app, client, conn):
-    store.create(conn, "rwd", ["Ann", "Bo", "Cy"], ONE_DEAL)
+    table_writes.create(conn, "rwd", ["Ann", "Bo", "Cy"], ONE_DEAL)
     assert night.night_tables(conn) == [] and side_tables.side_tables(conn) == []
 
 

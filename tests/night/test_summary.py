@@ -32,7 +32,7 @@ RWD_FOUR_SHARED_THIRD = {"chips": [2, 3, 4, 4], "tricks": [7, 2, 2, 2]}
 
 def play(conn, game: str, names: list[str], options: dict, deals: list[dict], numbered: bool = True) -> str:
     """A table with ``deals`` played; ``numbered``: the laptop's (tonight's), else a phone's."""
-    token = store.create(conn, game, names, options, numbered=numbered)
+    token = table_writes.create(conn, game, names, options, numbered=numbered)
     for number, facts in enumerate(deals, 1):
         table_writes.add_deal(conn, token, number, facts)
     return token

@@ -9,11 +9,12 @@ import re
 from companion.night import service as night
 from helpers import text_of
 from helpers import join_night as join_all
+from table_writes import done
 
 
 def test_drawn_tables_continue_the_nights_numbering(app, client, conn):
     join_all(app)
-    night.prepare(conn, "rwd", 4, 3)  # three prepared tables: Table 1-3
+    done(night.prepare(conn, "rwd", 4, 3))  # three prepared tables: Table 1-3
     assert client.post("/hall/rounds", data={"tables-rwd": "3"}).status_code == 303
     hall = text_of(client.get("/hall").get_data(as_text=True))
     (r,) = night.night_rounds(conn)

@@ -31,6 +31,7 @@ from helpers import NightClock as Clock
 from helpers import play_table as play
 from helpers import text_of
 import table_writes
+from table_writes import done
 
 FIXTURE = Path(__file__).parent.parent / "fixtures" / "release-aaf9a5c.sqlite"
 PHONE_ON_WIFI = {"REMOTE_ADDR": "192.168.1.23"}
@@ -167,7 +168,7 @@ def test_a_players_history_exports(season):
 def test_merging_two_spellings_moves_every_match(season):
     client, conn, _tokens, clock = season
     clock.at(N4, "09:00")
-    night.start_night(conn)
+    done(night.start_night(conn))
     clock.at(N4, "19:00")
     play(conn, "miraiscope", ["Annie", "Bo"], {"first_dealer": 0}, MIRAI_SEAT0)  # "Annie" beats Bo
     play(conn, "rwd", ["Annie", "Cy", "Di"], {"first_start_player": 0}, [RWD_SEAT1] * 3)  # Cy wins, Annie 2nd of 3

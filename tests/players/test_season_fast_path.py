@@ -22,6 +22,7 @@ from companion.tables import service as tables
 
 from helpers import LUCKY, MIRAI_SEAT0, MIRAI_SEAT1, TWIN, NightClock, mirai, play_table, rwd4
 import table_writes
+from table_writes import done
 
 # Whole matches as the rules play them: (game, players, options, deals).
 MATCHES = [
@@ -46,7 +47,7 @@ def seeded(app, monkeypatch):
     tokens = []
     for day in NIGHTS:
         clock.at(day, "09:00")
-        night.start_night(conn)
+        done(night.start_night(conn))
         for table in range(6):
             game, size, options, deals = rng.choice(MATCHES)
             names = [n.upper() if rng.random() < 0.15 else n for n in rng.sample(REGULARS, size)]
@@ -128,12 +129,12 @@ def test_after_one_table_changes_and_who_is_who_changes(seeded):
     table_writes.add_deal(conn, miraiscope, 5, mirai(4, 20, 1))
     assert_same_figures(conn)
     names = json.loads(conn.execute("SELECT players FROM tables WHERE token = ?", (ended[3],)).fetchone()[0])
-    players.keep_apart(conn, ended[3], 1, f"{names[1]} K.")  # a namesake gets the seat
+    done(players.keep_apart(conn, ended[3], 1, f"{names[1]} K."))  # a namesake gets the seat
     assert_same_figures(conn)
     first, second = players.everyone(conn)[:2]
     shared = {str(first.id), str(second.id)}
     if not any(shared <= set(r.keys) for r in players.records(conn)):
-        players.merge(conn, first.id, second.id)
+        done(players.merge(conn, first.id, second.id))
     else:
-        players.rename(conn, first.id, f"{first.name} Z")
+        done(players.rename(conn, first.id, f"{first.name} Z"))
     assert_same_figures(conn)

@@ -15,6 +15,7 @@ from companion.changes import Change
 from companion.store import get_db
 from helpers import rwd_rotating_deal_form
 import table_writes
+from table_writes import done
 
 NAMES = ["Ann", "Bob", "Cy", "Di"]
 
@@ -35,7 +36,7 @@ def deal(number: int) -> dict:
 def test_each_table_write_announces_its_new_revision(app, heard):
     with app.app_context():
         db = get_db()
-        token = store.create(db, "rwd", NAMES, {})
+        token = table_writes.create(db, "rwd", NAMES, {})
         assert heard[-1] == Change("table", token, 0)
         added = table_writes.add_deal(db, token, 1, form=deal(1))
         assert heard[-1] == Change("table", token, added.revision) and added.revision == store.revision(db, token)
@@ -56,14 +57,14 @@ def test_each_table_write_announces_its_new_revision(app, heard):
 def test_night_writes_announce_the_night_and_the_tables_they_seat(app, heard):
     with app.app_context():
         db = get_db()
-        night.start_night(db)
+        done(night.start_night(db))
         assert heard[-1] == Change("night")
-        [token] = night.prepare(db, "rwd", 4, 1)
+        [token] = done(night.prepare(db, "rwd", 4, 1))
         assert heard[-2:] == [Change("night"), Change("table", token, 0)]  # the night's new table, as made
-        seated = store.seat(db, token, NAMES, {})
+        seated = table_writes.seat(db, token, NAMES, {})
         assert heard[-1] == Change("table", token, seated.revision)
-        night.join(db, "Eve")
-        night.join(db, "Eve")  # found again: still said once committed
+        done(night.join(db, "Eve"))
+        done(night.join(db, "Eve"))  # found again: still said once committed
         assert heard[-2:] == [Change("night"), Change("night")]
 
 
@@ -74,7 +75,7 @@ def test_a_failing_listener_never_breaks_a_write(app, heard):
     stop = changes.subscribe(broken)
     try:
         with app.app_context():
-            token = store.create(get_db(), "rwd", NAMES, {})
+            token = table_writes.create(get_db(), "rwd", NAMES, {})
             assert table_writes.add_deal(get_db(), token, 1, form=deal(1)).revision == 1
     finally:
         stop()
@@ -94,7 +95,7 @@ def test_a_watched_table_is_woken_by_the_write_without_a_query(app):
     """The revision comes with the announcement: the streams learn it with no query at all."""
     watch = app.extensions["watch"]
     with app.app_context():
-        token = store.create(get_db(), "rwd", NAMES, {})
+        token = table_writes.create(get_db(), "rwd", NAMES, {})
     assert watch.watch(token) == 0
     queries = []
     original = watch.revisions.of
@@ -117,7 +118,7 @@ def test_a_change_announced_without_its_revision_is_asked_once(app, monkeypatch)
     monkeypatch.setattr(store, "publish", lambda change: changes.publish(Change(change.kind, change.key)))
     watch = app.extensions["watch"]
     with app.app_context():
-        token = store.create(get_db(), "rwd", NAMES, {})
+        token = table_writes.create(get_db(), "rwd", NAMES, {})
         table_writes.add_deal(get_db(), token, 1, form=deal(1))
     assert watch.watch(token) == 1
     woke = []

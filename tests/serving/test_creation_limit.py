@@ -126,7 +126,7 @@ def test_a_flood_leaves_the_hall_board_as_it_was(server_process):
 
 def rwd_table(conn, names, numbered: bool = False) -> str:
     """An RWD table a phone opens (``numbered``: the laptop, so one of tonight's at once)."""
-    return store.create(conn, "rwd", names, {}, numbered=numbered)
+    return table_writes.create(conn, "rwd", names, {}, numbered=numbered)
 
 
 def play(conn, token: str) -> None:

@@ -16,6 +16,7 @@ from companion.meetup import draw_process, seating
 from companion.night import service as night
 from companion.store import connect
 from helpers import Phone
+from table_writes import done
 
 
 def test_a_phones_page_is_answered_while_a_long_draw_searches(server_process):
@@ -23,7 +24,7 @@ def test_a_phones_page_is_answered_while_a_long_draw_searches(server_process):
     conn = connect(str(server_process.db))
     try:
         for n in range(1, 201):
-            night.join(conn, f"P{n}")
+            done(night.join(conn, f"P{n}"))
     finally:
         conn.close()
     table = Phone(port, "127.0.0.40").create_table("rwd", ["Ann", "Ben", "Cho", "Dai"])

@@ -292,7 +292,7 @@ def test_the_hall_loads_only_the_side_tables_it_shows(client, conn, monkeypatch)
     from companion.tables import service as store
 
     for n in range(BOARD_MAX + 12):
-        token = store.create(conn, "rwd", [f"A{n}", f"B{n}", f"C{n}"], {"length": 1, "first_start_player": 0})
+        token = table_writes.create(conn, "rwd", [f"A{n}", f"B{n}", f"C{n}"], {"length": 1, "first_start_player": 0})
         table_writes.add_deal(conn, token, 1, {"chips": [8, 5, 4], "tricks": [3, 7, 7]})
     loaded = []
     table_of = store.table_of

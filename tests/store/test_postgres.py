@@ -134,7 +134,7 @@ def allow_deals(url: str) -> None:
                                             ("XX001", storage.StorageDamaged)])
 def test_sqlstates_are_the_stores_errors_and_nothing_half_done_stays(url, errcode, error):
     conn = storage.connect(url)
-    token = tables.create(conn, "rwd", NAMES, RWD)
+    token = table_writes.create(conn, "rwd", NAMES, RWD)
     revision = tables.revision(conn, token)
     refuse_deals_with(url, errcode)
     with pytest.raises(error) as refused:
@@ -185,7 +185,7 @@ def test_a_lost_connection_is_not_saved_and_the_next_try_is(pg_app):
 
 def test_sixteen_connections_sending_one_write_id_store_one_deal(url):
     conn = storage.connect(url)
-    token = tables.create(conn, "rwd", NAMES, RWD)
+    token = table_writes.create(conn, "rwd", NAMES, RWD)
     conn.close()
     barrier = threading.Barrier(16)
     answers: list = [None] * 16
@@ -217,7 +217,7 @@ def test_sixteen_connections_sending_one_write_id_store_one_deal(url):
 def test_sixteen_connections_adding_deals_at_once_each_get_their_own_number(url):
     """The writer lock makes read-then-write one step, as BEGIN IMMEDIATE does in SQLite."""
     conn = storage.connect(url)
-    token = tables.create(conn, "rwd", NAMES, RWD)
+    token = table_writes.create(conn, "rwd", NAMES, RWD)
     conn.close()
     barrier = threading.Barrier(8)
     outcomes: list = []

@@ -25,7 +25,7 @@ def test_the_change_log_is_in_the_order_the_changes_were_made(tmp_path, monkeypa
     storage.migrate(path)
     conn = storage.connect(path)
     clock_going_back(monkeypatch)
-    token = store.create(conn, "rwd", NAMES, {"first_start_player": 0})
+    token = table_writes.create(conn, "rwd", NAMES, {"first_start_player": 0})
     for number in (1, 2, 3):
         table_writes.add_deal(conn, token, number, form=rwd_deal(number))
     table_writes.undo_last(conn, token, 3)

@@ -90,7 +90,7 @@ def test_pair_and_quad_correction_asks_who_deals_next(conn):
     # Deal 1: Ann tops alone (+16); corrected, Ann and Bo tie on +12.
     alone = captured((0, 0, 0, 0, 0, 16), (0, 0, 0, 0, 0, 8), (2, 2, 2, 2, 2, 2), (2, 2, 2, 2, 2, 6))
     tied = captured((0, 0, 0, 0, 0, 12), (0, 0, 0, 0, 0, 12), (2, 2, 2, 2, 2, 2), (2, 2, 2, 2, 2, 6))
-    token = store.create(conn, "pair_quad", ["Ann", "Bo", "Cy", "Di"], {"first_dealer": 0, "deals": 0})
+    token = table_writes.create(conn, "pair_quad", ["Ann", "Bo", "Cy", "Di"], {"first_dealer": 0, "deals": 0})
     table_writes.add_deal(conn, token, 1, alone)
     table_writes.add_deal(conn, token, 2, alone)
     game = GAMES["pair_quad"]
@@ -121,7 +121,7 @@ def test_a_correction_that_breaks_a_later_deal_otherwise_is_still_refused(conn):
 
 
 def test_rematch_continues_the_rotation(conn):
-    token = store.create(conn, "lucky_cube", ["Ann", "Bo", "Cy"], {"first_dealer": 1})
+    token = table_writes.create(conn, "lucky_cube", ["Ann", "Bo", "Cy"], {"first_dealer": 1})
     table_writes.add_deal(conn, token, 1, {"die_holder": None, "die_number": None, "last_trick": 2})  # Bo dealt
     table_writes.add_deal(conn, token, 2, {"die_holder": None, "die_number": None, "last_trick": 0})  # Cy dealt
     new = store.load(conn, table_writes.rematch(conn, token))

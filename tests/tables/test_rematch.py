@@ -15,7 +15,7 @@ import table_writes
 def test_sixteen_simultaneous_rematches_make_one_table(tmp_path):
     path = fresh_db(tmp_path)
     conn = storage.connect(path)
-    token = store.create(conn, "rwd", ["Ann", "Bo", "Cy", "Di"], {})
+    token = table_writes.create(conn, "rwd", ["Ann", "Bo", "Cy", "Di"], {})
     before = store.revision(conn, token)
     for _round in range(3):
         barrier = threading.Barrier(16)
@@ -49,7 +49,7 @@ def test_sixteen_simultaneous_rematches_make_one_table(tmp_path):
 
 def test_rematch_uses_the_games_rematch_options(tmp_path, monkeypatch):
     conn = storage.connect(fresh_db(tmp_path))
-    token = store.create(conn, "miraiscope", ["Ann", "Bo"], {})
+    token = table_writes.create(conn, "miraiscope", ["Ann", "Bo"], {})
     game = store.load(conn, token).game
     option = game.options[0]
     monkeypatch.setattr(type(game), "rematch_options", lambda self, match: {option.key: 1}, raising=False)

@@ -20,6 +20,7 @@ from companion.tables import access
 from companion.tables import service as tables
 from helpers import text_of
 import table_writes
+from table_writes import done
 
 T0 = datetime(2026, 11, 27, 20, 0, tzinfo=timezone.utc)
 DEAL = {"number": "1", "chips-0": "0", "chips-1": "8", "chips-2": "9", "tricks-0": "5", "tricks-1": "6",
@@ -81,7 +82,7 @@ def test_a_session_remembers_the_tables_it_opened_while_they_ran_and_only_a_few(
 
 
 def one_deal_match(conn) -> str:
-    return tables.create(conn, "rwd", ["Ann", "Bo", "Cy"], {"first_start_player": 0, "length": 1})
+    return table_writes.create(conn, "rwd", ["Ann", "Bo", "Cy"], {"first_start_player": 0, "length": 1})
 
 
 def test_the_tables_phone_may_change_it_a_latecomer_reads_it(app, conn, client):
@@ -150,14 +151,14 @@ def test_the_tables_phone_may_change_it_for_30_minutes(app, conn, monkeypatch):
 
 def test_a_drawn_tables_phone_may_change_it_until_the_round_closes(app, conn, client):
     for name in ("Ann", "Bo", "Cy"):
-        night.join(conn, name)
-    drawn = night.draw_round(conn, chosen=["rwd"], formats={"rwd": {"length": 1}}, seed="t")
+        done(night.join(conn, name))
+    drawn = done(night.draw_round(conn, chosen=["rwd"], formats={"rwd": {"length": 1}}, seed="t"))
     token = drawn.tables[0].table.token
     at_table = phone(app, 13)
     at_table.get(f"/t/{token}")
     assert at_table.post(f"/t/{token}/deals", data=DEAL).status_code == 303
     assert "Undo deal 1" in at_table.get(f"/t/{token}").get_data(as_text=True)
-    night.draw_round(conn, chosen=["rwd"], seed="u")  # the next round: this one closes
+    done(night.draw_round(conn, chosen=["rwd"], seed="u"))  # the next round: this one closes
     page = at_table.get(f"/t/{token}").get_data(as_text=True)
     assert "Undo deal 1" not in page and "round is over" in text_of(page)
     assert at_table.post(f"/t/{token}/undo", data={"number": "1"}).status_code == 403
@@ -184,57 +185,57 @@ def test_the_players_pages_link_to_a_read_only_record(app, conn, client):
 
 
 def test_a_name_is_its_phones(conn):
-    ann = claims.join_as(conn, "phone-a", "127.0.9.2", name="Ann")
+    ann = done(claims.join_as(conn, "phone-a", "127.0.9.2", name="Ann"))
     assert isinstance(ann, night.Player)
-    assert claims.join_as(conn, "phone-a", "127.0.9.2", name="ＡＮＮ") == ann  # the same phone: at once
-    assert claims.join_as(conn, "phone-a", "127.0.9.99", player_id=ann.id) == ann
-    asked = claims.join_as(conn, "phone-b", "127.0.9.3", player_id=ann.id)
+    assert done(claims.join_as(conn, "phone-a", "127.0.9.2", name="ＡＮＮ")) == ann  # the same phone: at once
+    assert done(claims.join_as(conn, "phone-a", "127.0.9.99", player_id=ann.id)) == ann
+    asked = done(claims.join_as(conn, "phone-b", "127.0.9.3", player_id=ann.id))
     assert isinstance(asked, claims.Waiting) and asked.name == "Ann"
     assert claims.owns(conn, ann.id, "phone-a") and not claims.owns(conn, ann.id, "phone-b")
-    again = claims.join_as(conn, "phone-b", "127.0.9.3", name="ann")  # asking again replaces the request
+    again = done(claims.join_as(conn, "phone-b", "127.0.9.3", name="ann"))  # asking again replaces the request
     assert [c["id"] for c in claims.waiting(conn)] == [again.claim_id]
     for n in range(5):  # new cookies from the same device: still one request on the laptop
-        last = claims.join_as(conn, f"phone-b{n}", "127.0.9.3", name="Ann")
+        last = done(claims.join_as(conn, f"phone-b{n}", "127.0.9.3", name="Ann"))
     assert [c["id"] for c in claims.waiting(conn)] == [last.claim_id]
-    again = claims.join_as(conn, "phone-b", "127.0.9.3", name="ann")
-    claims.answer(conn, again.claim_id, allow=True)
+    again = done(claims.join_as(conn, "phone-b", "127.0.9.3", name="ann"))
+    done(claims.answer(conn, again.claim_id, allow=True))
     assert claims.owns(conn, ann.id, "phone-b") and not claims.owns(conn, ann.id, "phone-a")
     assert claims.claim_of(conn, again.claim_id, "phone-b")["state"] == "allowed"
     assert claims.claim_of(conn, again.claim_id, "phone-a") is None  # another phone's request
-    refused = claims.join_as(conn, "phone-a", "127.0.9.2", name="Ann")
-    claims.answer(conn, refused.claim_id, allow=False)
+    refused = done(claims.join_as(conn, "phone-a", "127.0.9.2", name="Ann"))
+    done(claims.answer(conn, refused.claim_id, allow=False))
     assert claims.owns(conn, ann.id, "phone-b") and claims.waiting(conn) == []
 
 
 def test_a_name_the_organiser_added_is_the_first_phones(conn):
-    bo = night.join(conn, "Bo")
-    assert claims.join_as(conn, "phone-c", "127.0.9.4", player_id=bo.id) == bo
-    assert isinstance(claims.join_as(conn, "phone-d", "127.0.9.5", player_id=bo.id), claims.Waiting)
+    bo = done(night.join(conn, "Bo"))
+    assert done(claims.join_as(conn, "phone-c", "127.0.9.4", player_id=bo.id)) == bo
+    assert isinstance(done(claims.join_as(conn, "phone-d", "127.0.9.5", player_id=bo.id)), claims.Waiting)
 
 
 def test_a_removed_name_stays_removed_until_the_organiser_adds_it(conn):
-    cy = claims.join_as(conn, "phone-e", "127.0.9.6", name="Cy")
-    night.set_left(conn, cy.id)
+    cy = done(claims.join_as(conn, "phone-e", "127.0.9.6", name="Cy"))
+    done(night.set_left(conn, cy.id))
     for device, asked in (("phone-e", {"name": "cy"}), ("phone-f", {"player_id": cy.id})):
         with pytest.raises(tables.Refused, match="off tonight's list"):
-            claims.join_as(conn, device, "127.0.9.7", **asked)
-    night.join(conn, "Cy")  # the organiser's Add
-    assert claims.join_as(conn, "phone-e", "127.0.9.6", name="Cy").id == cy.id
+            done(claims.join_as(conn, device, "127.0.9.7", **asked))
+    done(night.join(conn, "Cy"))  # the organiser's Add
+    assert done(claims.join_as(conn, "phone-e", "127.0.9.6", name="Cy")).id == cy.id
 
 
 def test_one_device_joins_a_few_names_the_laptop_any(conn):
     for n in range(claims.MAX_NAMES_PER_DEVICE):
-        claims.join_as(conn, f"cookie-{n}", "127.0.9.8", name=f"Kid {n}")  # new cookies: the same device
+        done(claims.join_as(conn, f"cookie-{n}", "127.0.9.8", name=f"Kid {n}"))  # new cookies: the same device
     with pytest.raises(tables.Refused, match=f"already joined {claims.MAX_NAMES_PER_DEVICE} names"):
-        claims.join_as(conn, "cookie-x", "127.0.9.8", name="One more")
-    assert claims.join_as(conn, "kid-0", "127.0.9.9", name="Other family").name == "Other family"
+        done(claims.join_as(conn, "cookie-x", "127.0.9.8", name="One more"))
+    assert done(claims.join_as(conn, "kid-0", "127.0.9.9", name="Other family")).name == "Other family"
     for n in range(10):
-        claims.join_as(conn, "laptop", None, name=f"Guest {n}")  # None: the laptop, not limited
+        done(claims.join_as(conn, "laptop", None, name=f"Guest {n}"))  # None: the laptop, not limited
     assert len(night.roster(conn)) == claims.MAX_NAMES_PER_DEVICE + 11
 
 
 def test_removing_many_names_in_one_action(app, conn, client):
-    ids = [night.join(conn, name).id for name in ("A1", "A2", "A3", "Keep")]
+    ids = [done(night.join(conn, name)).id for name in ("A1", "A2", "A3", "Keep")]
     hall = client.get("/hall").get_data(as_text=True)
     assert hall.count('form="remove-many"') == 4 and "Remove the ticked names" in hall
     assert client.post("/hall/players/remove", data={"player": [str(i) for i in ids[:3]]}).status_code == 303

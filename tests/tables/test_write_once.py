@@ -16,6 +16,7 @@ from companion.night import service as night
 from companion.tables import service as store
 from helpers import rwd_rotating_deal_form as rwd_deal
 import table_writes
+from table_writes import done
 
 RWD = {"first_start_player": 0}
 NAMES = ["Ann", "Bob", "Cy", "Di"]
@@ -49,7 +50,7 @@ def outcome_of(call):
 
 def test_a_resent_deal_is_stored_once_and_answered_with_the_first_outcome(db):
     conn = storage.connect(db)
-    token = store.create(conn, "rwd", NAMES, RWD)
+    token = table_writes.create(conn, "rwd", NAMES, RWD)
     table = table_writes.add_deal(conn, token, 1, form=rwd_deal(1), write_id="phone-1:w1")
     assert len(table.deals) == 1
     revision = store.revision(conn, token)
@@ -74,7 +75,7 @@ def test_a_resent_deal_is_stored_once_and_answered_with_the_first_outcome(db):
 
 def test_every_kind_of_write_records_its_outcome(db):
     conn = storage.connect(db)
-    token = store.create(conn, "rwd", NAMES, RWD)
+    token = table_writes.create(conn, "rwd", NAMES, RWD)
     table_writes.add_deal(conn, token, 1, form=rwd_deal(1), write_id="a")
     facts = store.load(conn, token).deals[0]
     changed = dict(facts, chips=[3, 4, 3, 3])
@@ -104,17 +105,17 @@ def test_every_kind_of_write_records_its_outcome(db):
 
 def test_seating_a_prepared_table_is_once_by_write_id(db):
     conn = storage.connect(db)
-    token = night.prepare(conn, "rwd", 4, 1)[0]
-    store.seat(conn, token, NAMES, RWD, write_id="s")
+    token = done(night.prepare(conn, "rwd", 4, 1))[0]
+    table_writes.seat(conn, token, NAMES, RWD, write_id="s")
     with pytest.raises(store.Repeated) as again:
-        store.seat(conn, token, ["W", "X", "Y", "Z"], RWD, write_id="s")
+        table_writes.seat(conn, token, ["W", "X", "Y", "Z"], RWD, write_id="s")
     assert again.value.outcome == {"action": "seat"}
     assert store.load(conn, token).setup.players == tuple(NAMES)
 
 
 def test_sixteen_threads_sending_the_same_write_id_store_one_deal_and_get_one_answer(db):
     conn = storage.connect(db)
-    token = store.create(conn, "rwd", NAMES, RWD)
+    token = table_writes.create(conn, "rwd", NAMES, RWD)
     conn.close()
     barrier = threading.Barrier(16)
     answers: list = [None] * 16

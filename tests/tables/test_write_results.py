@@ -49,7 +49,7 @@ def test_entering_a_deal_reads_the_table_once(client, loads, case):
 
 def test_what_entering_a_deal_returns(app):
     conn = connect(app.config["DATABASE"])
-    token = service.create(conn, "rwd", NAMES, {"first_start_player": 0})
+    token = table_writes.create(conn, "rwd", NAMES, {"first_start_player": 0})
     first = service.enter_deal(conn, token, 1, form=rwd_deal(1), write_id="w1")
     assert first.outcome is service.Outcome.SAVED and first.saved and first.number == 1
     assert len(first.table.deals) == 1 and first.table.revision == service.load(conn, token).revision
@@ -82,7 +82,7 @@ def test_what_entering_a_deal_returns(app):
 
 def test_a_correction_is_read_from_its_form_as_a_new_deal_is(app):
     conn = connect(app.config["DATABASE"])
-    token = service.create(conn, "rwd", NAMES, {"first_start_player": 0})
+    token = table_writes.create(conn, "rwd", NAMES, {"first_start_player": 0})
     table = table_writes.add_deal(conn, token, 1, form=rwd_deal(1))
     was = service.fingerprint(table.deals[0])
     bad = rwd_deal(1) | {"chips-0": "9"}  # chips adding up to 18

@@ -18,6 +18,7 @@ from flask import Flask, request_started
 from itsdangerous import URLSafeTimedSerializer
 from helpers import csrf_of, text_of
 import table_writes
+from table_writes import done
 
 UNSAFE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
 # Every state-changing endpoint this test knows; the URL map must hold at least these.
@@ -135,7 +136,7 @@ class World:
             conn.row_factory = sqlite3.Row
             conn.isolation_level = None
             try:
-                self._prepared = night.prepare(conn, GAME, 4, 1)[0]
+                self._prepared = done(night.prepare(conn, GAME, 4, 1))[0]
             finally:
                 conn.close()
         return self._prepared
@@ -208,7 +209,7 @@ def _spare_player(world: World) -> int:
     _night_round(world)  # drawn first: Quinn is no one's seat
     conn = store.connect(world.db)
     try:
-        return night.join(conn, "Quinn").id
+        return done(night.join(conn, "Quinn")).id
     finally:
         conn.close()
 
@@ -221,8 +222,8 @@ def _waiting_claim(world: World) -> int:
         _night_round(world)  # drawn first: Rex is no one's seat
         conn = store.connect(world.db)
         try:
-            claims.join_as(conn, "phone-a", "127.0.9.1", name="Rex")
-            world._claim = claims.join_as(conn, "phone-b", "127.0.9.2", name="Rex").claim_id
+            done(claims.join_as(conn, "phone-a", "127.0.9.1", name="Rex"))
+            world._claim = done(claims.join_as(conn, "phone-b", "127.0.9.2", name="Rex")).claim_id
         finally:
             conn.close()
     return world._claim
@@ -235,7 +236,7 @@ def _ended_table_id(world: World) -> int:
     if not hasattr(world, "_ended"):
         conn = store.connect(world.db)
         try:
-            token = tables.create(conn, GAME, ["Sal", "Tim", "Uma", "Val"], {"first_dealer": 0, "deals": 1})
+            token = table_writes.create(conn, GAME, ["Sal", "Tim", "Uma", "Val"], {"first_dealer": 0, "deals": 1})
             table_writes.add_deal(conn, token, 1, form=DEAL_1)
             world._ended = tables.load(conn, token).id
         finally:
@@ -257,11 +258,10 @@ def _player_id(world: World, name: str) -> int:
 def _player_elsewhere(world: World) -> int:
     """A player who never shared a table with Ann (a merge of those two is allowed)."""
     from companion import store
-    from companion.tables import service as tables
     if not hasattr(world, "_elsewhere"):  # made once, when the URL is built (before any figures are taken)
         conn = store.connect(world.db)
         try:
-            tables.create(conn, GAME, ["Eve", "Fay", "Gus", "Hal"], {"first_dealer": 0, "deals": 1})
+            table_writes.create(conn, GAME, ["Eve", "Fay", "Gus", "Hal"], {"first_dealer": 0, "deals": 1})
         finally:
             conn.close()
         world._elsewhere = _player_id(world, "Eve")
@@ -273,7 +273,7 @@ def _night_roster(world: World) -> list[int]:
     from companion.night import service as night
     conn = store.connect(world.db)
     try:
-        return [night.join(conn, name).id for name in ("Ivy", "Jo", "Kim", "Lu")]  # the same name: one player
+        return [done(night.join(conn, name)).id for name in ("Ivy", "Jo", "Kim", "Lu")]  # the same name: one player
     finally:
         conn.close()
 
@@ -291,8 +291,8 @@ def _night_round(world: World) -> list[int]:
                                                 if p.name not in ("Max", "Quinn", "Rex")]) != 4:
             for player in night.roster(conn):  # exactly one table's worth on tonight's list
                 if player.name not in ("Ivy", "Jo", "Kim", "Lu"):
-                    night.set_left(conn, player.id)
-            night.draw_round(conn, chosen=[GAME], seed="csrf")
+                    done(night.set_left(conn, player.id))
+            done(night.draw_round(conn, chosen=[GAME], seed="csrf"))
         return list(night.night_rounds(conn)[-1].tables[0].player_ids)
     finally:
         conn.close()
@@ -305,7 +305,7 @@ def _late_arrival(world: World) -> int:
     _night_round(world)
     conn = store.connect(world.db)
     try:
-        return night.join(conn, "Max").id
+        return done(night.join(conn, "Max")).id
     finally:
         conn.close()
 
@@ -317,7 +317,7 @@ def _round_table_id(world: World) -> int:
     conn = store.connect(world.db)
     try:
         if not night.night_rounds(conn)[-1].clock_from:
-            night.start_clock(conn, 20)
+            done(night.start_clock(conn, 20))
         return night.night_rounds(conn)[-1].tables[0].table.id
     finally:
         conn.close()
@@ -333,8 +333,8 @@ def _unseatable_table_id(world: World) -> int:
     if not hasattr(world, "_unseatable"):
         conn = store.connect(world.db)
         try:
-            (token,) = night.prepare(conn, GAME, 4, 1)
-            tables.seat(conn, token, ["Mo", "Ned", "Oz", "Pia"], {"first_dealer": 0, "deals": 1})
+            (token,) = done(night.prepare(conn, GAME, 4, 1))
+            table_writes.seat(conn, token, ["Mo", "Ned", "Oz", "Pia"], {"first_dealer": 0, "deals": 1})
             world._unseatable = tables.load(conn, token).id
         finally:
             conn.close()
@@ -353,12 +353,12 @@ def _timed_out_table(world: World) -> tuple[int, str]:
         _night_round(world)
         conn = store.connect(world.db)
         try:
-            night.draw_round(conn, chosen=[GAME], seed="csrf-time")
+            done(night.draw_round(conn, chosen=[GAME], seed="csrf-time"))
             rt = night.night_rounds(conn)[-1].tables[0]
             table_writes.add_deal(conn, rt.table.token, 1, form=DEAL_1)
             with store.write(conn):
                 nights_store.call_time(conn, [rt.table.id], tables.now())
-            night.draw_round(conn, chosen=[GAME], seed="csrf")
+            done(night.draw_round(conn, chosen=[GAME], seed="csrf"))
             world._timed_out = (rt.table.id, rt.table.token)
         finally:
             conn.close()
@@ -372,7 +372,7 @@ def _side_table_id(world: World) -> int:
     if not hasattr(world, "_side"):
         conn = store.connect(world.db)
         try:
-            token = tables.create(conn, GAME, ["Sam", "Tom", "Uma", "Vic"], {"first_dealer": 0, "deals": 0})
+            token = table_writes.create(conn, GAME, ["Sam", "Tom", "Uma", "Vic"], {"first_dealer": 0, "deals": 0})
             table_writes.add_deal(conn, token, 1, form=DEAL_1)
             world._side = tables.load(conn, token).id
         finally:

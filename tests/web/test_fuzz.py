@@ -57,6 +57,7 @@ from companion.store import get_db
 from companion.games import GAMES, MatchSetup
 from companion.web.games import CALCULATORS
 from helpers import text_of
+import table_writes
 
 # Fuzzing at length: the whole suite (CI) runs it; the fast tier is a minute on one core (issue 41).
 pytestmark = pytest.mark.slow
@@ -837,7 +838,7 @@ def test_oversized_bodies_refused_early(csrf_app):
     """With CSRF on, as in production, every POST reads its form first: > 64 KB is a 413."""
     client = csrf_app.test_client()
     with csrf_app.app_context():
-        token = store.create(get_db(), "rwd", ["Ann", "Bob", "Cy"], {"first_start_player": 0})
+        token = table_writes.create(get_db(), "rwd", ["Ann", "Bob", "Cy"], {"first_start_player": 0})
     posts = ["/tables", f"/t/{token}/deals", f"/t/{token}/preview", f"/t/{token}/deals/1",
              f"/t/{token}/undo", f"/t/{token}/finish", f"/t/{token}/rematch"]
     calls = [0]

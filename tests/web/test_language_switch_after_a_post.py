@@ -9,6 +9,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from companion.night import service as night
 from helpers import join_night as join_all
+from table_writes import done
 
 
 def switch_target(html: str) -> str:
@@ -19,7 +20,7 @@ def switch_target(html: str) -> str:
 def test_a_hall_refusal_switches_language_back_to_the_hall(app, client, conn):
     join_all(app)
     client.post("/hall/rounds", data={"draw": "1", "tables-twin_shoot": "3"})
-    late = night.join(conn, "Zed")
+    late = done(night.join(conn, "Zed"))
     refused = client.post("/hall/join-table", data={"player": str(late.id), "table": "1"})
     assert refused.status_code == 422
     target = switch_target(refused.get_data(as_text=True))
