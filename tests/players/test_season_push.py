@@ -18,6 +18,7 @@ from companion.tables import service as tables
 from companion.topics import SEASON
 
 import table_writes
+from table_writes import done
 
 NAMES = ["Ann", "Bo", "Cy", "Dee"]
 RWD_DEAL = {"chips": [3, 3, 3, 4], "tricks": [7, 2, 2, 2]}
@@ -46,7 +47,7 @@ def almost_over(app) -> tuple[str, int]:
     """A table one deal before its match ends, and that deal's number."""
     with app.app_context():
         conn = get_db()
-        token = tables.create(conn, "rwd", NAMES, {})
+        token = table_writes.create(conn, "rwd", NAMES, {})
         table = tables.load(conn, token)
         while not table.match().over:
             table = table_writes.add_deal(conn, token, len(table.deals) + 1, RWD_DEAL)
@@ -64,7 +65,7 @@ def test_the_season_stream_says_changed_when_a_match_ends_not_for_a_running_deal
     monkeypatch.setattr(app.extensions["event_streams"], "heartbeat", 0.2)  # a ping soon after the running deal
     token, last = almost_over(app)
     with app.app_context():
-        running = tables.create(get_db(), "rwd", NAMES, {})
+        running = table_writes.create(get_db(), "rwd", NAMES, {})
     shown = version(app)
     answered, body = open_stream(app, f"rev={shown}")
     assert answered["status"] == "200 OK", answered
@@ -82,7 +83,7 @@ def test_the_season_stream_says_changed_when_a_match_ends_not_for_a_running_deal
         with app.app_context():
             players.refresh(get_db())
             ann = players.player_of_name(get_db(), "Ann")
-            players.rename(get_db(), ann.id, "Anne")  # who is who
+            done(players.rename(get_db(), ann.id, "Anne"))  # who is who
         assert next(chunks).startswith(f"event: changed\nid: {version(app)}\n".encode())
     finally:
         body.close()
