@@ -19,7 +19,7 @@ Push mode (issue 12), what the pages do today:
     python3 bench/load.py --push --knee      # where delivery p99 crosses 100 ms
 
 - every phone holds its table's event stream (/t/<token>/events?rev=R), opened once, as the
-  page's #live-stream (templates/tables/_live_stream.html) is; on "changed" for a revision
+  page's #live-stream (templates/_live_stream.html) is; on "changed" for a revision
   it does not show it fetches /t/<token>/live?rev=R&form=N on its keep-alive connection (its
   partial, as static/live.js has the page do), and keeps the stream; every 30 s it makes the
   fallback check (a 204);
