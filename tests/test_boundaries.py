@@ -6,6 +6,7 @@ companion/devices.py only; the tables package imports no other feature."""
 from __future__ import annotations
 
 import ast
+import re
 import types
 from pathlib import Path
 
@@ -355,3 +356,39 @@ def test_the_feature_packages_import_each_other_one_way():
     both_ways = sorted(f"{a} ⇄ {b}" for a, targets in packages.items() for b in targets
                        if a < b and a in packages.get(b, ()))
     assert not both_ways, both_ways
+
+
+# --- how much a device may do: one place, one map (issue 42) ---------------------------------
+
+# Token-bucket arithmetic, or a map of devices kept bounded by hand.
+BUCKET = re.compile(r"\btokens\b\s*[+-]|\bmin\(\s*(?:self\.)?burst\b|len\(self\.\w+\) > (?:\d[\d_]*|self\.(?:max_)?devices)")
+
+
+def bucket_code(source: str) -> bool:
+    """Does ``source`` keep a rate of its own (token-bucket arithmetic, a map of devices
+    trimmed oldest first)?"""
+    return BUCKET.search(source) is not None
+
+
+def test_the_bucket_finder_sees_a_bucket_of_its_own():
+    assert bucket_code("tokens = min(self.burst, tokens + (now - then) * self.rate)")
+    assert bucket_code("            if len(self.buckets) > 8192:")
+    assert bucket_code("if address not in self.misses and len(self.misses) > 10_000:")
+    assert not bucket_code("rate = self.device_limits.rates['connecting']")
+
+
+# Maps by device that say nothing of how much a device may do.
+NOT_LIMITS = {
+    "serving/limits.py": "the one map itself",
+    "lru.py": "bytes by key, no device in it",
+    "serving/fair.py": "the turns' order (who used the least lately goes first); its limit, TURNS, is limits.py's",
+    "serving/server.py": "the log's once a minute per kind and device (FloodLog): what is written, not what is done",
+}
+
+
+def test_every_per_device_rate_is_counted_in_one_map():
+    """Every rule that counts a device's rate (cheap asks, connections after a refusal, new
+    tables) is a rule of companion/serving/limits.py's one map, not a bucket of its own."""
+    found = [str(path.relative_to(PACKAGE)) for path in sorted(PACKAGE.rglob("*.py"))
+             if str(path.relative_to(PACKAGE)) not in NOT_LIMITS and bucket_code(path.read_text())]
+    assert found == [], found

@@ -103,6 +103,7 @@ def install(app, headers: list[tuple[str, str]], join_host: Callable[[], str | N
     from .events import HEARTBEAT_S, EventStreams, Watch
     from .fair import FairShare
     from .guard import LinkGuessGuard
+    from .limits import device_limits
     from .live import LiveAnswers, SharedPartials
     from .pages import Pages
     from .turns import TableTurns
@@ -120,6 +121,7 @@ def install(app, headers: list[tuple[str, str]], join_host: Callable[[], str | N
     app.wsgi_app = app.extensions["fair_share"] = FairShare(app.wsgi_app, headers, pages, join_host=join_host)
     # What is known without Flask: "unchanged" (204), and a partial already rendered for the table.
     app.wsgi_app = app.extensions["live_answers"] = LiveAnswers(app.wsgi_app, watch, partials, headers, pages,
+                                                                limits=device_limits(app),
                                                                 join_host=join_host)
     # Every live page's event stream (push): a table's, the night's pages', the season's;
     # held open outside Flask and the turns.
@@ -129,4 +131,4 @@ def install(app, headers: list[tuple[str, str]], join_host: Callable[[], str | N
         app.wsgi_app, watch, headers, pages, join_host=join_host,
         heartbeat=app.config.get("STREAM_HEARTBEAT_S", HEARTBEAT_S))
     app.wsgi_app = app.extensions["link_guard"] = LinkGuessGuard(app.wsgi_app, headers, pages,
-                                                                 join_host=join_host)
+                                                                 join_host=join_host, limits=device_limits(app))

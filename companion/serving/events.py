@@ -54,6 +54,7 @@ from ..store import StorageError
 from ..store.revisions import Revisions
 from ..topics import NIGHT, SEASON, TOPIC_PATHS, VERSION_SHAPE, Version, version_text
 from . import SOCKET_KEY, client_trouble, query, table_route, table_token
+from .limits import STREAMS
 from .pages import Pages
 
 HEARTBEAT_S = 20.0  # a comment line this often finds dead connections and keeps NATs open
@@ -65,7 +66,7 @@ RETRY_MS = 1000  # the browser's reconnect delay after the stream drops
 # refused, and its page asks again (hx-sse backs off up to 5 s; it polls meanwhile). Never the
 # oldest open one: a device asking again and again would have the server open and close
 # streams as fast as it asks (issue 32).
-STREAMS_PER_DEVICE = 4
+STREAMS_PER_DEVICE = STREAMS  # companion/serving/limits.py: how much each device may do
 STREAM_RETRY_S = 5  # Retry-After of a refused stream (hx-sse's own back-off tops out there)
 
 

@@ -41,6 +41,7 @@ from typing import Callable, Iterable
 
 from ..devices import device_of, is_organiser
 from . import client_trouble, table_route
+from .limits import TURNS
 from .pages import Pages
 from .turns import RETRY_AFTER_SECONDS, refuse_busy
 
@@ -128,7 +129,7 @@ class Usage:
 class Turns:
     """Turns by device, the device that used the least lately first; see the module's docstring."""
 
-    def __init__(self, running: int = 2, per_device: int = 1, max_waiting: int = 32, wait: float = 10.0,
+    def __init__(self, running: int = 2, per_device: int = TURNS, max_waiting: int = 32, wait: float = 10.0,
                  max_waiting_all: int = 256, half_life: float = HALF_LIFE_S):
         self.running = running
         self.per_device = per_device

@@ -12,13 +12,12 @@ home page; other loopback addresses are other devices.
 
 from __future__ import annotations
 
-import threading
 import time
-from collections import OrderedDict
 from typing import Callable, Iterable
 
 from ..devices import device_of, is_organiser
 from . import client_trouble, table_token
+from .limits import DeviceLimits
 from .pages import Pages
 
 TABLE_PATH_PREFIX = "/t/"
@@ -32,50 +31,22 @@ def any_token(environ: dict) -> str:
 class LinkGuessGuard:
     def __init__(self, app: Callable, headers: list[tuple[str, str]], pages: Pages, limit: int = 30,
                  window: float = 60.0, clock: Callable[[], float] = time.monotonic,
-                 join_host: Callable[[], str | None] | None = None):
+                 join_host: Callable[[], str | None] | None = None, limits: DeviceLimits | None = None):
         self.app = app
         self.pages = pages
         self.limit = limit
         self.window = window
         self.clock = clock
         self.join_host = join_host  # the laptop's own address, for its Host header
-        # device -> unknown token -> when it was last asked for (oldest first)
-        self.misses: dict[str, OrderedDict[str, float]] = {}
-        self.lock = threading.Lock()
+        self.limits = limits or DeviceLimits()  # the app's one per-device map: its "links"
         self.headers = [("Content-Type", "text/html; charset=utf-8"), ("Retry-After", str(int(window))),
                         ("Cache-Control", "no-store")] + headers
 
-    def _recent(self, address: str) -> OrderedDict[str, float] | None:
-        """This device's unknown tokens still inside the window (caller holds the lock)."""
-        recent = self.misses.get(address)
-        if recent is None:
-            return None
-        cutoff = self.clock() - self.window
-        while recent and next(iter(recent.values())) < cutoff:
-            recent.popitem(last=False)
-        if not recent:
-            del self.misses[address]
-            return None
-        return recent
-
     def blocked(self, address: str) -> bool:
-        with self.lock:
-            recent = self._recent(address)
-            return recent is not None and len(recent) >= self.limit
+        return self.limits.distinct(address, "links", self.clock(), self.window) >= self.limit
 
     def missed(self, address: str, token: str = "") -> None:
-        with self.lock:
-            if address not in self.misses and len(self.misses) > 10_000:
-                # a flood of addresses: forget the oldest-seen half
-                for key in list(self.misses)[:5_000]:
-                    del self.misses[key]
-            recent = self._recent(address)
-            if recent is None:
-                recent = self.misses[address] = OrderedDict()
-            recent.pop(token, None)
-            recent[token] = self.clock()  # the same link again only refreshes its time
-            while len(recent) > self.limit:  # enough to decide; never more memory per device
-                recent.popitem(last=False)
+        self.limits.note(address, "links", token, self.clock(), keep=self.limit)
 
     def trusted(self, environ: dict) -> bool:
         return is_organiser(environ, self.join_host)

@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import gzip
 import threading
-import time
-from collections import OrderedDict
 from typing import Callable, Iterable
 
 from ..lru import BytesLRU
@@ -26,46 +24,13 @@ from ..devices import device_of, is_organiser
 from . import CLOSE_KEY, client_trouble, number, query, query_revision, table_route, table_token
 from ..topics import is_current
 from .events import Watch
+from .limits import DeviceLimits
 from .pages import Pages, environ_language
 
 MIN_GZIP = 600  # as companion.web.compress: smaller answers gain nothing from it
 RENDER_WAIT_S = 5.0  # a phone waits this long for the partial another phone's request renders
 
-# What a device may ask here (issue 42): a phone asks once per change its stream tells it of, and
-# every 5 s while its stream is silent (static/live.js): a few a minute, a burst when a busy table
-# moves. Answered from memory, these asks cost no turn in the fair share, so they are counted
-# here: past ASKS_BURST at once and ASKS_PER_S after that, a device is answered 429 and its
-# connection closed, and it is "refused lately" (companion/serving/server.py: its new connections
-# are then closed at accept past a burst), which costs the server next to nothing. 100 addresses
-# x 4 connections asked 3,500 times a second, and another phone waited 8 s for one answer.
-ASKS_PER_S = 5.0
-ASKS_BURST = 30.0
-ASKS_RETRY_S = 2
-ASKS_DEVICES = 8192  # devices remembered (the least recently seen forgotten first: a full bucket again)
-
-
-class AskRate:
-    """Each device's cheap asks: a token bucket per device, in a bounded map."""
-
-    def __init__(self, rate: float = ASKS_PER_S, burst: float = ASKS_BURST, devices: int = ASKS_DEVICES,
-                 clock: Callable[[], float] = time.monotonic):
-        self.rate, self.burst, self.devices, self.clock = rate, burst, devices, clock
-        self.buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()  # device -> (tokens, when)
-        self.lock = threading.Lock()
-        self.refused = 0  # for tests and benchmarks
-
-    def allow(self, device: str) -> bool:
-        now = self.clock()
-        with self.lock:
-            tokens, then = self.buckets.pop(device, (self.burst, now))
-            tokens = min(self.burst, tokens + (now - then) * self.rate)
-            allowed = tokens >= 1.0
-            self.buckets[device] = (tokens - 1.0 if allowed else tokens, now)
-            if len(self.buckets) > self.devices:
-                self.buckets.popitem(last=False)
-            if not allowed:
-                self.refused += 1
-            return allowed
+ASKS_RETRY_S = 2  # Retry-After of a refused ask (its rate: companion/serving/limits.py, "asks")
 
 
 class SharedPartials:
@@ -131,13 +96,13 @@ def request_key(environ: dict, token: str, revision: int) -> tuple | None:
 
 class LiveAnswers:
     def __init__(self, app: Callable, watch: Watch, partials: SharedPartials,
-                 headers: list[tuple[str, str]], pages: Pages, asks: AskRate | None = None,
+                 headers: list[tuple[str, str]], pages: Pages, limits: DeviceLimits | None = None,
                  join_host: Callable[[], str | None] | None = None):
         self.app = app
         self.pages = pages
         self.watch = watch
         self.partials = partials
-        self.asks = asks or AskRate()
+        self.limits = limits or DeviceLimits()  # the app's one per-device map
         self.join_host = join_host  # the laptop's own address: its asks are never counted
         self.refused_headers = [("Retry-After", str(ASKS_RETRY_S)), ("Cache-Control", "no-store"),
                                 ("Content-Length", "0")] + headers
@@ -150,8 +115,9 @@ class LiveAnswers:
         if table_route(environ) != "live" or environ.get("REQUEST_METHOD") != "GET":
             return self.app(environ, start_response)
         device = device_of(environ)
-        if not self.asks.allow(device) and not is_organiser(environ, self.join_host):
-            client_trouble(environ, "asks", f"more than {self.asks.burst:g} live asks at once or {self.asks.rate:g} a "
+        if not is_organiser(environ, self.join_host) and self.limits.take(device, "asks"):
+            rate = self.limits.rates["asks"]
+            client_trouble(environ, "asks", f"more than {rate.burst:g} live asks at once or {rate.per_s:g} a "
                                             "second: answered 429, its connection closed")
             environ[CLOSE_KEY] = True
             start_response("429 Too Many Requests", self.refused_headers)

@@ -53,6 +53,7 @@ from typing import Callable
 from ..numbers import ascii_number
 from ..devices import LAPTOP_ADDRESSES, is_laptop_address
 from . import CLOSE_KEY, FLOOD_KEY, SOCKET_KEY, table_route
+from .limits import CONNECTIONS, DeviceLimits, device_limits
 
 MAX_BODY = 64 * 1024  # as Flask's MAX_CONTENT_LENGTH: a deal form is a few hundred bytes
 
@@ -60,7 +61,7 @@ MAX_BODY = 64 * 1024  # as Flask's MAX_CONTENT_LENGTH: a deal form is a few hund
 @dataclass
 class Limits:
     max_connections: int = 0  # 0: from the open-file limit (see connection_cap)
-    per_device: int = 64
+    per_device: int = CONNECTIONS  # companion/serving/limits.py
     header_timeout: float = 15.0  # request line + headers, idle keep-alive included
     io_timeout: float = 30.0  # any single read or send
     max_body: int = MAX_BODY
@@ -396,52 +397,14 @@ ROOM_MARGIN = 0.05  # of the cap: past cap * (1 - this), new connections make ro
 ROOM_PER_CONNECTION = 2  # idle connections closed per new one: the count goes down, not only stays
 # A device refused lately for asking too much (more event streams than its share, more
 # requests waiting than its fair share, more cheap asks than a phone makes, too many connections, guessed table links, a slow or malformed
-# request) may then open new connections only at a bounded rate: a burst, then CONNECT_RATE a
-# second; past it they are closed at accept. Why: a refused request still costs the server
+# request) may then open new connections only at a bounded rate (companion/serving/limits.py,
+# "connecting": a burst, then so many a second); past it they are closed at accept. Why: a refused request still costs the server
 # about a millisecond (read, parse, answer), and 300 addresses each retrying dozens of refused
 # event streams kept its one core busy, so the laptop's own hall waited seconds in gevent's run
 # queue; a close at accept costs microseconds. A phone that was never refused is never counted
 # (a table's turns being busy, or a connection dropped, is not the phone's doing).
-CONNECT_BURST = 16
-CONNECT_RATE = 1.0  # per second
 THROTTLE_AFTER = frozenset({"streams", "share", "asks", "connections", "connecting", "links", "slow", "large",
                             "invalid"})
-THROTTLE_FOR_S = 60.0
-
-
-class ConnectionRate:
-    """New connections per device: a token bucket (``burst`` at once, ``rate`` a second after
-    that) that refuses only for a device :meth:`refused` within ``remember`` seconds."""
-
-    def __init__(self, burst: int = CONNECT_BURST, rate: float = CONNECT_RATE, remember: float = THROTTLE_FOR_S,
-                 clock: Callable[[], float] = time.monotonic):
-        self.burst, self.rate, self.remember, self.clock = float(burst), rate, remember, clock
-        self.buckets: dict[str, tuple[float, float]] = {}  # device -> (tokens, when counted)
-        self.troubled: dict[str, float] = {}  # device -> when it was last refused
-
-    def refused(self, device: str) -> None:
-        now = self.clock()
-        self.troubled[device] = now
-        if len(self.troubled) > 8192:  # a flood of addresses: forget the ones refused long ago
-            self.troubled = {d: t for d, t in self.troubled.items() if now - t < self.remember}
-
-    def allow(self, device: str) -> bool:
-        """May ``device`` open a new connection now? (Counts it, if so.)"""
-        when = self.troubled.get(device)
-        if when is None:
-            return True
-        now = self.clock()
-        if now - when >= self.remember:
-            del self.troubled[device]
-            self.buckets.pop(device, None)
-            return True
-        tokens, then = self.buckets.get(device, (self.burst, now))
-        tokens = min(self.burst, tokens + (now - then) * self.rate)
-        allowed = tokens >= 1.0
-        self.buckets[device] = (tokens - 1.0 if allowed else tokens, now)
-        if len(self.buckets) > 8192:
-            self.buckets = {d: b for d, b in self.buckets.items() if d in self.troubled}
-        return allowed
 
 
 class Server(WSGIServer):
@@ -460,13 +423,14 @@ class Server(WSGIServer):
         self.idle: dict[str, dict[Handler, None]] = {}  # device -> its connections waiting for a request
         self.room_from = cap - max(8, int(cap * ROOM_MARGIN))
         self.made_room = 0  # idle connections closed to make room, for tests and benchmarks
-        self.connect_rate = ConnectionRate()
+        # Each device's rates and whether it was refused lately: the app's one per-device map.
+        self.device_limits = device_limits(application) if hasattr(application, "extensions") else DeviceLimits()
 
     def trouble(self, kind: str, device: str, message: str) -> None:
         """A device did something refused: log it (once a minute per kind), and count its new
-        connections for a while if it asked too much (:class:`ConnectionRate`)."""
+        connections for a while if it asked too much (companion/serving/limits.py)."""
         if kind in THROTTLE_AFTER and not is_laptop_address(device):
-            self.connect_rate.refused(device)
+            self.device_limits.refused(device)
         self.flood(kind, device, message)
 
     def idle_now(self, handler: Handler, idle: bool) -> None:
@@ -519,9 +483,10 @@ class Server(WSGIServer):
             sock.close()
             return
         laptop = is_laptop_address(device)
-        if not laptop and not self.connect_rate.allow(device):
-            self.trouble("connecting", device, f"refused lately, then more than {CONNECT_BURST:g} new connections at "
-                                               f"once or {CONNECT_RATE:g} a second: further ones closed at once")
+        if not laptop and not self.device_limits.may_connect(device):
+            rate = self.device_limits.rates["connecting"]
+            self.trouble("connecting", device, f"refused lately, then more than {rate.burst:g} new connections at "
+                                               f"once or {rate.per_s:g} a second: further ones closed at once")
             sock.close()
             return
         # Near the cap, a new phone's connection closes idle ones of the devices holding the

@@ -32,7 +32,7 @@ from ..web.host import is_host_request
 from ..web.outcomes import NOT_SAVED, STALE, STATUS, answer, status_of
 from ..web.refusals import storage_message
 from ..web.times import local_time
-from ..serving.creation import creation_limit
+from ..serving.limits import device_limits
 from ..serving.live import SharedPartials, partial_key
 from . import service
 from .chart import progression_chart
@@ -139,7 +139,7 @@ def create():
     # A few tables at once per device, then one every few seconds (issue 23: one device opened
     # 15,946 in 20 s). Refused with what was typed kept; Retry-After says when to press again.
     # The laptop itself (the organiser, who may prepare 64 at a time anyway) is not limited.
-    wait = 0 if is_host_request() else creation_limit(current_app).take(device_of(request.environ))
+    wait = 0 if is_host_request() else device_limits(current_app).take(device_of(request.environ), "tables")
     if wait:
         page = render_template("tables/new.html", game=game, n=n, counts=counts, values=form_values(),
                                errors={"table": [ngettext(
@@ -151,7 +151,7 @@ def create():
 
     def form_again(errors: dict, status: int):
         if status == STATUS[Outcome.REFUSED] and not is_host_request():
-            creation_limit(current_app).give_back(device_of(request.environ))  # a refused form opened nothing
+            device_limits(current_app).give_back(device_of(request.environ), "tables")  # a refused form opened nothing
         return render_template("tables/new.html", game=game, n=n, counts=counts, values=form_values(),
                                errors=errors), status
 

@@ -14,7 +14,7 @@ import threading
 import time
 
 from companion.serving.fair import OVER, WAITED, Turns
-from companion.serving.live import AskRate
+from companion.serving.limits import DeviceLimits, Rate
 from helpers import Phone, request_on_new_connection
 
 FLOODER, INNOCENT = "127.0.0.30", "127.0.0.31"
@@ -44,7 +44,8 @@ def ask_for_ever(port: int, path: str, stop: threading.Event, statuses: list) ->
 
 
 def test_a_device_flooding_the_unchanged_answer_is_refused_and_alone_refused_lately(server_process):
-    from companion.serving.server import CONNECT_BURST
+    from companion.serving.limits import RATES
+    CONNECT_BURST = int(RATES["connecting"].burst)
 
     port = server_process.port
     token = Phone(port).create_table("rwd", ["Ann", "Ben", "Cho", "Dai"])
@@ -79,21 +80,24 @@ def test_a_device_flooding_the_unchanged_answer_is_refused_and_alone_refused_lat
 
 def test_a_phones_asks_are_never_refused_and_a_bucket_refills():
     now = [0.0]
-    rate = AskRate(rate=5, burst=30, clock=lambda: now[0])
+    limits = DeviceLimits({"asks": Rate(burst=30, per_s=5)}, clock=lambda: now[0])
+    allow = lambda device: limits.take(device, "asks") == 0  # noqa: E731
     # A phone: one ask per change told (a busy table: one every second) and its 5 s fallback.
     for second in range(600):
         now[0] = float(second)
-        assert rate.allow("127.0.0.2")
-    assert [rate.allow("127.0.0.3") for _ in range(31)].count(False) == 1  # a burst past 30
+        assert allow("127.0.0.2")
+    assert [allow("127.0.0.3") for _ in range(31)].count(False) == 1  # a burst past 30
     now[0] += 1.0
-    assert [rate.allow("127.0.0.3") for _ in range(6)] == [True] * 5 + [False]  # 5 a second again
+    assert [allow("127.0.0.3") for _ in range(6)] == [True] * 5 + [False]  # 5 a second again
 
 
-def test_the_map_of_devices_is_bounded():
-    rate = AskRate(devices=100)
+def test_the_map_of_devices_is_bounded_and_one_for_every_rule():
+    limits = DeviceLimits(devices=100)
     for device in range(1000):
-        rate.allow(f"10.0.{device // 250}.{device % 250}")
-    assert len(rate.buckets) == 100
+        limits.take(f"10.0.{device // 250}.{device % 250}", "asks")
+        limits.take(f"10.0.{device // 250}.{device % 250}", "tables")
+        limits.refused(f"10.0.{device // 250}.{device % 250}")
+    assert len(limits.seen) == 100  # one entry per device, whatever it was counted for
 
 
 def test_a_turn_refused_says_whether_the_device_asked_too_much_or_waited():

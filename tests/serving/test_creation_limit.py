@@ -21,7 +21,7 @@ import pytest
 
 from companion.night import service as night
 from companion.tables import service as store
-from companion.serving.creation import CreationLimit
+from companion.serving.limits import DeviceLimits, Rate
 from helpers import rwd_facts
 from helpers import Phone  # noqa: E402
 import table_writes
@@ -40,7 +40,11 @@ class FakeClock:
 
 def test_a_burst_then_one_every_few_seconds_per_device():
     clock = FakeClock()
-    limit = CreationLimit(burst=10, every=3.0, clock=clock)
+    limits = DeviceLimits({"tables": Rate(burst=10, per_s=1 / 3.0)}, clock=clock)
+
+    class limit:  # noqa: N801  (the rule's own view of the one map)
+        take = staticmethod(lambda device: limits.take(device, "tables"))
+
     assert [limit.take("A") for _ in range(10)] == [0] * 10
     assert limit.take("A") == 3  # the eleventh at once: wait 3 s
     assert limit.take("B") == 0  # another device: its own bucket
@@ -54,10 +58,10 @@ def test_a_burst_then_one_every_few_seconds_per_device():
 
 
 def test_forgets_the_oldest_devices_past_its_bound():
-    limit = CreationLimit(burst=1, every=60.0, max_devices=100, clock=FakeClock())
+    limits = DeviceLimits({"tables": Rate(burst=1, per_s=1 / 60.0)}, devices=100, clock=FakeClock())
     for n in range(1000):
-        assert limit.take(f"10.0.{n // 256}.{n % 256}") == 0
-    assert len(limit.buckets) == 100
+        assert limits.take(f"10.0.{n // 256}.{n % 256}", "tables") == 0
+    assert len(limits.seen) == 100
 
 
 def create_form(phone: Phone, names: list[str]) -> dict:

@@ -308,24 +308,25 @@ def test_the_hall_loads_only_the_side_tables_it_shows(client, conn, monkeypatch)
 # --- a device refused lately opens connections at a bounded rate ------------------------------------
 
 def test_only_a_device_refused_lately_has_its_new_connections_counted():
-    from companion.serving.server import ConnectionRate
+    from companion.serving.limits import DeviceLimits, Rate
 
     now = [100.0]
-    rate = ConnectionRate(burst=4, rate=1.0, remember=60.0, clock=lambda: now[0])
-    assert all(rate.allow("phone") for _ in range(50))  # never refused: never counted
-    rate.refused("greedy")
-    assert [rate.allow("greedy") for _ in range(6)] == [True] * 4 + [False] * 2
+    limits = DeviceLimits({"connecting": Rate(burst=4, per_s=1.0)}, refused_for=60.0, clock=lambda: now[0])
+    assert all(limits.may_connect("phone") for _ in range(50))  # never refused: never counted
+    limits.refused("greedy")
+    assert [limits.may_connect("greedy") for _ in range(6)] == [True] * 4 + [False] * 2
     now[0] += 2.0  # two more a second later
-    assert [rate.allow("greedy") for _ in range(3)] == [True, True, False]
+    assert [limits.may_connect("greedy") for _ in range(3)] == [True, True, False]
     now[0] += 61.0  # a minute without a refusal: forgotten
-    assert all(rate.allow("greedy") for _ in range(10))
+    assert all(limits.may_connect("greedy") for _ in range(10))
 
 
 def test_a_device_refused_a_stream_then_opening_connections_fast_is_closed_at_accept(server_process):
     """Each refused stream still costs the server a request's work; a device that keeps asking
     after a refusal has its new connections closed at accept past a burst, while a phone never
     refused opens as many as it likes and the laptop is never counted."""
-    from companion.serving.server import CONNECT_BURST
+    from companion.serving.limits import RATES
+    CONNECT_BURST = int(RATES["connecting"].burst)
 
     port = server_process.port
     token = Phone(port).create_table("rwd", ["Ann", "Ben", "Cho", "Dai"])
