@@ -292,6 +292,17 @@ class Round:
     def seating(self) -> tuple[seating.Seating, ...]:
         return tuple(seating.Seating(t.table.game.id, t.player_ids) for t in self.tables)
 
+    def together_anyway(self) -> list[tuple[int, int, RoundTable]]:
+        """The never-together pairs of its draw seated at one table all the same (no seating
+        the bounded search found kept every pair apart, or a swap since), each with its table,
+        in the order the organiser gave them."""
+        found = []
+        for a, b in self.draw.never:
+            seat = self.table_of(a)
+            if seat is not None and b in seat[0].player_ids:
+                found.append((a, b, seat[0]))
+        return found
+
     def table_of(self, player_id: int) -> tuple[RoundTable, int] | None:
         """(the player's table, their 0-based seat) in this round."""
         for rt in self.tables:

@@ -155,6 +155,7 @@ def hall_context(cycle: bool = False, signature: str | None = None) -> dict:
                 join_link=link, join_warning=warning, join_qr=None if warning else qr_svg(link),
                 clock=clock_of(latest), claims=claims.waiting(conn), **draw_format_context(rounds), **time_context(conn, latest),
                 draw_start=draw_form_start(latest, people), drawn=drawn_text(latest.draw) if latest else None,
+                clashes=clash_text(latest, {p.id: p.name for p in service.roster(conn, with_left=True)}),
                 **rating_context(conn))
 
 
@@ -210,6 +211,25 @@ def drawn_text(how: service.HowDrawn) -> str:
     if how.never:
         parts.append(ngettext("%(num)s pair kept apart", "%(num)s pairs kept apart", len(how.never)))
     return gettext("Drawn: %(how)s", how=" · ".join(parts))
+
+
+CLASHES_SHOWN = 5  # pairs named on the hall; past that, how many more
+
+
+def clash_text(latest: service.Round | None, names: dict[int, str]) -> str | None:
+    """The never-together pairs the round seats together all the same, named with their table,
+    for the organiser (a swap on the hall can part them): None when every pair is apart."""
+    together = latest.together_anyway() if latest else []
+    if not together:
+        return None
+    named = [gettext("%(a)s + %(b)s (%(table)s)", a=names.get(a, "?"), b=names.get(b, "?"), table=round_label(rt))
+             for a, b, rt in together[:CLASHES_SHOWN]]
+    comma = "、" if get_locale().language == "ja" else ", "
+    pairs = comma.join(named)
+    if len(together) > CLASHES_SHOWN:
+        pairs += (comma if comma == "、" else " ") + ngettext("and %(num)s more pair", "and %(num)s more pairs", len(together) - CLASHES_SHOWN)
+    return gettext("Not kept apart, as no seating of these tables parts every pair: %(pairs)s. "
+                   "Swap a player to part them.", pairs=pairs)
 
 
 def clock_of(latest: service.Round | None) -> dict | None:

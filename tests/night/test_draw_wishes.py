@@ -266,3 +266,32 @@ def test_games_played_counts_a_match_whose_result_was_not_stored_yet(app, conn):
     people = night.roster(conn)
     assert {p.name: games for p in people for pid, games in night.games_played(conn, people).items()
             if pid == p.id} == {"Ann": {"rwd"}, "Eve": set()}
+
+
+def test_pairs_no_seating_can_part_are_named_on_the_hall_with_their_table(app, client, conn):
+    """Issue 42: a draw whose never-together pairs can't all be parted says which pairs it seated
+    together after its bounded search, and where; a swap that parts them takes the line away."""
+    join_all(app, EIGHT[:4])
+    answer = client.post("/hall/rounds", data={"draw": "1", "tables-rwd": "1", "by": "mix",
+                                               "never": "Ann + Bob\nCy + Di"})
+    assert answer.status_code == 303  # drawn all the same: one table of four seats everyone together
+    hall = text_of(client.get("/hall").get_data(as_text=True))
+    assert ("Not kept apart, as no seating of these tables parts every pair: Ann + Bob (Table 1), "
+            "Cy + Di (Table 1). Swap a player to part them.") in hall
+    ja = text_of(client.get("/hall", headers={"Accept-Language": "ja"}).get_data(as_text=True))
+    assert "Ann + Bob（テーブル1）、Cy + Di（テーブル1）" in ja
+
+
+def test_a_draw_that_parts_every_pair_names_none(app, client, conn):
+    join_all(app, EIGHT)
+    answer = client.post("/hall/rounds", data={"draw": "1", "tables-lucky_cube": "2", "never": "Ann + Bob"})
+    assert answer.status_code == 303
+    assert "Not kept apart" not in client.get("/hall").get_data(as_text=True)
+
+
+def test_many_pairs_together_are_named_five_and_counted(app, client, conn):
+    join_all(app, EIGHT[:4])
+    pairs = "Ann + Bob\nAnn + Cy\nAnn + Di\nBob + Cy\nBob + Di\nCy + Di"
+    assert client.post("/hall/rounds", data={"draw": "1", "tables-rwd": "1", "never": pairs}).status_code == 303
+    hall = text_of(client.get("/hall").get_data(as_text=True))
+    assert "Cy + Di (Table 1)" not in hall and "and 1 more pair." in hall
