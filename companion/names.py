@@ -83,8 +83,13 @@ def look_alike(names) -> list[tuple[int, int]]:
     """Pairs of seats (0-based, in order) whose names differ (by :func:`name_key`) yet look alike
     (the same :func:`skeleton`): worth a warning, never a refusal (two players may really be
     called so)."""
-    found = []
-    for (a, first), (b, second) in combinations(enumerate(names), 2):
-        if name_key(first) != name_key(second) and skeleton(first) and skeleton(first) == skeleton(second):
-            found.append((a, b))
-    return found
+    # Each name's key and skeleton once, then only names sharing a skeleton are compared: a
+    # night of 200 names asked them 99,500 times (a 200 ms hall), now 200.
+    by_skeleton: dict[str, list[tuple[int, str]]] = {}
+    for seat, name in enumerate(names):
+        shape = skeleton(name)
+        if shape:
+            by_skeleton.setdefault(shape, []).append((seat, name_key(name)))
+    found = [(a, b) for alike in by_skeleton.values() for (a, key_a), (b, key_b) in combinations(alike, 2)
+             if key_a != key_b]
+    return sorted(found)
