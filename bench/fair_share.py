@@ -210,6 +210,22 @@ async def run(args, port: int, heavy: str, light: list[tuple[str, int]]) -> dict
             "hammerer_answers": dict(sorted(counts.items())), "dripped_table_page": drip}
 
 
+def database_for(tree: Path, path: Path) -> tuple[str, str, int]:
+    """bench/heavy_table.py's database, built by the code of the tree to be served (another
+    checkout's schema may be older than this one's)."""
+    if tree.resolve() == Path(__file__).resolve().parent.parent:
+        return build_database(path)
+    import json
+    import subprocess
+
+    script = ("import json, sys; from pathlib import Path; sys.path[:0] = [sys.argv[1], sys.argv[1] + '/bench'];"
+              " from heavy_table import build_database; print(json.dumps(build_database(Path(sys.argv[2]))))")
+    out = subprocess.run([sys.executable, "-c", script, str(tree), str(path)], check=True, capture_output=True,
+                         text=True, cwd=tree).stdout
+    heavy, light, revision = json.loads(out.strip().splitlines()[-1])
+    return heavy, light, revision
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--loops", type=int, default=64)
@@ -223,7 +239,7 @@ def main() -> int:
     serving.use_checkout(args.checkout)
     with tempfile.TemporaryDirectory() as tmp:
         tmp_path = Path(tmp)
-        heavy, light, revision = build_database(tmp_path / "x.sqlite")
+        heavy, light, revision = database_for(serving.ROOT, tmp_path / "x.sqlite")
         proc, port = serving.start_server(tmp_path)
         try:
             result = asyncio.run(run(args, port, heavy, [(light, revision)]))

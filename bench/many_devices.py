@@ -43,8 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench import serving  # noqa: E402
-from bench.fair_share import Conn, more_tables, summary  # noqa: E402
-from bench.heavy_table import build_database  # noqa: E402
+from bench.fair_share import Conn, database_for, more_tables, summary  # noqa: E402
 
 ASK_TIMEOUT_S = 10.0  # an answer not come by then counts as this long
 # The attacking process's figures (shared memory): its streams, and its answers by status.
@@ -298,22 +297,6 @@ def add_players(tree: Path, database: Path, players: int) -> None:
               " from companion.night import service as night; conn = store.connect(sys.argv[2]);"
               " [night.join(conn, f'P{n}') for n in range(1, int(sys.argv[3]) + 1)]; conn.close()")
     subprocess.run([sys.executable, "-c", script, str(tree), str(database), str(players)], check=True, cwd=tree)
-
-
-def database_for(tree: Path, path: Path) -> tuple[str, str, int]:
-    """bench/heavy_table.py's database, built by the code of the tree to be served (another
-    checkout's schema may be older than this one's)."""
-    if tree.resolve() == Path(__file__).resolve().parent.parent:
-        return build_database(path)
-    import json
-    import subprocess
-
-    script = ("import json, sys; from pathlib import Path; sys.path[:0] = [sys.argv[1], sys.argv[1] + '/bench'];"
-              " from heavy_table import build_database; print(json.dumps(build_database(Path(sys.argv[2]))))")
-    out = subprocess.run([sys.executable, "-c", script, str(tree), str(path)], check=True, capture_output=True,
-                         text=True, cwd=tree).stdout
-    heavy, light, revision = json.loads(out.strip().splitlines()[-1])
-    return heavy, light, revision
 
 
 def main() -> int:
