@@ -112,7 +112,8 @@ def refresh(conn: Connection) -> int:
                 for k, n in zip(keys, names):
                     keys_seen[k] = n  # the latest table's spelling (tables come oldest first)
                 player_rows.save_result(conn, table["id"], table["revision"], table["finished"], over, night,
-                                 table["updated_at"], table["game"], table_label(table), names, keys, places,
+                                 table["ended_at"] or table["updated_at"], table["game"], table_label(table),
+                                 names, keys, places,
                                  scores, entrants, at_time)
             for k in sorted(player_rows.missing_keys(conn, keys_seen)):
                 if k:

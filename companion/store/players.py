@@ -28,7 +28,7 @@ def stale_tables(conn: sqlite3.Connection, limit: int = 500) -> list[dict[str, A
     ``limit``, oldest first), with their deals and the date of the night they belong to."""
     found: dict[int, dict[str, Any]] = {}
     for row in conn.execute(
-            "SELECT t.id, t.game, t.players, t.options, t.finished, t.revision, t.created_at, t.updated_at,"
+            "SELECT t.id, t.game, t.players, t.options, t.finished, t.revision, t.created_at, t.updated_at, t.ended_at,"
             " t.label, t.seq, t.ended_at_time, d.facts AS deal_facts,"
             " (SELECT n.started_at FROM nights AS n WHERE n.after_table < t.id ORDER BY n.id DESC LIMIT 1)"
             "  AS night_started"
@@ -42,6 +42,7 @@ def stale_tables(conn: sqlite3.Connection, limit: int = 500) -> list[dict[str, A
                 "id": row["id"], "game": row["game"], "players": json.loads(row["players"]),
                 "options": json.loads(row["options"]), "finished": bool(row["finished"]),
                 "revision": row["revision"], "created_at": row["created_at"], "updated_at": row["updated_at"],
+                "ended_at": row["ended_at"],
                 "label": row["label"], "seq": row["seq"], "night_started": row["night_started"],
                 "ended_at_time": bool(row["ended_at_time"]), "deals": []}
         if row["deal_facts"] is not None:

@@ -416,6 +416,15 @@ MIGRATIONS: list[str] = [
     CREATE TABLE season (id integer PRIMARY KEY CHECK (id = 1), version integer NOT NULL);
     INSERT INTO season (id, version) VALUES (1, 0);
     """,
+    # 4 (SQLite's 11): a match's finishing moment, and the deals it ended with.
+    """
+    ALTER TABLE tables ADD COLUMN ended_at text;
+    ALTER TABLE tables ADD COLUMN ended_deals integer;
+    UPDATE tables SET ended_at = (SELECT c.at FROM changes AS c WHERE c.table_id = tables.id
+                                  AND c.action IN ('add', 'finish') ORDER BY c.id DESC LIMIT 1),
+                      ended_deals = (SELECT count(*) FROM deals AS d WHERE d.table_id = tables.id)
+     WHERE id IN (SELECT table_id FROM results WHERE over = 1);
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -208,6 +208,19 @@ MIGRATIONS: list[str] = [
     CREATE TABLE season (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL);
     INSERT INTO season (id, version) VALUES (1, 0);
     """,
+    # 11: a match's finishing moment (issue 43): set when it first ends (by its rules, by hand or
+    # at time), kept through corrections, undo and re-entry, reopening and Rematch presses; moved
+    # only when a reopened match ends with more deals than before. The season's order (ratings,
+    # a player's matches) and a finished match's window for changes go by it. A match that ended
+    # before: its last deal added or finish, as its change log says.
+    """
+    ALTER TABLE tables ADD COLUMN ended_at TEXT;
+    ALTER TABLE tables ADD COLUMN ended_deals INTEGER;
+    UPDATE tables SET ended_at = (SELECT c.at FROM changes AS c WHERE c.table_id = tables.id
+                                  AND c.action IN ('add', 'finish') ORDER BY c.id DESC LIMIT 1),
+                      ended_deals = (SELECT count(*) FROM deals AS d WHERE d.table_id = tables.id)
+     WHERE id IN (SELECT table_id FROM results WHERE over = 1);
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -28,7 +28,7 @@ def _record(row: sqlite3.Row, deals: list[dict[str, Any]]) -> dict[str, Any]:
             "created_at": row["created_at"], "updated_at": row["updated_at"],
             "label": row["label"], "seated": bool(row["seated"]), "rematch_token": row["rematch_token"],
             "seq": row["seq"], "rematch_of": row["rematch_of"], "ended_at_time": bool(row["ended_at_time"]),
-            "deals": deals}
+            "ended_at": row["ended_at"], "ended_deals": row["ended_deals"], "deals": deals}
 
 
 @translated
@@ -205,6 +205,12 @@ def shown_again(conn: sqlite3.Connection, table_ids: Sequence[int]) -> dict[str,
         if row is not None:
             moved[row[0]] = row[1]
     return moved
+
+
+@translated
+def mark_ended(conn: sqlite3.Connection, table_id: int, stamp: str, deals: int) -> None:
+    """The match's finishing moment is now, with ``deals`` deals (the caller holds ``store.write``)."""
+    conn.execute("UPDATE tables SET ended_at = ?, ended_deals = ? WHERE id = ?", (stamp, deals, table_id))
 
 
 @translated

@@ -13,15 +13,6 @@ from .nights import current_night
 
 
 @translated
-def ended_at(conn: sqlite3.Connection, table_id: int) -> str | None:
-    """When the table's latest deal was added or its match finished by hand (UTC, ISO), in the
-    store's own order of changes (a clock set back can't reorder them); None: neither ever was."""
-    row = conn.execute("SELECT at FROM changes WHERE table_id = ? AND action IN ('add', 'finish')"
-                       " ORDER BY id DESC LIMIT 1", (table_id,)).fetchone()
-    return row["at"] if row else None
-
-
-@translated
 def round_open(conn: sqlite3.Connection, table_id: int) -> bool | None:
     """Whether the table's round is still the night's latest (None: the table was not drawn in a
     round). A round closes when the next one is drawn or a new night begins."""

@@ -115,7 +115,7 @@ def lock_for(conn: Connection, table: Any, session: MutableMapping, laptop: bool
     round_is_open = trust_store.round_open(conn, table.id) if opened else None
     ended = None
     if opened and round_is_open is None:
-        stamp = trust_store.ended_at(conn, table.id) or table.updated_at
+        stamp = table.ended_at or table.updated_at  # its finishing moment (issue 43)
         try:
             ended = datetime.fromisoformat(stamp)
         except (TypeError, ValueError):

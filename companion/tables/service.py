@@ -80,6 +80,8 @@ class Table:
     rematch_token: str | None = None  # the table its rematch started, once someone pressed Rematch
     seq: int | None = None  # a prepared table's number in its night (shown as "Table 3")
     ended_at_time: bool = False  # its players ended the match with the deals played when time was called
+    ended_at: str | None = None  # its match's finishing moment (UTC, ISO; see season_moved); None: never ended
+    ended_deals: int | None = None  # the deals it had then
 
     def progress(self, upto: int | None = None) -> Progress:
         """The match state after the first ``upto`` stored deals (all by default)."""
@@ -200,12 +202,20 @@ def announced(written: Written) -> Written:
     return written
 
 
-def season_moved(conn: Connection, before: Table, after: Table) -> int | None:
+def season_moved(conn: Connection, before: Table, after: Table, stamp: str | None = None) -> int | None:
     """Inside a table's write: where it changes what the season's pages show (a match that
-    ends, is reopened, or is changed once ended), the season's new version; else None."""
-    if before.match().over or after.match().over:
-        return player_rows.move_season(conn)
-    return None
+    ends, is reopened, or is changed once ended), the season's new version; else None.
+
+    A match that ends here for the first time gets its finishing moment (issue 43), kept
+    through corrections, undo and re-entry, reopening and Rematch presses: the season orders
+    its matches (ratings, a player's list) and a finished match's window for changes go by it,
+    so a write that changes no result moves nothing. It moves only when a reopened match ends
+    with more deals than it ended with before."""
+    if not (before.match().over or after.match().over):
+        return None
+    if after.match().over and (after.ended_at is None or len(after.deals) > (after.ended_deals or 0)):
+        table_rows.mark_ended(conn, after.id, stamp or now(), len(after.deals))
+    return player_rows.move_season(conn)
 
 
 def refused(table: Table, refusal: Refused) -> Written:
@@ -413,7 +423,8 @@ def table_of(record: Mapping[str, Any] | None) -> Table | None:
                  MatchSetup(record["game"], tuple(record["players"]), record["options"]),
                  record["finished"], record["revision"], record["created_at"], record["updated_at"],
                  tuple(record["deals"]), record["label"], record["seated"], record["rematch_token"],
-                 seq=record["seq"], ended_at_time=record.get("ended_at_time", False))
+                 seq=record["seq"], ended_at_time=record.get("ended_at_time", False),
+                 ended_at=record.get("ended_at"), ended_deals=record.get("ended_deals"))
 
 
 def load(conn: Connection, token: str) -> Table | None:
@@ -511,7 +522,7 @@ def enter_deal(conn: Connection, token: str, number: int, facts: dict[str, Any] 
         remember_outcome(conn, table, write_id, {"action": "add", "number": number})
         stored = replace(table, deals=table.deals + (facts,), revision=revision, updated_at=stamp)
         REPLAYS.put((stored.token, stored.revision, len(stored.deals)), after)
-        season = season_moved(conn, table, stored)
+        season = season_moved(conn, table, stored, stamp)
     return announced(Written(Outcome.SAVED, stored, number, season=season))
 
 

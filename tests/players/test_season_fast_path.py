@@ -64,7 +64,7 @@ def recomputed(conn) -> list:
     """Every ended match replayed from its deals, with each seat's player as who-is-who says
     now: the season's records the slow way, in table order."""
     found = []
-    rows = conn.execute("SELECT t.id, t.game, t.players, t.options, t.finished, t.ended_at_time, t.updated_at,"
+    rows = conn.execute("SELECT t.id, t.game, t.players, t.options, t.finished, t.ended_at_time, t.updated_at, t.ended_at,"
                         " t.label, t.seq, t.created_at, (SELECT n.started_at FROM nights AS n"
                         "  WHERE n.after_table < t.id ORDER BY n.id DESC LIMIT 1) AS night_started"
                         " FROM tables AS t WHERE t.seated = 1 ORDER BY t.id").fetchall()
@@ -79,7 +79,7 @@ def recomputed(conn) -> list:
         seats = players.seat_players(conn, row["id"], names)
         ids = [str(p) if p is not None else "k:" + name_key(n) for p, n in zip(seats, names)]
         found.append(record_of(result, (row["night_started"] or row["created_at"])[:10], players.table_label(dict(row)),
-                               row["updated_at"], ids))
+                               row["ended_at"] or row["updated_at"], ids))  # its finishing moment (issue 43)
     return found
 
 
