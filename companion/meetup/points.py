@@ -161,6 +161,7 @@ class Standing:
     places: tuple[int, ...]  # how often 1st, 2nd, 3rd, … (index 0 = first places)
     points: float  # total place points
     average: float  # place points per table
+    exact: Fraction = Fraction(0)  # the total exactly ("8/3" where points says 2.667)
 
     @property
     def wins(self) -> int:
@@ -200,5 +201,5 @@ def leaderboard(results: Iterable[MatchResult], key: Callable[[str], str] = play
         if position == 0 or order(k) != order(ranked[position - 1]):
             rank = position + 1
         standings.append(Standing(rank, k, names[k], tables[k], tuple(places[k] + [0] * (width - len(places[k]))),
-                                  float(totals[k]), float(totals[k] / tables[k])))
+                                  float(totals[k]), float(totals[k] / tables[k]), totals[k]))
     return tuple(standings)

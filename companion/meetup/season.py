@@ -281,6 +281,7 @@ class SeasonRow:
     points: float  # total place points
     per_match: float  # place points per match: what the table ranks by
     below_minimum: bool = False  # fewer matches than the minimum: shown marked, after the others
+    exact: Fraction = Fraction(0)  # the total exactly ("8/3" where points says 2.667)
 
 
 @dataclass(frozen=True)
@@ -363,7 +364,7 @@ def season_table(records: Iterable[MatchRecord], *, since: str | None = None, un
                 rank = len(ranked) + 1
                 previous = order
             ranked.append(SeasonRow(rank, k, tally.name, len(tally.nights), tally.matches, wins,
-                                    tuple(tally.places), float(points), float(per_match), below))
+                                    tuple(tally.places), float(points), float(per_match), below, points))
     return SeasonTable(tuple(ranked), min_matches, game_leaders(kept), since, until, game)
 
 

@@ -42,7 +42,8 @@ def night_document(conn) -> dict:
             return None
         return {"over": found.result.over,
                 "placings": [{"seat": p.seat + 1, "player": p.player, "player_id": found.player_ids[p.seat],
-                              "place": p.place, "place_points": round(p.points, 6), "score": p.score}
+                              "place": p.place, "place_points": round(p.points, 6),
+                              "place_points_exact": str(p.exact), "score": p.score}
                              for p in found.result.placings]}
 
     def table_entry(position: int, t: Table) -> dict:
@@ -65,7 +66,8 @@ def night_document(conn) -> dict:
                    for r in rounds],
         "tables": [table_entry(position, t) for position, t in enumerate(tables, start=1)],
         "leaderboard": [{"rank": s.rank, "name": s.name, "tables": s.tables, "places": list(s.places),
-                         "place_points": round(s.points, 6), "average": round(s.average, 6)}
+                         "place_points": round(s.points, 6), "place_points_exact": str(s.exact),
+                         "average": round(s.average, 6)}
                         for s in service.leaderboard(list(results.values()))],
     }
 
@@ -78,7 +80,7 @@ def draw_entry(how: service.HowDrawn, names: dict[int, str]) -> dict:
 
 
 CSV_COLUMNS = ("table", "game", "round", "deal", "player", "points", "total", "place", "place_points",
-               "ended_at_time")
+               "place_points_exact", "ended_at_time")
 
 
 def night_rows_of_deals(conn) -> list[dict]:
@@ -109,6 +111,7 @@ def night_rows_of_deals(conn) -> list[dict]:
                              "points": record.score.points[entrant], "total": record.totals[entrant],
                              "place": ended[seat].place if last else "",
                              "place_points": round(ended[seat].points, 6) if last else "",
+                             "place_points_exact": str(ended[seat].exact) if last else "",
                              "ended_at_time": "yes" if last and match.at_time else ""})
     return rows
 

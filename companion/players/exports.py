@@ -44,13 +44,15 @@ def player_document(context: dict[str, Any]) -> dict[str, Any]:
     doc["nights"] = [asdict(n) for n in s.timeline]
     doc["matches"] = [{"night": m["night"], "at": m["at"], "game": m["game"], "table": m["table"],
                        "name_at_table": m["name"], "place": m["place"], "of": m["of"],
-                       "place_points": round(m["points"], 6), "score": m["score"],
+                       "place_points": round(m["points"], 6), "place_points_exact": str(m["exact"]),
+                       "score": m["score"],
                        "with": [names.get(k, n) for n, k in m["with"]],
                        "ended_at_time": m.get("at_time", False)} for m in reversed(context["matches"])]
     return doc
 
 
-PLAYER_CSV = ("night", "time", "game", "table", "name_at_table", "place", "of", "place_points", "score", "with",
+PLAYER_CSV = ("night", "time", "game", "table", "name_at_table", "place", "of", "place_points", "place_points_exact",
+              "score", "with",
               "ended_at_time", "rating_now", "game_rating_now")
 
 
@@ -62,7 +64,8 @@ def history_rows(doc: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"night": m["night"], "time": m["at"],
              "game": GAMES[m["game"]].name_en if m["game"] in GAMES else m["game"],
              "table": m["table"], "name_at_table": m["name_at_table"], "place": m["place"], "of": m["of"],
-             "place_points": m["place_points"], "score": m["score"], "with": " / ".join(m["with"]),
+             "place_points": m["place_points"], "place_points_exact": m["place_points_exact"], "score": m["score"],
+             "with": " / ".join(m["with"]),
              "ended_at_time": "yes" if m["ended_at_time"] else "",
              "rating_now": doc["rating"]["shown"], "game_rating_now": in_game.get(m["game"], "")}
             for m in doc["matches"]]
@@ -77,6 +80,7 @@ def season_document(context: dict[str, Any]) -> dict[str, Any]:
     def row(r) -> dict[str, Any]:
         line = {"rank": r.rank, "player_id": r.key, "name": names.get(r.key, r.name), "nights": r.nights,
                 "matches": r.matches, "wins": r.wins, "places": list(r.places), "place_points": round(r.points, 6),
+                "place_points_exact": str(r.exact),
                 "per_match": round(r.per_match, 6), "below_minimum": r.below_minimum}
         if rating_of:
             line["rating"] = rating_entry(rating_of(r.key))
@@ -96,7 +100,8 @@ def season_document(context: dict[str, Any]) -> dict[str, Any]:
     return doc
 
 
-SEASON_CSV = ("rank", "player", "nights", "matches", "wins", "place_points", "per_match", "below_minimum")
+SEASON_CSV = ("rank", "player", "nights", "matches", "wins", "place_points", "place_points_exact", "per_match",
+              "below_minimum")
 
 
 def season_rows(doc: dict[str, Any]) -> list[dict[str, Any]]:
@@ -107,7 +112,8 @@ def season_rows(doc: dict[str, Any]) -> list[dict[str, Any]]:
     rows = []
     for r in doc["ranked"]:
         line = {"rank": r["rank"], "player": r["name"], "nights": r["nights"], "matches": r["matches"],
-                "wins": r["wins"], "place_points": r["place_points"], "per_match": r["per_match"],
+                "wins": r["wins"], "place_points": r["place_points"], "place_points_exact": r["place_points_exact"],
+                "per_match": r["per_match"],
                 "below_minimum": 1 if r["below_minimum"] else ""}
         for place in range(width):
             line[f"place_{place + 1}"] = r["places"][place] if place < len(r["places"]) else 0

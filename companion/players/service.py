@@ -17,6 +17,7 @@ import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
+from fractions import Fraction
 from typing import Any, Sequence
 
 from ..changes import Change, publish
@@ -482,7 +483,8 @@ def matches_of(conn: Connection, player: Player, *, since: str | None = None, un
                     num, den = r.shares[seat]
                     found.append({"index": index, "table_id": tables[index], "seat": seat, "night": r.night,
                                   "at": r.at, "game": r.game, "table": r.table, "name": r.players[seat],
-                                  "place": r.places[seat], "of": r.size, "points": num / den, "score": r.scores[seat],
+                                  "place": r.places[seat], "of": r.size, "points": num / den, "exact": Fraction(num, den),
+                                  "score": r.scores[seat],
                                   "at_time": r.at_time,
                                   "with": [(r.players[o], r.keys[o]) for o in range(len(r.keys)) if o != seat]})
         found.sort(key=lambda m: (m["night"], m["at"], m["index"]), reverse=True)

@@ -79,7 +79,7 @@ def test_the_csv_is_one_row_per_player_per_deal(client, conn):
     response = client.get("/hall/export.csv")
     rows = list(csv.DictReader(io.StringIO(response.get_data().decode("utf-8-sig"))))
     assert list(rows[0]) == ["table", "game", "round", "deal", "player", "points", "total", "place", "place_points",
-                            "ended_at_time"]
+                            "place_points_exact", "ended_at_time"]
     first = rounds[0].tables[0].table
     deals = len(store.load(conn, first.token).deals)
     mine = [r for r in rows if r["round"] == "1" and r["table"] == "Table 1"]
@@ -112,3 +112,32 @@ def test_a_name_that_is_a_formula_is_text_in_the_csv(client, conn):
     rows = list(csv.reader(io.StringIO(client.get("/hall/export.csv").get_data().decode("utf-8-sig"))))
     players = sorted(row[4] for row in rows[1:])
     assert players == sorted(["'=1+1", "'@Bo", "Cy", "Di"])
+
+
+def test_exact_place_points_sum_to_the_leaderboard(client, conn):
+    """Issue 43: six-decimal cells summed to 2.666666 where the leaderboard said 2.667; beside
+    them each finished table's last deal carries the fraction itself, and those sum exactly."""
+    from fractions import Fraction
+
+    for name in NAMES[:4]:
+        done(night.join(conn, name))
+    for _ in range(3):  # three tables of the same four: places 1-4 give thirds
+        client.post("/hall/rounds", data={"tables-rwd": "1"})
+        play_until_over(conn, night.night_rounds(conn)[-1].tables[0].table.token, 1)
+    rows = list(csv.DictReader(io.StringIO(client.get("/hall/export.csv").get_data().decode("utf-8-sig"))))
+    exact: dict[str, Fraction] = {}
+    for row in rows:
+        if row["place_points_exact"]:
+            exact[row["player"]] = exact.get(row["player"], Fraction(0)) + Fraction(row["place_points_exact"])
+    board = json.loads(client.get("/hall/export.json").get_data(as_text=True))["leaderboard"]
+    assert {line["name"]: Fraction(line["place_points_exact"]) for line in board} == exact
+    assert any(total.denominator == 3 for total in exact.values())  # thirds, where six decimals can't add up
+    for line in board:
+        assert line["place_points"] == round(float(Fraction(line["place_points_exact"])), 6)
+    season = json.loads(client.get("/season.json").get_data(as_text=True))["ranked"]
+    assert {line["name"]: Fraction(line["place_points_exact"]) for line in season} == exact  # the season's too
+    season_csv = list(csv.DictReader(io.StringIO(client.get("/season.csv").get_data().decode("utf-8-sig"))))
+    assert {row["player"]: Fraction(row["place_points_exact"]) for row in season_csv} == exact
+    ann = next(line["player_id"] for line in season if line["name"] == "Ann")
+    history = json.loads(client.get(f"/players/{ann}/history.json").get_data(as_text=True))["matches"]
+    assert sum(Fraction(m["place_points_exact"]) for m in history) == exact["Ann"]
