@@ -296,6 +296,8 @@ SCENARIOS: dict[str, list[tuple[str, Callable]]] = {
             done(players.ensure_player(conn, "Ann"))))],
     "companion.players.service:keep_apart": [("a namesake kept apart", _keep_apart)],
     "companion.players.service:give_seat": [("a seat given to another player", _give_seat)],
+    "companion.players.service:show_ratings_to_everyone": [
+        ("ratings shown to every phone", lambda conn: lambda: players.show_ratings_to_everyone(conn, True))],
 }
 
 

@@ -43,7 +43,7 @@ TIE_POLICY = ("Tied entrants get the same rank and the model's own tie rule (Wen
 RATING_RULE = T(
     "Rating: a skill estimate from every finished match's places, in the order the matches ended "
     "(openskill's Plackett-Luce model; partners rated as a team, ties as ties). Shown as μ − 3σ: "
-    "it starts at 0 and rises as the matches show how well you play.")
+    "it starts at 0 and moves with each match as the results show how well you play; it can go below 0.")
 
 
 @dataclass(frozen=True)

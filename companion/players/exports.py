@@ -28,10 +28,11 @@ def player_document(context: dict[str, Any]) -> dict[str, Any]:
     doc: dict[str, Any] = {"player": {"id": player.id, "name": player.name},
                            "span": {"span": choice["span"], "since": choice["since"], "until": choice["until"],
                                     "game": choice["game"]},
-                           "place_points_rule": str(PLACE_POINTS_RULE),
-                           "rating": rating_entry(context["rating"]),
-                           "game_ratings": [{"game": game, **rating_entry(r)} for game, r in context["game_ratings"]],
-                           "rating_rule": str(RATING_RULE)}
+                           "place_points_rule": str(PLACE_POINTS_RULE)}
+    if context["rating"] is not None:  # only where the organiser lets this device see ratings
+        doc.update(rating=rating_entry(context["rating"]),
+                   game_ratings=[{"game": game, **rating_entry(r)} for game, r in context["game_ratings"]],
+                   rating_rule=str(RATING_RULE))
     if s is None:
         return {**doc, "summary": None, "games": [], "head_to_head": [], "nights": [], "matches": []}
     doc["summary"] = {"nights": s.nights, "matches": s.matches, "wins": s.wins, "places": list(s.places),
@@ -60,14 +61,15 @@ def history_rows(doc: dict[str, Any]) -> list[dict[str, Any]]:
     """The player's CSV: one row per match of :func:`player_document`, oldest first, each with
     the player's rating as the page shows it today (``_now``: not the rating after that match):
     overall, and in that match's game."""
-    in_game = {g["game"]: g["shown"] for g in doc["game_ratings"]}
+    in_game = {g["game"]: g["shown"] for g in doc.get("game_ratings", ())}
+    rating = doc["rating"]["shown"] if "rating" in doc else None
     return [{"night": m["night"], "time": m["at"],
              "game": GAMES[m["game"]].name_en if m["game"] in GAMES else m["game"],
              "table": m["table"], "name_at_table": m["name_at_table"], "place": m["place"], "of": m["of"],
              "place_points": m["place_points"], "place_points_exact": m["place_points_exact"], "score": m["score"],
              "with": " / ".join(m["with"]),
              "ended_at_time": "yes" if m["ended_at_time"] else "",
-             "rating_now": doc["rating"]["shown"], "game_rating_now": in_game.get(m["game"], "")}
+             **({"rating_now": rating, "game_rating_now": in_game.get(m["game"], "")} if rating is not None else {})}
             for m in doc["matches"]]
 
 

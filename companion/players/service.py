@@ -358,6 +358,22 @@ def merge(conn: Connection, keep_id: int, gone_id: int | None) -> Done:
     return done(get(conn, keep_id))
 
 
+def ratings_for_everyone(conn: Connection) -> bool:
+    """Whether every device may see the ratings (the organiser's choice on /players, issue 43);
+    else the laptop only, as a new season starts."""
+    return player_rows.ratings_for_everyone(conn)
+
+
+def show_ratings_to_everyone(conn: Connection, everyone: bool) -> Done:
+    """The organiser's choice of who sees the ratings: every device, or the laptop only. The
+    season's pages show it, so the season's version moves with it."""
+    with write(conn):
+        player_rows.show_ratings_to_everyone(conn, everyone)
+        version = player_rows.move_season(conn)
+    publish(Change("players", "", version))
+    return done(everyone)
+
+
 def check_name(raw: str) -> tuple[str, list[FieldError]]:
     """A player's name typed by the organiser, cleaned, and what is wrong with it (nothing: [])."""
     name = clean_name(raw)

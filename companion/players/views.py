@@ -149,18 +149,24 @@ def at_table(token: str, seat: int):
     return redirect(url_for("players.show", pid=found))
 
 
+def ratings_shown() -> bool:
+    """May the device asking see ratings? The laptop always; another device when the organiser
+    chose "everyone" on /players (issue 43: some players would rather not be rated in public)."""
+    return is_host_request() or service.ratings_for_everyone(get_db())
+
+
 def player_context(pid: int) -> dict[str, Any]:
     conn = get_db()
     service.refresh(conn)
     player = player_or_404(pid)
     choice = chosen()
     stats = service.stats(conn, player, since=choice["since"], until=choice["until"], game=choice["game"])
-    rated = service.ratings(conn)
+    rated = service.ratings(conn) if ratings_shown() else None
     return {"player": player, "stats": stats, "choice": choice, "names": names_by_id(),
-            "rating": rated.of(player.sid), "rating_rule": RATING_RULE,
+            "rating": rated.of(player.sid) if rated else None, "rating_rule": RATING_RULE,
             "game_ratings": [(game, rated.by_game[game][player.sid])  # in the games' own order
                              for game in [*GAMES, *sorted(set(rated.by_game) - set(GAMES))]
-                             if player.sid in rated.by_game.get(game, {})],
+                             if player.sid in rated.by_game.get(game, {})] if rated else [],
             "chart": points_chart(stats) if stats else None,
             "matches": player_matches(conn, player, choice) if stats else [],
             "links": span_links("players.show", choice, pid=pid)}
@@ -183,26 +189,35 @@ def show(pid: int):
                            errors={}, values={}, season_version=version, **context)
 
 
-@bp.get("/players")
-def index():
+@bp.post("/players/ratings")
+def ratings_for():
+    """The organiser's choice of who sees the ratings ("everyone" or the laptop only)."""
+    everyone = request.form.get("ratings") == "everyone"
+    return answer(lambda: service.show_ratings_to_everyone(get_db(), everyone),
+                  saved=lambda _shown: redirect(url_for("players.index") + "#ratings", code=303),
+                  page=lambda errors, status: (players_page(errors), status), field="ratings")
+
+
+def players_page(errors: dict | None = None, values: dict | None = None):
+    """The players list (the organiser's), with a refused change's reasons and what was typed."""
     conn = get_db()
     service.refresh(conn)
     everyone = service.everyone(conn)
     season = service.season(conn, min_matches=1)
     lines = {r.key: r for r in season.rows}
-    return render_template("players/index.html", everyone=everyone, lines=lines, errors={}, values={},
-                           spellings=service.spellings(conn))
+    return render_template("players/index.html", everyone=everyone, lines=lines, errors=errors or {}, values=values or {},
+                           spellings=service.spellings(conn), ratings_for_everyone=service.ratings_for_everyone(conn))
+
+
+@bp.get("/players")
+def index():
+    return players_page()
 
 
 def refused(player: service.Player | None, errors: dict[str, list], status: int, *, values: dict[str, str]):
     """The page the change came from again, the reason next to its field, what was typed kept."""
     if player is None:
-        conn = get_db()
-        everyone = service.everyone(conn)
-        season = service.season(conn, min_matches=1)
-        lines = {r.key: r for r in season.rows}
-        return render_template("players/index.html", everyone=everyone, lines=lines, errors=errors,
-                               values=values, spellings=service.spellings(conn)), status
+        return players_page(errors, values), status
     context = player_context(player.id)
     matches = context["matches"]
     tokens = player_rows.tokens(get_db(), {m["table_id"] for m in matches[:RECENT_MATCHES]}) if matches else {}
@@ -255,11 +270,12 @@ def season_context() -> dict[str, Any]:
     choice = chosen()
     table = service.season(conn, since=choice["since"], until=choice["until"], game=choice["game"],
                           min_matches=choice["min"])
-    rated = service.ratings(conn) if choice["ratings"] else None
+    shown = ratings_shown()
+    rated = service.ratings(conn) if choice["ratings"] and shown else None
     return {"table": table, "choice": choice, "names": names_by_id(), "order": SEASON_ORDER,
             "rating_of": (lambda key: rated.of(key, choice["game"])) if rated else None, "rating_rule": RATING_RULE,
             "ratings_link": url_for("players.season", **{k: v for k, v in request.args.items() if k != "ratings"},
-                                    **({} if choice["ratings"] else {"ratings": 1})),
+                                    **({} if choice["ratings"] else {"ratings": 1})) if shown else None,
             "minimum": min_matches_text(choice["min"]), "rule": PLACE_POINTS_RULE,
             "links": span_links("players.season", choice)}
 
@@ -288,7 +304,8 @@ def player_json(pid: int):
 def player_csv(pid: int):
     """One row per match, oldest first (a spreadsheet sorts it as it likes)."""
     context = player_context(pid)
-    return csv_download(history_rows(player_document(context)), PLAYER_CSV,
+    columns = PLAYER_CSV if context["rating"] is not None else tuple(c for c in PLAYER_CSV if "rating" not in c)
+    return csv_download(history_rows(player_document(context)), columns,
                         f"player-{pid}-{span_name(context['choice'])}.csv", **{"Cache-Control": "no-store"})
 
 

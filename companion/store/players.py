@@ -117,6 +117,21 @@ def season_version(conn: sqlite3.Connection) -> int:
 
 
 @translated
+def ratings_for_everyone(conn: sqlite3.Connection) -> bool:
+    """Whether every device may see the ratings (else the organiser only)."""
+    row = conn.execute("SELECT ratings_for_everyone FROM season WHERE id = 1").fetchone()
+    return bool(row[0]) if row else False
+
+
+@translated
+def show_ratings_to_everyone(conn: sqlite3.Connection, everyone: bool) -> None:
+    """Set who may see the ratings (the caller holds ``store.write``; then :func:`move_season`)."""
+    conn.execute("INSERT INTO season (id, version, ratings_for_everyone) VALUES (1, 0, ?)"
+                 " ON CONFLICT (id) DO UPDATE SET ratings_for_everyone = excluded.ratings_for_everyone",
+                 (int(everyone),))
+
+
+@translated
 def move_season(conn: sqlite3.Connection) -> int:
     """Move the season's version (the caller holds ``store.write``); returns the new one.
     (An upsert: a database emptied table by table, as the tests' PostgreSQL is, has no row.)"""

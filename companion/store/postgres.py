@@ -413,7 +413,8 @@ MIGRATIONS: list[str] = [
     """,
     # 3 (SQLite's 10): the season's version, moved by the writes that change what it shows.
     """
-    CREATE TABLE season (id integer PRIMARY KEY CHECK (id = 1), version integer NOT NULL);
+    CREATE TABLE season (id integer PRIMARY KEY CHECK (id = 1), version integer NOT NULL,
+                         ratings_for_everyone integer NOT NULL DEFAULT 0);
     INSERT INTO season (id, version) VALUES (1, 0);
     """,
     # 4 (SQLite's 11): a match's finishing moment, and the deals it ended with.

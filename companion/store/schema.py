@@ -205,7 +205,9 @@ MIGRATIONS: list[str] = [
     # change what the season's pages show (a match that ends, is reopened or changed once ended;
     # who-is-who), so those pages follow it by push and catch up by it after a lost stream.
     """
-    CREATE TABLE season (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL);
+    -- and who may see the ratings (issue 43): 0 the organiser only (the laptop), 1 everyone.
+    CREATE TABLE season (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL,
+                         ratings_for_everyone INTEGER NOT NULL DEFAULT 0);
     INSERT INTO season (id, version) VALUES (1, 0);
     """,
     # 11: a match's finishing moment (issue 43): set when it first ends (by its rules, by hand or
