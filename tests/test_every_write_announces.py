@@ -124,6 +124,14 @@ def _correct_ended(conn):
                                        was=tables.fingerprint(table.deals[0]))
 
 
+def _forget(conn):
+    token = a_table_with_a_deal(conn)  # Ann sat there, and is on tonight's list
+    night.join(conn, "Ann")
+    players.refresh(conn)
+    ann = players.player_of_name(conn, "Ann")
+    return lambda: players.forget_player(conn, ann.id)
+
+
 def _side_table(conn):
     done(night.start_night(conn))
     token = a_table_with_a_deal(conn)  # opened by a phone, outside the draws: a side table
@@ -296,6 +304,7 @@ SCENARIOS: dict[str, list[tuple[str, Callable]]] = {
             done(players.ensure_player(conn, "Ann"))))],
     "companion.players.service:keep_apart": [("a namesake kept apart", _keep_apart)],
     "companion.players.service:give_seat": [("a seat given to another player", _give_seat)],
+    "companion.players.service:forget_player": [("a player forgotten on request", _forget)],
     "companion.players.service:show_ratings_to_everyone": [
         ("ratings shown to every phone", lambda conn: lambda: players.show_ratings_to_everyone(conn, True))],
 }

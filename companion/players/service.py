@@ -374,6 +374,48 @@ def show_ratings_to_everyone(conn: Connection, everyone: bool) -> Done:
     return done(everyone)
 
 
+def forgotten_name(player_id: int) -> str:
+    """What a forgotten player is called from then on: their number on the players list."""
+    return f"#{player_id}"
+
+
+def forget_player(conn: Connection, player_id: int, confirmed: bool = True) -> Done:
+    """Forget a player on their request (issue 43): their name, every spelling of it, replaced
+    by :func:`forgotten_name` at every table they sat at, on tonight's lists, on the players
+    list and in the log of who-is-who changes; a copy of the database made afterwards holds it
+    nowhere (SQLite: erased in the file as it is overwritten, then the write-ahead log emptied).
+    Their results stay theirs, so nobody's place points or rating change. Its value: the player.
+    Refused unless ``confirmed`` (it can't be undone)."""
+    if not confirmed:
+        return refused([FieldError("forget", T("Tick the box to confirm: a forgotten name can't be brought back."))])
+    refresh(conn)  # every table they sat at has its stored result, so their seats are known
+    found = get(conn, player_id)
+    if found is None:
+        return not_found()
+    name = forgotten_name(player_id)
+    old_keys = sorted(set(found.keys) | {found.key})
+    old_names = {found.name}
+    seats: dict[int, list[str]] = {}
+    for table_id, names in player_rows.seated_tables(conn):
+        mine = [seat for seat, pid in enumerate(seat_players(conn, table_id, names)) if pid == player_id]
+        if mine:
+            old_names.update(names[seat] for seat in mine)
+            seats[table_id] = [name if seat in mine else typed for seat, typed in enumerate(names)]
+    with write(conn, erase=True):
+        tonight = bool(player_rows.on_tonights_list(conn, old_keys))
+        keys = set(old_keys) | {name_key(n) for n in old_names}
+        version, revisions = player_rows.forget_player(conn, player_id, name, name_key(name), seats, old_keys,
+                                                       lambda text: name_key(text) in keys, now())
+        tokens = player_rows.tokens(conn, list(revisions))
+    publish(Change("players", "", version))
+    for table_id, revision in revisions.items():  # their tables' pages show the new name
+        publish(Change("table", tokens[table_id], revision))
+    if tonight:
+        publish(Change("night"))
+    # As stored now (not through get: its refresh would store their results again, a write of its own).
+    return done(Player(player_id, name, name_key(name), (name_key(name),)))
+
+
 def check_name(raw: str) -> tuple[str, list[FieldError]]:
     """A player's name typed by the organiser, cleaned, and what is wrong with it (nothing: [])."""
     name = clean_name(raw)

@@ -239,6 +239,15 @@ def rename(pid: int):
                   page=partial(refused, player, values={"name": request.form.get("name", "")}), field="name")
 
 
+@bp.post("/players/<int:pid>/forget")
+def forget(pid: int):
+    """Forget a player on their request: their name replaced everywhere (issue 43)."""
+    player = player_or_404(pid)
+    return answer(lambda: service.forget_player(get_db(), pid, confirmed=request.form.get("confirm") == "1"),
+                  saved=lambda _forgotten: redirect(url_for("players.show", pid=pid), code=303),
+                  page=partial(refused, player, values={"forget": "1"}), field="forget")
+
+
 @bp.post("/players/<int:pid>/merge")
 def merge(pid: int):
     """Merge another player into this one (``gone``: the other player's id)."""

@@ -258,13 +258,45 @@ def check_same_file(conn: sqlite3.Connection) -> None:
 
 
 @contextmanager
-def write(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+def _erasing(conn: sqlite3.Connection) -> Iterator[None]:
+    """SQLite's secure_delete on this connection while inside (it is a pooled connection)."""
+    conn.execute("PRAGMA secure_delete = ON")
+    try:
+        yield
+    finally:
+        conn.execute("PRAGMA secure_delete = OFF")
+
+
+@contextmanager
+def write(conn: sqlite3.Connection, erase: bool = False) -> Iterator[sqlite3.Connection]:
     """One write transaction; the immediate lock serialises concurrent writers. Before it
     commits, the file is checked to still be the one at the database path: a change is never
-    answered as saved into a deleted or replaced file. (PostgreSQL: postgres.write.)"""
+    answered as saved into a deleted or replaced file. (PostgreSQL: postgres.write.)
+
+    ``erase`` (a player forgotten, issue 43): what the change overwrites or removes is erased
+    from the file too (SQLite's ``secure_delete``: zeros, not the old bytes), and the
+    write-ahead log, which holds pages as they were, is emptied into the file once committed,
+    so a copy of the file made afterwards holds none of it. (PostgreSQL keeps old rows until
+    its vacuum, and a dump never has them.)"""
     if isinstance(conn, postgres.Connection):
         with postgres.write(conn):
             yield conn
+        return
+    if erase:
+        with _erasing(conn):
+            with write(conn) as same:
+                yield same
+            watched = watches.get(getattr(conn, "path", ""))
+            try:
+                if watched is None:
+                    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+                else:
+                    with watched.lock:  # as write's own checkpoint: the file as it is then is ours
+                        watched.check()
+                        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+                        watched.settled()
+            except sqlite3.Error as exc:
+                raise translate(exc) from exc
         return
     watched = watches.get(getattr(conn, "path", ""))
     try:

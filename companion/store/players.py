@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from .connection import translated
 
@@ -254,3 +254,61 @@ def log(conn: sqlite3.Connection, action: str, detail: Mapping[str, Any], stamp:
     conn.execute("INSERT INTO player_changes (at, action, detail) VALUES (?, ?, ?)",
                  (stamp, action, _json(dict(detail))))
     return move_season(conn)
+
+
+# --------------------------------------------------------------------------
+# Forgetting a player (issue 43): their name out of every row that holds it
+
+
+@translated
+def seated_tables(conn: sqlite3.Connection) -> list[tuple[int, list[str]]]:
+    """Every table's id and seat names (the names as typed at it)."""
+    return [(row[0], json.loads(row[1])) for row in conn.execute("SELECT id, players FROM tables ORDER BY id")]
+
+
+@translated
+def forget_player(conn: sqlite3.Connection, player_id: int, name: str, key: str, seats: dict[int, list[str]],
+                  old_keys: list[str], theirs: Callable[[str], bool], stamp: str) -> tuple[int, dict[int, int]]:
+    """Give the player ``name`` wherever their name was (the caller holds ``store.write``):
+    ``seats`` (table id -> its seat names, the player's already replaced), tonight's lists
+    (``old_keys``), the player's own row and spellings, and every logged change of who is who
+    (any text ``theirs`` says is a name or key of theirs, in its details); their tables' stored
+    results are read again. Logged with no
+    name. Returns the season's new version and each of those tables' new revision."""
+    revisions = {}
+    for table_id, names in seats.items():
+        revisions[table_id] = conn.execute("UPDATE tables SET players = ?, revision = revision + 1, updated_at = ?"
+                                           " WHERE id = ? RETURNING revision",
+                                           (_json(names), stamp, table_id)).fetchone()[0]
+        conn.execute("INSERT INTO changes (table_id, at, action) VALUES (?, ?, 'forget')", (table_id, stamp))
+        conn.execute("DELETE FROM results WHERE table_id = ?", (table_id,))
+    for old in old_keys:
+        conn.execute("UPDATE night_players SET name = ?, key = ?, version = version + 1 WHERE key = ?",
+                     (name, key, old))
+        conn.execute("DELETE FROM player_names WHERE key = ?", (old,))
+    conn.execute("UPDATE players SET name = ?, key = ? WHERE id = ?", (name, key, player_id))
+    conn.execute("INSERT OR REPLACE INTO player_names (key, player_id) VALUES (?, ?)", (key, player_id))
+
+    def scrubbed(value: Any) -> Any:
+        if isinstance(value, str):
+            return name if theirs(value) else value
+        if isinstance(value, list):
+            return [scrubbed(v) for v in value]
+        if isinstance(value, dict):
+            return {k: scrubbed(v) for k, v in value.items()}
+        return value
+
+    for change_id, detail in conn.execute("SELECT id, detail FROM player_changes").fetchall():
+        cleaned = _json(scrubbed(json.loads(detail)))
+        if cleaned != detail:
+            conn.execute("UPDATE player_changes SET detail = ? WHERE id = ?", (cleaned, change_id))
+    return log(conn, "forget", {"player": player_id}, stamp), revisions
+
+
+@translated
+def on_tonights_list(conn: sqlite3.Connection, keys: list[str]) -> int:
+    """How many rows of the nights' lists have one of ``keys``."""
+    if not keys:
+        return 0
+    marks = ",".join("?" * len(keys))
+    return conn.execute(f"SELECT count(*) FROM night_players WHERE key IN ({marks})", keys).fetchone()[0]
