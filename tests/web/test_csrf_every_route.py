@@ -51,7 +51,7 @@ def snapshot(db: str) -> dict[str, list[tuple]]:
     try:
         return {name: conn.execute(f"SELECT * FROM {name} ORDER BY rowid").fetchall()
                 for name in ("tables", "deals", "changes", "nights", "player_changes",
-                             "night_players", "night_rounds", "round_tables", "round_seats")}
+                             "night_players", "night_rounds", "round_tables", "round_seats", "season")}
     finally:
         conn.close()
 
@@ -193,6 +193,8 @@ RECIPES: dict[str, tuple[Recipe, bool]] = {
     "hall.me_forget": (lambda w: {}, False),
     "players.rename": (lambda w: {"name": "Zed"}, True),
     "players.merge": (lambda w: {"gone": str(_player_elsewhere(w))}, True),
+    "players.forget": (lambda w: {"confirm": "1"}, True),
+    "players.ratings_for": (lambda w: {"ratings": "everyone"}, True),
     "players.keep_apart": (lambda w: {"token": w.token, "seat": "0", "name": "Ann B."}, True),
     # Issue 32: the organiser answers a phone's request for a name, removes ticked names; a phone
     # stops waiting (nothing stored).
@@ -402,6 +404,7 @@ URL_PARAMS: dict[str, Callable[[World], dict[str, object]]] = {
     "players.rename": lambda w: {"pid": _player_id(w, "Ann")},
     "players.merge": lambda w: {"pid": _player_id(w, "Ann"), "_": _player_elsewhere(w)},
     "players.keep_apart": lambda w: {"pid": _player_id(w, "Ann")},
+    "players.forget": lambda w: {"pid": _player_id(w, "Ann")},
     "players.show": lambda w: {"pid": _player_id(w, "Ann")},
     "players.player_csv": lambda w: {"pid": _player_id(w, "Ann")},
     "players.player_json": lambda w: {"pid": _player_id(w, "Ann")},

@@ -460,16 +460,18 @@ def test_every_module_the_documents_name_is_there():
 
 
 def test_the_ratings_section_says_where_phones_see_a_rating(app, client, conn):
-    """#20: "phones never show it", yet a phone opening a player's page sees "Rating 0.2 from 1
-    match", and /season?ratings=1 shows the column on a phone too."""
+    """#20: "phones never show it", yet a phone opening a player's page saw "Rating 0.2 from 1
+    match". Since issue 43 who sees them is the organiser's choice: the guide says so, a phone sees
+    no rating until the organiser chooses everyone, and then sees its page's and the column."""
     guide = (ROOT / "docs" / "organiser.md").read_text(encoding="utf-8")
     ratings = " ".join(guide.split("### Ratings", 1)[1].split("### ", 1)[0].split())
     assert "phones never show it" not in ratings
-    assert "A phone's own night pages (`/night/me`, My night) never show it" in ratings
-    assert "a phone that opens a player's page sees the rating there" in ratings
+    assert "Until the organiser chooses everyone, no page or file a phone can open shows a rating" in ratings
     phones, rt = a_table_ended_at_time(app, client, conn)
     name = night.player(conn, rt.player_ids[0]).name
     phone, pid = phones[name], players.player_of_name(conn, name).id
+    assert "Rating" not in text_of(phone.get(f"/players/{pid}").get_data(as_text=True))
+    assert client.post("/players/ratings", data={"ratings": "everyone"}).status_code == 303
     assert re.search(r"Rating -?\d+\.\d from 1 match", text_of(phone.get(f"/players/{pid}").get_data(as_text=True)))
     season = phone.get("/season", query_string={"ratings": "1"})
     assert season.status_code == 200 and '<th scope="col" class="num">Rating</th>' in season.get_data(as_text=True)
