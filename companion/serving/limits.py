@@ -43,7 +43,7 @@ class Rate:
 
 
 RATES: dict[str, Rate] = {
-    "asks": Rate(burst=30, per_s=5.0),
+    "asks": Rate(burst=10, per_s=5.0),
     "connecting": Rate(burst=16, per_s=1.0),
     "tables": Rate(burst=10, per_s=1 / 3.0),
 }
