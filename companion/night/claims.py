@@ -29,10 +29,11 @@ from ..outcomes import Done, Outcome, done, not_found, refused
 from ..store import Connection, write
 from ..store import nights as night_rows
 from ..store import trust as claim_rows
+from ..serving.limits import NAMES_PER_NIGHT
 from ..tables import service as table_service
 from . import service
 
-MAX_NAMES_PER_DEVICE = 4
+MAX_NAMES_PER_DEVICE = NAMES_PER_NIGHT  # companion/serving/limits.py: how much each device may do
 
 
 def new_device_id() -> str:
@@ -83,19 +84,24 @@ def _join_as(conn: Connection, device: str, address: str | None, *, name: str | 
         owner = claim_rows.owner(conn, found.id)
         if owner == device:
             return done(found)
-        if owner is None:  # added by the organiser: the first phone that asks is theirs
-            claim_rows.set_owner(conn, found.id, device)
+        if owner is None:  # added by the organiser: the first phone that asks is theirs, within its share
+            if address is not None and claim_rows.names_held(conn, tonight, address) >= MAX_NAMES_PER_DEVICE:
+                return refused([too_many_names()])
+            claim_rows.take(conn, found.id, device, address)
             return done(found)
         return done(Waiting(claim_rows.insert_claim(conn, found.id, device, address, table_service.now()),
                             found.name))
 
 
+def too_many_names() -> FieldError:
+    return FieldError("name", T("This phone has already joined {max} names tonight. Ask the organiser to add more "
+                                "names on the laptop.", max=MAX_NAMES_PER_DEVICE))
+
+
 def _join_new(conn: Connection, tonight: int, name: str, device: str, address: str | None) -> Done:
     """Inside the write: a new name on the list, this phone's."""
-    if address is not None and claim_rows.joined_from_count(conn, tonight, address) >= MAX_NAMES_PER_DEVICE:
-        return refused([FieldError("name", T(
-            "This phone has already joined {max} names tonight. Ask the organiser to add more names "
-            "on the laptop.", max=MAX_NAMES_PER_DEVICE))])
+    if address is not None and claim_rows.names_held(conn, tonight, address) >= MAX_NAMES_PER_DEVICE:
+        return refused([too_many_names()])
     if len(night_rows.roster(conn, tonight)) >= service.MAX_ROSTER:
         return refused([FieldError("name", T("Tonight's list is full ({max} players).", max=service.MAX_ROSTER))])
     stamp = table_service.now()

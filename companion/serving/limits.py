@@ -19,9 +19,10 @@ what its buckets would hold by then for all but a flood of addresses), on the mo
   guessing links is cut off; a phone asking again for its removed table's one link never is).
 
 The rules that count what a device *holds* rather than a rate keep their counts beside what
-they hold (a stream, a connection, a turn), with their limits declared here too:
-:data:`STREAMS` (companion/serving/events.py), :data:`CONNECTIONS` (companion/serving/server.py),
-:data:`TURNS` (companion/serving/fair.py). The laptop is never counted by any of them.
+they hold (a stream, a connection, a turn, a name on tonight's list), with their limits declared
+here too: :data:`STREAMS` (companion/serving/events.py), :data:`CONNECTIONS`
+(companion/serving/server.py), :data:`TURNS` (companion/serving/fair.py), :data:`NAMES_PER_NIGHT`
+(companion/night/claims.py, counted in the store: the names outlive the server). The laptop is never counted by any of them.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ RATES: dict[str, Rate] = {
 STREAMS = 4  # event streams at once: a page or two, a tab left open (events.STREAMS_PER_DEVICE)
 CONNECTIONS = 64  # connections at once (a phone's browser opens at most 6 per host)
 TURNS = 1  # requests of the app's at once (fair.Turns)
+NAMES_PER_NIGHT = 4  # names on tonight's list one address holds, typed or taken (night/claims.py): a parent with children
 REFUSED_FOR_S = 60.0  # a device refused for asking too much is counted at accept this long
 DEVICES = 8192  # devices remembered
 

@@ -421,6 +421,7 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE tables ADD COLUMN ended_at text;
     ALTER TABLE tables ADD COLUMN ended_deals integer;
+    ALTER TABLE night_players ADD COLUMN taken_from text;
     UPDATE tables SET ended_at = (SELECT c.at FROM changes AS c WHERE c.table_id = tables.id
                                   AND c.action IN ('add', 'finish') ORDER BY c.id DESC LIMIT 1),
                       ended_deals = (SELECT count(*) FROM deals AS d WHERE d.table_id = tables.id)

@@ -218,6 +218,9 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE tables ADD COLUMN ended_at TEXT;
     ALTER TABLE tables ADD COLUMN ended_deals INTEGER;
+    -- and (issue 44) the address that took a name the organiser added, which it then holds as
+    -- one of its names of the night, as the ones it typed (joined_from).
+    ALTER TABLE night_players ADD COLUMN taken_from TEXT;
     UPDATE tables SET ended_at = (SELECT c.at FROM changes AS c WHERE c.table_id = tables.id
                                   AND c.action IN ('add', 'finish') ORDER BY c.id DESC LIMIT 1),
                       ended_deals = (SELECT count(*) FROM deals AS d WHERE d.table_id = tables.id)

@@ -62,10 +62,20 @@ def release_owner(conn: sqlite3.Connection, player_id: int) -> None:
 
 
 @translated
-def joined_from_count(conn: sqlite3.Connection, night: int, address: str) -> int:
-    """How many names on the night's list (removed ones too) were joined from this address."""
-    return conn.execute("SELECT count(*) FROM night_players WHERE night = ? AND joined_from = ?",
-                        (night, address)).fetchone()[0]
+def names_held(conn: sqlite3.Connection, night: int, address: str) -> int:
+    """How many names of the night's list this address holds: typed there (``joined_from``) or
+    taken there from the organiser's (``taken_from``), removed ones too (a name removed and typed
+    again is no new name); a name given up (no owner, still on the list) no longer counts."""
+    return conn.execute("SELECT count(*) FROM night_players WHERE night = ? AND (joined_from = ? OR taken_from = ?)"
+                        " AND (owner IS NOT NULL OR left = 1)", (night, address, address)).fetchone()[0]
+
+
+@translated
+def take(conn: sqlite3.Connection, player_id: int, device: str, address: str | None) -> None:
+    """A name nobody owned (the organiser's) is this phone's from now on, taken from ``address``
+    (the caller holds ``store.write``)."""
+    conn.execute("UPDATE night_players SET owner = ?, taken_from = ?, version = version + 1 WHERE id = ?",
+                 (device, address, player_id))
 
 
 @translated

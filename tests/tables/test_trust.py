@@ -234,6 +234,22 @@ def test_one_device_joins_a_few_names_the_laptop_any(conn):
     assert len(night.roster(conn)) == claims.MAX_NAMES_PER_DEVICE + 11
 
 
+def test_one_device_holds_a_few_names_counting_the_organisers_it_takes(conn):
+    """Issue 44 item 3: one device tapped each of the 20 names the organiser added before
+    arrivals and owned all 20. The organiser's names it takes count in its share as the ones it
+    types, with new cookies or not; a name it gives up no longer counts."""
+    added = [done(night.join(conn, f"Guest {n}")) for n in range(20)]  # the organiser's, before arrivals
+    for n in range(claims.MAX_NAMES_PER_DEVICE):
+        done(claims.join_as(conn, f"cookie-{n}", "127.0.9.10", player_id=added[n].id))
+    with pytest.raises(tables.Refused, match=f"already joined {claims.MAX_NAMES_PER_DEVICE} names"):
+        done(claims.join_as(conn, "cookie-x", "127.0.9.10", player_id=added[10].id))
+    with pytest.raises(tables.Refused, match=f"already joined {claims.MAX_NAMES_PER_DEVICE} names"):
+        done(claims.join_as(conn, "cookie-y", "127.0.9.10", name="Typed"))  # typed and taken share it
+    done(claims.give_up(conn, added[0].id, "cookie-0"))  # Guest 0 is nobody's again (the organiser's name)
+    assert done(claims.join_as(conn, "cookie-x", "127.0.9.10", player_id=added[10].id)).id == added[10].id
+    assert done(claims.join_as(conn, "phone-9", "127.0.9.11", player_id=added[11].id)).id == added[11].id
+
+
 def test_removing_many_names_in_one_action(app, conn, client):
     ids = [done(night.join(conn, name)).id for name in ("A1", "A2", "A3", "Keep")]
     hall = client.get("/hall").get_data(as_text=True)
