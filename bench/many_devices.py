@@ -12,14 +12,18 @@ loopback source address. Three phases, one after another:
    ``--streams`` event streams open (spread over the ordinary tables); a stream the server
    closes is opened again a second later, a refused one after 1, 2, 4, 5, 5… s (as a page's
    hx-sse does);
-4. draw (issue 42): the same while the laptop draws a round for ``--draw-players`` players
+4. live-many and live-one (issue 42): the same while 100 addresses x 4 keep-alive connections, then
+   one address with 60, ask an ordinary table's "unchanged?" (its live URL, a 204) as fast as
+   they are answered (bench/fair_share.py's floods);
+5. draw (issue 42): the same while the laptop draws a round for ``--draw-players`` players
    on tonight's list with 500 never-together pairs no seating satisfies (the search runs to its
    end, seconds long): measured from the draw's POST until its answer.
 
 Reports per phase the other phones' and the laptop's p50/p99 (answers that never came count as
 their timeout), their statuses, and the load average at the phase's end; for phase 3 the streams
 held at its end. Targets: other phones' p99 <= 250 ms while the hammerers hammer; the laptop's
-hall p99 <= 250 ms while the addresses hold their streams; both <= 250 ms while the draw runs. Loopback only; bounded in time
+hall p99 <= 250 ms while the addresses hold their streams; both <= 250 ms under each live flood
+and while the draw runs. Loopback only; bounded in time
 (about --alone + 2 x --seconds + 30 s).
 
     python3 bench/many_devices.py
@@ -44,11 +48,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench import serving  # noqa: E402
 from bench.fair_share import Conn, database_for, more_tables, summary  # noqa: E402
+from bench.fair_share import hammer as flood  # noqa: E402
 
 ASK_TIMEOUT_S = 10.0  # an answer not come by then counts as this long
 # The attacking process's figures (shared memory): its streams, and its answers by status.
 COUNTERS = ("open", "most open", "opened", "closed by the server", "refused",
-            "answered 200", "answered 503", "answered 429", "answered 0")
+            "answered 200", "answered 204", "answered 503", "answered 429", "answered 0")
 
 
 def progress(phase: str, figures: dict) -> None:
@@ -186,6 +191,10 @@ def attack(kind: str, port: int, target, devices: int, streams: int, stop_flag, 
         if kind == "hammer":
             figures["answers"] = {}
             attackers = asyncio.create_task(hammer(port, target, devices, stop, figures["answers"]))
+        elif kind in ("live-many", "live-one"):  # target: the live URL; devices: addresses, or connections
+            figures["answers"] = {}
+            attackers = asyncio.create_task(flood(port, "", devices, stop, figures["answers"], attack=kind,
+                                                  live=target, addresses=devices))
         else:
             figures.update({"open": 0, "opened": 0, "closed by the server": 0, "refused": 0, "most open": 0})
             attackers = asyncio.create_task(hold_streams(port, target, devices, streams, stop, figures))
@@ -244,6 +253,15 @@ async def run(args, port: int, heavy: str, light: list[tuple[str, int]]) -> dict
     result["streams"]["streams"] = stop()
     progress("streams", result["streams"])
     await asyncio.sleep(2.0)
+
+    live = f"/t/{light[0][0]}/live?rev={light[0][1]}"
+    for kind, devices in (("live-many", 100), ("live-one", 60)):
+        stop = attacking(kind, port, live, devices)
+        await asyncio.sleep(2.0)
+        result[kind] = await measured(port, light, args.seconds)
+        result[kind]["flood"] = stop()
+        progress(kind, result[kind])
+        await asyncio.sleep(3.0)  # the tarpitted asks answered, the flood's connections gone
 
     if args.draw_players:
         stop_watching = asyncio.Event()
@@ -336,6 +354,11 @@ def main() -> int:
     others = result["hammered"]["others"].get("p99_ms", float("inf"))
     hall = result["streams"]["laptop_hall"].get("p99_ms", float("inf"))
     ok = others <= 250 and hall <= 250
+    flooded = ""
+    for kind in ("live-many", "live-one"):
+        worst = max(result[kind]["others"].get("p99_ms", float("inf")), result[kind]["laptop_hall"].get("p99_ms", float("inf")))
+        ok = ok and worst <= 250
+        flooded += f"; other phones' and the laptop's p99 under {kind} <= 250 ms ({worst})"
     drawing = ""
     if "draw" in result:
         during = max(result["draw"]["others"].get("p99_ms", float("inf")),
@@ -345,7 +368,7 @@ def main() -> int:
                    f"<= 250 ms ({during}, answered {result['draw']['draw_status']})")
     print(f"targets: other phones' p99 while {args.hammerers} addresses hammer <= 250 ms ({others}, load "
           f"{result['hammered']['load_average']}); the laptop's hall p99 while {args.addresses} addresses hold "
-          f"their streams <= 250 ms ({hall}, load {result['streams']['load_average']}){drawing}: "
+          f"their streams <= 250 ms ({hall}, load {result['streams']['load_average']}){flooded}{drawing}: "
           f"{'PASS' if ok else 'FAIL'}")
     return 0 if ok else 1
 
