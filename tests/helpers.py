@@ -311,6 +311,20 @@ def enter_deals(port: int, token: str, numbers) -> None:
         assert status == 303, body[:300]
 
 
+def open_event_stream(app, path: str, query: str = "", address: str = "192.168.1.23"):
+    """GET ``path`` (an event stream: /night/events, /players/events…) as the server hands it to
+    ``app``, from a phone at ``address``: (``{"status", "headers"}``, the body's iterator)."""
+    answered = {}
+
+    def start_response(status, headers):
+        answered.update(status=status, headers=dict(headers))
+
+    environ = {"REQUEST_METHOD": "GET", "PATH_INFO": path, "QUERY_STRING": query, "SERVER_NAME": "127.0.0.1",
+               "SERVER_PORT": "80", "HTTP_HOST": "127.0.0.1", "REMOTE_ADDR": address, "wsgi.url_scheme": "http",
+               "wsgi.input": io.BytesIO(b""), "wsgi.errors": io.BytesIO()}
+    return answered, app.wsgi_app(environ, start_response)
+
+
 def request_on_new_connection(port: int, source: str, path: str, timeout: float = 10) -> int:
     """GET ``path`` from ``source`` on a connection of its own: its status, or 0 when the server
     closed the connection before answering (closed at accept, or after a refusal). An answer that

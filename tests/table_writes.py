@@ -94,3 +94,27 @@ def rematch(conn, token: str, write_id: str | None = None) -> str:
         raised(started)
     assert started.rematch_token is not None
     return started.rematch_token
+
+
+# --- a match played to its end -----------------------------------------------------------------
+
+def rwd_win(winner: int, chips=(3, 3, 3, 4)) -> dict:
+    """A four-player RWD deal that seat ``winner`` wins clearly (7 of the 13 tricks)."""
+    tricks = [2, 2, 2, 2]
+    tricks[winner] += 5
+    return {"chips": list(chips), "tricks": tricks}
+
+
+def play_until_over(conn, token: str, winner: int) -> Table:
+    """Deals :func:`rwd_win` by ``winner`` until the table's match is over; the table then."""
+    table = service.load(conn, token)
+    while not table.match().over:
+        table = add_deal(conn, token, len(table.deals) + 1, rwd_win(winner))
+    return table
+
+
+def finished_match(conn, names, winner: int = 0) -> str:
+    """A new four-player RWD table played to its end, ``winner`` winning every deal; its token."""
+    token = create(conn, "rwd", list(names), {})
+    play_until_over(conn, token, winner)
+    return token

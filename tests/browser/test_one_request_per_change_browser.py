@@ -45,6 +45,19 @@ def test_a_watching_phone_makes_one_request_per_change(server_process, phone):
     assert phone.evaluate(STREAM_OPEN)
 
 
+def followed(phone, part: str) -> tuple[list[str], list[tuple[str, int]]]:
+    """From now on, the phone's requests (static files and static/outbox.js's reachability
+    check, /healthz, left out: that is about the laptop being there, not a change) and the
+    answers to those whose URL holds ``part`` (url, status)."""
+    asked: list[str] = []
+    phone.on("request", lambda request: asked.append(request.url)
+             if "/static/" not in request.url and not request.url.endswith("/healthz") else None)
+    answered: list[tuple[str, int]] = []
+    phone.on("response", lambda response: answered.append((response.url, response.status))
+             if part in response.url else None)
+    return asked, answered
+
+
 NIGHT_CHANGES = 4
 NIGHT_GAP_S = 2.5  # past a phone's night page's own gap (poll_ms, 2 s): each change its own ask
 
@@ -68,12 +81,7 @@ def test_a_phone_watching_its_night_makes_one_request_per_change(server_process,
     mine.wait_for(timeout=10_000)  # the draw reached the phone by push
     token = mine.get_attribute("href").rsplit("/", 1)[-1]
     phone.wait_for_timeout(NIGHT_GAP_S * 1000)  # whatever the draw set off is over
-    asked: list[str] = []
-    phone.on("request", lambda request: asked.append(request.url)
-             if "/static/" not in request.url and not request.url.endswith("/healthz") else None)
-    answered: list[tuple[str, int]] = []
-    phone.on("response", lambda response: answered.append((response.url, response.status))
-             if "/night/me/live" in response.url else None)
+    asked, answered = followed(phone, "/night/me/live")
     phone.wait_for_timeout(NIGHT_GAP_S * 1000)
     assert asked == [], asked  # nothing changes: nothing asked
     for number in range(1, NIGHT_CHANGES + 1):
@@ -106,12 +114,7 @@ def test_a_phone_on_the_season_table_asks_once_when_a_match_ends(server_process,
     phone.goto(f"{base}/season")
     phone.wait_for_function(STREAM_OPEN)
     phone.evaluate("() => { window.sameDocument = true; }")
-    asked: list[str] = []
-    phone.on("request", lambda request: asked.append(request.url)
-             if "/static/" not in request.url and not request.url.endswith("/healthz") else None)
-    answered: list[tuple[str, int]] = []
-    phone.on("response", lambda response: answered.append((response.url, response.status))
-             if "/season?" in response.url else None)
+    asked, answered = followed(phone, "/season?")
     csrf = other.csrf(f"/t/{token}")
     number, over = 0, False
     while not over:  # Ann wins every deal: the match ends after a few

@@ -9,7 +9,6 @@ with the signature they show (tests/night/test_projector.py: 204 until changed).
 from __future__ import annotations
 
 import threading
-from io import BytesIO
 
 import pytest
 
@@ -20,22 +19,15 @@ from companion.serving import events
 from companion.topics import NIGHT
 from companion.store import get_db
 
+from helpers import open_event_stream
+
 from .screen_night import draw, join_everyone, play
 from table_writes import done
 
 
-def open_stream(app, address: str = "192.168.1.23", query: str = ""):
-    """GET /night/events as the server hands it to the app: (status, headers, body iterator)."""
-    answered = {}
-
-    def start_response(status, headers):
-        answered.update(status=status, headers=dict(headers))
-
-    environ = {"REQUEST_METHOD": "GET", "PATH_INFO": "/night/events", "QUERY_STRING": query, "SERVER_NAME": "127.0.0.1",
-               "SERVER_PORT": "80", "HTTP_HOST": "127.0.0.1", "REMOTE_ADDR": address, "wsgi.url_scheme": "http",
-               "wsgi.input": BytesIO(b""), "wsgi.errors": BytesIO()}
-    body = app.wsgi_app(environ, start_response)
-    return answered, body
+def open_stream(app, query: str = ""):
+    """GET /night/events as the server hands it to the app, from a phone."""
+    return open_event_stream(app, "/night/events", query)
 
 
 @pytest.fixture

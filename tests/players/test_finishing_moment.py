@@ -10,20 +10,9 @@ from companion.tables import service as tables
 from helpers import N1
 from helpers import NightClock as Clock
 import table_writes
+from table_writes import play_until_over, rwd_win
 
 FOUR = ["Ann", "Bo", "Cy", "Di"]
-
-
-def rwd_deal(winner: int) -> dict:
-    tricks = [2, 2, 2, 2]
-    tricks[winner] += 5
-    return {"chips": [3, 3, 3, 4], "tricks": tricks}
-
-
-def play_until_over(conn, token: str, winner: int) -> None:
-    table = tables.load(conn, token)
-    while not table.match().over:
-        table = table_writes.add_deal(conn, token, len(table.deals) + 1, rwd_deal(winner))
 
 
 def everyone(conn) -> dict:
@@ -76,7 +65,7 @@ def test_undo_and_re_entry_keep_the_moment(conn, monkeypatch):
     clock.at(N1, "20:30")
     tables.undo_deal(conn, token, last)  # reopened: the moment is kept
     assert tables.load(conn, token).ended_at == f"{N1}T20:00:00+00:00"
-    table_writes.add_deal(conn, token, last, rwd_deal(0))  # ends again with as many deals
+    table_writes.add_deal(conn, token, last, rwd_win(0))  # ends again with as many deals
     assert tables.load(conn, token).ended_at == f"{N1}T20:00:00+00:00"
     assert tables.load(conn, token).ended_deals == last
 

@@ -12,24 +12,10 @@ from companion.night import service as night
 from companion.players import service as players
 from companion.store import backup as store_backup
 from companion.tables import service as tables
-import table_writes
 from table_writes import done
+from table_writes import finished_match as finished
 
 NAME = "Fayette"  # a name that appears nowhere else in the app's rows or pages
-
-
-def rwd_deal(winner: int) -> dict:
-    tricks = [2, 2, 2, 2]
-    tricks[winner] += 5
-    return {"chips": [3, 3, 3, 4], "tricks": tricks}
-
-
-def finished(conn, names: list[str], winner: int) -> str:
-    token = table_writes.create(conn, "rwd", names, {})
-    table = tables.load(conn, token)
-    while not table.match().over:
-        table = table_writes.add_deal(conn, token, len(table.deals) + 1, rwd_deal(winner))
-    return token
 
 
 def figures(conn) -> dict:

@@ -9,7 +9,6 @@ import re
 
 from companion.night import service as night
 from companion.players import service as players
-from companion.tables import service as tables
 import table_writes
 from table_writes import done
 
@@ -17,17 +16,8 @@ PHONE = {"REMOTE_ADDR": "192.168.1.23"}
 RATING = re.compile(r"\brating|レーティング", re.I)
 
 
-def rwd_deal(winner: int) -> dict:
-    tricks = [2, 2, 2, 2]
-    tricks[winner] += 5
-    return {"chips": [3, 3, 3, 4], "tricks": tricks}
-
-
 def a_finished_match(conn) -> str:
-    token = table_writes.create(conn, "rwd", ["Ann", "Bo", "Cy", "Di"], {})
-    table = tables.load(conn, token)
-    while not table.match().over:
-        table = table_writes.add_deal(conn, token, len(table.deals) + 1, rwd_deal(0))
+    token = table_writes.finished_match(conn, ["Ann", "Bo", "Cy", "Di"])
     players.refresh(conn)
     return token
 
@@ -60,14 +50,14 @@ def test_by_default_no_page_or_file_a_phone_opens_shows_a_rating(app, client, co
 
 
 def test_chosen_everyone_the_phones_see_them_and_only_the_laptop_may_choose(app, client, conn):
-    token = a_finished_match(conn)
+    a_finished_match(conn)
     assert client.post("/players/ratings", data={"ratings": "everyone"}, environ_base=PHONE).status_code == 403
     assert not players.ratings_for_everyone(conn)
     answer = client.post("/players/ratings", data={"ratings": "everyone"})
     assert answer.status_code == 303 and players.ratings_for_everyone(conn)
     ann = players.player_of_name(conn, "Ann")
     assert "Rating" in client.get(f"/players/{ann.id}", environ_base=PHONE).get_data(as_text=True)
-    assert '"rating"' in client.get(f"/season.json?ratings=1", environ_base=PHONE).get_data(as_text=True)
+    assert '"rating"' in client.get("/season.json?ratings=1", environ_base=PHONE).get_data(as_text=True)
     assert "rating_now" in client.get(f"/players/{ann.id}/history.csv", environ_base=PHONE).get_data(as_text=True)
     client.post("/players/ratings", data={"ratings": "laptop"})
     assert not RATING.search(client.get(f"/players/{ann.id}", environ_base=PHONE).get_data(as_text=True))

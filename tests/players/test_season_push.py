@@ -7,7 +7,6 @@ the version they show: 204 while it is current."""
 from __future__ import annotations
 
 import re
-from io import BytesIO
 
 import pytest
 
@@ -18,24 +17,17 @@ from companion.tables import service as tables
 from companion.topics import SEASON
 
 import table_writes
+from helpers import open_event_stream
 from table_writes import done
 
 NAMES = ["Ann", "Bo", "Cy", "Dee"]
-RWD_DEAL = {"chips": [3, 3, 3, 4], "tricks": [7, 2, 2, 2]}
+RWD_DEAL = table_writes.rwd_win(0)  # Ann wins it
 PHONE = {"REMOTE_ADDR": "192.168.1.23"}
 
 
 def open_stream(app, query: str):
-    answered = {}
-
-    def start_response(status, headers):
-        answered.update(status=status, headers=dict(headers))
-
-    environ = {"REQUEST_METHOD": "GET", "PATH_INFO": "/players/events", "QUERY_STRING": query,
-               "SERVER_NAME": "127.0.0.1", "SERVER_PORT": "80", "HTTP_HOST": "127.0.0.1",
-               "REMOTE_ADDR": "192.168.1.23", "wsgi.url_scheme": "http", "wsgi.input": BytesIO(b""),
-               "wsgi.errors": BytesIO()}
-    return answered, app.wsgi_app(environ, start_response)
+    """GET /players/events as the server hands it to the app, from a phone."""
+    return open_event_stream(app, "/players/events", query)
 
 
 def version(app) -> int:
@@ -48,10 +40,7 @@ def almost_over(app) -> tuple[str, int]:
     with app.app_context():
         conn = get_db()
         token = table_writes.create(conn, "rwd", NAMES, {})
-        table = tables.load(conn, token)
-        while not table.match().over:
-            table = table_writes.add_deal(conn, token, len(table.deals) + 1, RWD_DEAL)
-        last = len(table.deals)
+        last = len(table_writes.play_until_over(conn, token, 0).deals)
         tables.undo_deal(conn, token, last)
     return token, last
 
