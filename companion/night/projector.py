@@ -18,7 +18,7 @@ page itself (static/projector.js), so the page never scrolls.
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, render_template, request, url_for
+from flask import Blueprint, Response, render_template, url_for
 from flask_babel import gettext
 
 from ..store import Connection, get_db

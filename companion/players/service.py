@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from ..changes import Change, publish
 from ..games import GAMES
@@ -331,8 +331,14 @@ def ensure_player(conn: Connection, raw: str) -> Done:
 
 def seat_players(conn: Connection, table_id: int, names: Sequence[str]) -> list[int | None]:
     """Per seat of a table, its player's id (a seat given to someone else counts first)."""
+    return seat_resolver(conn)(table_id, names)
+
+
+def seat_resolver(conn: Connection) -> Callable[[int, Sequence[str]], list[int | None]]:
+    """:func:`seat_players` for many tables: who-is-who read once."""
     by_key, by_seat = player_rows.name_map(conn), player_rows.seat_map(conn)
-    return [by_seat.get((table_id, seat), by_key.get(name_key(n))) for seat, n in enumerate(names)]
+    return lambda table_id, names: [by_seat.get((table_id, seat), by_key.get(name_key(n)))
+                                    for seat, n in enumerate(names)]
 
 
 def merge(conn: Connection, keep_id: int, gone_id: int | None) -> Done:
@@ -388,20 +394,20 @@ def forget_player(conn: Connection, player_id: int, confirmed: bool = True) -> D
     Refused unless ``confirmed`` (it can't be undone)."""
     if not confirmed:
         return refused([FieldError("forget", T("Tick the box to confirm: a forgotten name can't be brought back."))])
-    refresh(conn)  # every table they sat at has its stored result, so their seats are known
-    found = get(conn, player_id)
+    found = get(conn, player_id)  # after its refresh: every name seen at a table is a player's
     if found is None:
         return not_found()
     name = forgotten_name(player_id)
-    old_keys = sorted(set(found.keys) | {found.key})
-    old_names = {found.name}
-    seats: dict[int, list[str]] = {}
-    for table_id, names in player_rows.seated_tables(conn):
-        mine = [seat for seat, pid in enumerate(seat_players(conn, table_id, names)) if pid == player_id]
-        if mine:
-            old_names.update(names[seat] for seat in mine)
-            seats[table_id] = [name if seat in mine else typed for seat, typed in enumerate(names)]
-    with write(conn, erase=True):
+    with write(conn, erase=True):  # their seats and spellings as they are when it is written
+        old_keys = sorted({k for k, pid in player_rows.name_map(conn).items() if pid == player_id} | {found.key})
+        old_names = {found.name}
+        seats: dict[int, list[str]] = {}
+        players_of = seat_resolver(conn)
+        for table_id, names in player_rows.seated_tables(conn):
+            mine = [seat for seat, pid in enumerate(players_of(table_id, names)) if pid == player_id]
+            if mine:
+                old_names.update(names[seat] for seat in mine)
+                seats[table_id] = [name if seat in mine else typed for seat, typed in enumerate(names)]
         tonight = bool(player_rows.on_tonights_list(conn, old_keys))
         keys = set(old_keys) | {name_key(n) for n in old_names}
         version, revisions = player_rows.forget_player(conn, player_id, name, name_key(name), seats, old_keys,
