@@ -379,7 +379,8 @@ class ConnectionPool:
     def give_back(self, path: str, conn: sqlite3.Connection) -> None:
         watched = watches.get(path)
         try:
-            if getattr(conn, "broken", False):  # a PostgreSQL connection lost
+            if getattr(conn, "broken", False):  # a PostgreSQL connection lost: its server dropped the others too
+                self.drop_idle(path)  # (restarted, or ended them), so the next borrow connects afresh
                 raise sqlite3.OperationalError("connection lost")
             if conn.in_transaction:
                 conn.rollback()  # never carry a half-done transaction into the next request
@@ -393,6 +394,14 @@ class ConnectionPool:
                     self.idle.append((path, conn))
                     return
         self.close(path, conn)
+
+    def drop_idle(self, path: str) -> None:
+        """Close the idle connections to ``path`` (lent again, each would fail its request first)."""
+        with self.lock:
+            dropped = [conn for held, conn in self.idle if held == path]
+            self.idle = [(held, conn) for held, conn in self.idle if held != path]
+        for conn in dropped:
+            self.close(path, conn)
 
     @staticmethod
     def close(path: str, conn: sqlite3.Connection) -> None:

@@ -168,7 +168,10 @@ def test_a_full_disk_refuses_the_deal_and_gives_every_value_back(pg_app):
 def test_a_lost_connection_is_not_saved_and_the_next_try_is(pg_app):
     client = pg_app.test_client()
     token = create(client)  # the request's connection is back in the pool, idle
-    with raw(pg_app.config["DATABASE"]) as admin:
+    url = pg_app.config["DATABASE"]
+    with storage.pool.lend(url), storage.pool.lend(url):  # and another: two idle, as after a stream's check
+        pass
+    with raw(url) as admin:
         ended = admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
                               " WHERE datname = current_database() AND pid != pg_backend_pid()").fetchall()
     assert ended, "no connection of the app's to end"
