@@ -526,8 +526,10 @@ class NightClock:
         self.stamp = f"{day}T{hhmm}:00+00:00"
 
 
-def play_table(conn, game, names, options, deals) -> str:
-    token = table_writes.create(conn, game, names, options)
+def play_table(conn, game, names, options, deals, counted: bool = True) -> str:
+    """A table played deal by deal; its token. ``counted``: opened on the laptop, so its night
+    counts it (the season reads counted matches only); else a phone's side table."""
+    token = table_writes.create(conn, game, names, options, numbered=counted)
     for number, facts in enumerate(deals, 1):
         table_writes.add_deal(conn, token, number, facts)
     return token

@@ -113,8 +113,9 @@ def play_until_over(conn, token: str, winner: int) -> Table:
     return table
 
 
-def finished_match(conn, names, winner: int = 0) -> str:
-    """A new four-player RWD table played to its end, ``winner`` winning every deal; its token."""
-    token = create(conn, "rwd", list(names), {})
+def finished_match(conn, names, winner: int = 0, counted: bool = True) -> str:
+    """A new four-player RWD table played to its end, ``winner`` winning every deal; its token.
+    ``counted``: opened on the laptop, so its night counts it; else a phone's side table."""
+    token = create(conn, "rwd", list(names), {}, numbered=counted)
     play_until_over(conn, token, winner)
     return token

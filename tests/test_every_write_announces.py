@@ -89,14 +89,14 @@ def a_round(conn, seated: int = 8, games=("rwd",)):
     return people, drawn
 
 
-def a_table_with_a_deal(conn) -> str:
-    token = table_writes.create(conn, "rwd", ["Ann", "Bo", "Cy", "Dee"], {})
+def a_table_with_a_deal(conn, numbered: bool = True) -> str:
+    token = table_writes.create(conn, "rwd", ["Ann", "Bo", "Cy", "Dee"], {}, numbered=numbered)
     table_writes.add_deal(conn, token, 1, RWD_DEAL)
     return token
 
 
 def a_finished_table(conn) -> str:
-    token = table_writes.create(conn, "rwd", ["Ann", "Bo", "Cy", "Dee"], {})
+    token = table_writes.create(conn, "rwd", ["Ann", "Bo", "Cy", "Dee"], {}, numbered=True)
     table = tables.load(conn, token)
     while not table.match().over:
         table = table_writes.add_deal(conn, token, len(table.deals) + 1, RWD_DEAL)
@@ -134,7 +134,7 @@ def _forget(conn):
 
 def _side_table(conn):
     done(night.start_night(conn))
-    token = a_table_with_a_deal(conn)  # opened by a phone, outside the draws: a side table
+    token = a_table_with_a_deal(conn, numbered=False)  # opened by a phone, outside the draws: a side table
     table_id = tables.load(conn, token).id
     return lambda: done(side_tables.add_to_night(conn, table_id))
 

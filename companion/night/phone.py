@@ -5,12 +5,11 @@ and the request it waits on are kept in its session too."""
 
 from __future__ import annotations
 
-from flask import render_template, request, session
+from flask import render_template, session
 from flask_babel import gettext
 
 from ..store import get_db
-from ..devices import device_of
-from ..web.host import is_host_request
+from ..web.host import phone_address
 from . import claims, service
 
 
@@ -58,15 +57,12 @@ def device_id(create: bool = False) -> str | None:
     return found if isinstance(found, str) else None
 
 
-def device_address() -> str | None:
-    """The address a device's limit of names counts by (None: the laptop, which isn't limited)."""
-    return None if is_host_request() else device_of(request.environ)
 
 
 def join_as_this_phone(conn, picked: int | None, name: str | None):
     """This phone asks for a name (tapped: ``picked``, else typed): claims.join_as's result, its
     value the player or claims.Waiting (remembered in the session, so the join page shows the wait)."""
-    found = claims.join_as(conn, device_id(create=True), device_address(),
+    found = claims.join_as(conn, device_id(create=True), phone_address(),
                            player_id=picked if picked else None, name=None if picked else name)
     if not found.saved:
         return found

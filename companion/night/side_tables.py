@@ -3,7 +3,8 @@
 The night counts its drawn tables, the tables the laptop opens or prepares, and the tables the
 organiser adds to it: each has a number in the night ("Table 7"). A table phones opened outside
 the draws is a *side table*: shown apart on the hall, on neither the board's count nor the
-leaderboard, until the organiser adds it to tonight (it then gets the night's next number).
+leaderboard, nor in the season, until the organiser adds it to its night (it then gets that
+night's next number: from the hall tonight, from the players list afterwards).
 """
 
 from __future__ import annotations
@@ -13,17 +14,30 @@ from ..changes import Change, publish
 from ..outcomes import Done, done, not_found
 from ..store import Connection, write
 from ..store import nights as night_rows
+from ..store import players as player_rows
 from ..store import tables as table_rows
 
 
-def side_tables(conn: Connection, newest: int | None = None) -> list[table_service.Table]:
+# A device that opened more tables than this tonight is named on the hall (issue 43: a
+# stranger's phone opened ten side tables with real players' names in a second).
+BUSY_OPENER = 5
+
+
+def side_tables(conn: Connection, newest: int | None = None, skip: int = 0) -> list[table_service.Table]:
     """Tonight's side tables, in the order they were opened: opened by phones outside the
-    draws and played (or rematches), not added to the night. ``newest``: only the last so many
-    (phones may open hundreds: the hall loads what it shows, issue 32)."""
+    draws and played (or rematches), not added to the night. ``newest``: only the last so many,
+    past the ``skip`` newest (phones may open hundreds: the hall loads what it shows, a page at
+    a time, issue 32)."""
     found = (table_service.table_of(record)
              for record in table_rows.tables_after(conn, night_rows.night_after_table(conn), unnumbered=True,
-                                                   newest=newest))
+                                                   newest=newest, skip=skip))
     return [table for table in found if table is not None]
+
+
+def busy_devices(conn: Connection) -> list[tuple[str, int]]:
+    """The phones (by address) that opened more than :data:`BUSY_OPENER` tables tonight, played
+    or not, and how many each, the most first."""
+    return table_rows.busy_openers(conn, night_rows.night_after_table(conn), BUSY_OPENER)
 
 
 def side_table_count(conn: Connection) -> int:
@@ -32,15 +46,20 @@ def side_table_count(conn: Connection) -> int:
 
 
 def add_to_night(conn: Connection, table_id: int) -> Done:
-    """The organiser adds a side table to tonight: it gets the night's next number and counts
-    from now on (the board, the leaderboard, the exports). Its value: that number."""
+    """The organiser counts a table phones opened outside the draws: it gets the next number in
+    its night (tonight's, or the past night it was played in) and counts from now on: that
+    night's board, leaderboard and exports, and the season (issue 43: the season and ratings
+    read counted matches only). Its value: that number."""
     with write(conn):
-        table = next((t for t in side_tables(conn) if t.id == table_id), None)
-        if table is None:
+        found = table_rows.numbering(conn, table_id)
+        if found is None or found[1] is not None:
             return not_found()
-        number = night_rows.next_table_number(conn)
+        token = found[0]
+        number = night_rows.number_in_night_of(conn, table_id)
         revision = table_rows.add_to_night(conn, table_id, number)
+        season = player_rows.move_season(conn)  # its match, if ended, counts now
     publish(Change("night"))
     if revision is not None:  # its phones show its number now
-        publish(Change("table", table.token, revision))
+        publish(Change("table", token, revision))
+    publish(Change("players", "", season))
     return done(number)

@@ -170,13 +170,20 @@ def rating_context(conn) -> dict:
 def time_context(conn, latest: service.Round | None) -> dict:
     """What calling time and side tables add to the hall (issue 33): whether the latest round is
     over (every table has a result), how many of its tables still run, and tonight's side tables."""
-    # The latest opened, and only those loaded: many devices' flood neither fills nor slows the hall.
-    apart = side_tables.side_tables(conn, newest=BOARD_MAX)
-    first = side_tables.side_table_count(conn) - len(apart)
+    # Newest first, a page at a time, and only those loaded: many devices' flood neither fills nor
+    # slows the hall, and none is out of the organiser's reach (issue 43).
+    total = side_tables.side_table_count(conn)
+    pages = max(-(-total // BOARD_MAX), 1)
+    page = min(max(request.args.get("side_page", 1, type=number_or_error) or 1, 1), pages)
+    apart = side_tables.side_tables(conn, newest=BOARD_MAX, skip=(page - 1) * BOARD_MAX)
+    first = total - (page - 1) * BOARD_MAX - len(apart)  # how many were opened before this page's
+    rows = [dict(row, label=gettext("Side table %(n)s", n=position))
+            for position, row in enumerate(board_rows(apart), start=first + 1)]
     return dict(round_over=round_time.round_over(latest),
                 running=len(round_time.unfinished(latest)) if latest else 0,
-                side_rows=[dict(row, label=gettext("Side table %(n)s", n=position))
-                           for position, row in enumerate(board_rows(apart), start=first + 1)])
+                side_rows=rows[::-1], side_total=total, busy_devices=side_tables.busy_devices(conn),
+                busy_opener=side_tables.BUSY_OPENER,
+                side_paging=dict(page=page, pages=pages) if pages > 1 else None)
 
 
 def draw_format_context(rounds: list[service.Round]) -> dict:
@@ -750,5 +757,11 @@ def call_time_for_round():
 
 @bp.post("/hall/tables/<int:table_id>/add")
 def add_side_table(table_id: int):
-    """The organiser adds a side table to tonight: it gets the night's next number and counts."""
+    """The organiser adds a side table to its night (tonight's from the hall; a past night's from
+    the players list's "Matches not counted", which it returns to): it gets that night's next
+    number and counts, the season and ratings included."""
+    if request.form.get("back") == "players":
+        return answer(lambda: side_tables.add_to_night(get_db(), table_id),
+                      saved=lambda _number: redirect(url_for("players.index") + "#uncounted", code=303),
+                      page=lambda errors, status: (hall_page({}, one_field(errors, "board"), status)), field="board")
     return hall_answer({}, "board", "#board", lambda conn: side_tables.add_to_night(conn, table_id))

@@ -80,7 +80,9 @@ def results_stale(conn: Connection) -> bool:
 
 def refresh(conn: Connection) -> int:
     """Replay every table whose stored result is missing or stale and store it; give each new
-    name a player. Returns how many tables were replayed (0 on an unchanged laptop: one query)."""
+    name at a counted table a player (a name typed only at side tables nobody added is nobody's
+    yet: a stranger's invented names make no players). Returns how many tables were replayed
+    (0 on an unchanged laptop: one query)."""
     done = 0
     while True:
         stale = player_rows.stale_tables(conn)
@@ -110,17 +112,29 @@ def refresh(conn: Connection) -> int:
             keys_seen: dict[str, str] = {}
             for table, over, names, places, scores, entrants, night, at_time in replayed:
                 keys = [name_key(n) for n in names]
-                for k, n in zip(keys, names):
-                    keys_seen[k] = n  # the latest table's spelling (tables come oldest first)
+                counted = table["counted"]  # some night's leaderboard counts it (issue 43)
+                if counted:
+                    for k, n in zip(keys, names):
+                        keys_seen[k] = n  # the latest table's spelling (tables come oldest first)
                 player_rows.save_result(conn, table["id"], table["revision"], table["finished"], over, night,
-                                 table["ended_at"] or table["updated_at"], table["game"], table_label(table),
-                                 names, keys, places,
-                                 scores, entrants, at_time)
+                                        table["ended_at"] or table["updated_at"], table["game"], table_label(table),
+                                        names, keys, places, scores, entrants, at_time, counted)
             for k in sorted(player_rows.missing_keys(conn, keys_seen)):
                 if k:
                     player_rows.insert_player(conn, keys_seen[k], k, stamp)
         publish(Change("players"))
         done += len(stale)
+
+
+UNCOUNTED_PAGE = 20  # "Matches not counted" lists this many a page
+
+
+def uncounted_matches(conn: Connection, page: int = 1) -> tuple[list[dict[str, Any]], int]:
+    """Ended matches no night counts (side tables never added), newest first, by the names typed
+    at them (nobody's figures or rating, issue 43), one page of them; and how many there are."""
+    refresh(conn)
+    total = player_rows.count_uncounted(conn)
+    return player_rows.uncounted_results(conn, UNCOUNTED_PAGE, (max(page, 1) - 1) * UNCOUNTED_PAGE), total
 
 
 class _Season:

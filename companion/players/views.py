@@ -15,7 +15,7 @@ from ..games import GAMES
 from ..meetup.points import PLACE_POINTS_RULE
 from ..meetup.ratings import RATING_RULE, shown_value
 from ..meetup.season import FORM_LENGTH, MIN_MATCHES, SEASON_ORDER, PlayerStats, min_matches_text
-from ..numbers import ascii_number
+from ..numbers import ascii_number, number_or_error
 from ..store import get_db
 from ..store import players as player_rows
 from ..web.downloads import csv_download, json_download
@@ -205,8 +205,13 @@ def players_page(errors: dict | None = None, values: dict | None = None):
     everyone = service.everyone(conn)
     season = service.season(conn, min_matches=1)
     lines = {r.key: r for r in season.rows}
+    page = max(request.args.get("uncounted", 1, type=number_or_error) or 1, 1)
+    uncounted, uncounted_total = service.uncounted_matches(conn, page)
+    pages = -(-uncounted_total // service.UNCOUNTED_PAGE)
     return render_template("players/index.html", everyone=everyone, lines=lines, errors=errors or {}, values=values or {},
-                           spellings=service.spellings(conn), ratings_for_everyone=service.ratings_for_everyone(conn))
+                           spellings=service.spellings(conn), ratings_for_everyone=service.ratings_for_everyone(conn),
+                           uncounted=uncounted, uncounted_total=uncounted_total,
+                           uncounted_paging=dict(page=page, pages=pages) if pages > 1 else None)
 
 
 @bp.get("/players")

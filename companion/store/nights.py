@@ -210,6 +210,20 @@ def next_table_number(conn: sqlite3.Connection) -> int:
 
 
 @translated
+def number_in_night_of(conn: sqlite3.Connection, table_id: int) -> int:
+    """The next number in the night the table was opened in (tonight's or a past one's): what a
+    side table added to its night gets."""
+    start = conn.execute("SELECT coalesce(max(after_table), 0) FROM nights WHERE after_table < ?",
+                         (table_id,)).fetchone()[0]
+    end = conn.execute("SELECT min(after_table) FROM nights WHERE after_table >= ?", (table_id,)).fetchone()[0]
+    if end is None:  # tonight's (or, before any night, the laptop's only one)
+        row = conn.execute("SELECT coalesce(max(seq), 0) FROM tables WHERE id > ?", (start,)).fetchone()
+    else:
+        row = conn.execute("SELECT coalesce(max(seq), 0) FROM tables WHERE id > ? AND id <= ?", (start, end)).fetchone()
+    return 1 + row[0]
+
+
+@translated
 def night_table_count(conn: sqlite3.Connection) -> int:
     """How many tables the current night holds, numbered or not (phone tables have no number)."""
     return conn.execute("SELECT count(*) FROM tables WHERE id > ?",

@@ -25,11 +25,14 @@ def _json(value: Any) -> str:
 @translated
 def stale_tables(conn: sqlite3.Connection, limit: int = 500) -> list[dict[str, Any]]:
     """Seated tables whose stored result is missing or older than the table (at most
-    ``limit``, oldest first), with their deals and the date of the night they belong to."""
+    ``limit``, oldest first), with their deals, the date of the night they belong to and
+    whether it counts them: a number in the night, or opened before side tables were
+    (``side_tables_since``: each night counted every table then)."""
     found: dict[int, dict[str, Any]] = {}
     for row in conn.execute(
             "SELECT t.id, t.game, t.players, t.options, t.finished, t.revision, t.created_at, t.updated_at, t.ended_at,"
             " t.label, t.seq, t.ended_at_time, d.facts AS deal_facts,"
+            " (t.seq IS NOT NULL OR t.id <= (SELECT max(after_table) FROM side_tables_since)) AS counted,"
             " (SELECT n.started_at FROM nights AS n WHERE n.after_table < t.id ORDER BY n.id DESC LIMIT 1)"
             "  AS night_started"
             " FROM (SELECT t.* FROM tables AS t LEFT JOIN results AS r ON r.table_id = t.id"
@@ -44,7 +47,7 @@ def stale_tables(conn: sqlite3.Connection, limit: int = 500) -> list[dict[str, A
                 "revision": row["revision"], "created_at": row["created_at"], "updated_at": row["updated_at"],
                 "ended_at": row["ended_at"],
                 "label": row["label"], "seq": row["seq"], "night_started": row["night_started"],
-                "ended_at_time": bool(row["ended_at_time"]), "deals": []}
+                "ended_at_time": bool(row["ended_at_time"]), "counted": bool(row["counted"]), "deals": []}
         if row["deal_facts"] is not None:
             record["deals"].append(json.loads(row["deal_facts"]))
     return list(found.values())
@@ -53,17 +56,19 @@ def stale_tables(conn: sqlite3.Connection, limit: int = 500) -> list[dict[str, A
 @translated
 def save_result(conn: sqlite3.Connection, table_id: int, revision: int, finished: bool, over: bool, night: str,
                 at: str, game: str, label: str, names: list[str], keys: list[str], places: list[int],
-                scores: list[int], entrants: list[int], at_time: bool = False) -> None:
+                scores: list[int], entrants: list[int], at_time: bool = False, counted: bool = True) -> None:
+    """``counted``: some night's leaderboard counts the table (it has a number in its night);
+    the season reads only those (issue 43)."""
     conn.execute("INSERT OR REPLACE INTO results (table_id, revision, finished, over, night, at, game, label, data,"
-                 " at_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                 " at_time, counted) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                  (table_id, revision, int(finished), int(over), night, at, game, label,
-                  _json([names, keys, places, scores, entrants]), int(at_time)))
+                  _json([names, keys, places, scores, entrants]), int(at_time), int(counted)))
 
 
 @translated
 def results(conn: sqlite3.Connection) -> list[tuple]:
-    """Every ended match: (table_id, night, at, game, label, data JSON), in table order."""
-    return conn.execute("SELECT table_id, night, at, game, label, data FROM results WHERE over = 1"
+    """Every ended counted match: (table_id, night, at, game, label, data JSON), in table order."""
+    return conn.execute("SELECT table_id, night, at, game, label, data FROM results WHERE over = 1 AND counted = 1"
                         " ORDER BY table_id").fetchall()
 
 
@@ -71,8 +76,8 @@ def results(conn: sqlite3.Connection) -> list[tuple]:
 def results_signature(conn: sqlite3.Connection) -> tuple:
     """Changes whenever a stored result changes (a cheap "anything new?")."""
     return tuple(conn.execute("SELECT count(*), coalesce(sum(revision), 0), coalesce(sum(finished), 0),"
-                              " coalesce(sum(over), 0), coalesce(max(table_id), 0), coalesce(sum(table_id), 0)"
-                              " FROM results").fetchone())
+                              " coalesce(sum(over), 0), coalesce(max(table_id), 0), coalesce(sum(table_id), 0),"
+                              " coalesce(sum(counted), 0) FROM results").fetchone())
 
 
 @translated
@@ -85,28 +90,46 @@ def who_signature(conn: sqlite3.Connection) -> tuple:
 
 @translated
 def result_marks(conn: sqlite3.Connection) -> dict[int, tuple[int, int]]:
-    """Each ended match's table id -> (revision, finished) of its stored result."""
-    return {t: (r, f) for t, r, f in conn.execute("SELECT table_id, revision, finished FROM results WHERE over = 1")}
+    """Each ended counted match's table id -> (revision, finished) of its stored result."""
+    return {t: (r, f) for t, r, f in conn.execute("SELECT table_id, revision, finished FROM results"
+                                                  " WHERE over = 1 AND counted = 1")}
 
 
 @translated
 def results_of(conn: sqlite3.Connection, table_ids: Iterable[int]) -> list[tuple]:
-    """(table_id, revision, finished, night, at, game, label, data JSON, at_time) of these ended matches."""
+    """(table_id, revision, finished, night, at, game, label, data JSON, at_time) of these ended counted matches."""
     ids = list(table_ids)
     found: list[tuple] = []
     for start in range(0, len(ids), 500):
         chunk = ids[start:start + 500]
         found.extend(conn.execute("SELECT table_id, revision, finished, night, at, game, label, data, at_time FROM results"
-                                  f" WHERE over = 1 AND table_id IN ({','.join('?' * len(chunk))})", chunk))
+                                  f" WHERE over = 1 AND counted = 1 AND table_id IN ({','.join('?' * len(chunk))})", chunk))
     return found
 
 
 @translated
 def ended_results(conn: sqlite3.Connection) -> list[tuple]:
-    """Every ended match, as :func:`results_of` gives them, in table order (one query: what the
-    season reads after a start)."""
+    """Every ended counted match, as :func:`results_of` gives them, in table order (one query:
+    what the season reads after a start)."""
     return conn.execute("SELECT table_id, revision, finished, night, at, game, label, data, at_time FROM results"
-                        " WHERE over = 1 ORDER BY table_id").fetchall()
+                        " WHERE over = 1 AND counted = 1 ORDER BY table_id").fetchall()
+
+
+@translated
+def uncounted_results(conn: sqlite3.Connection, limit: int, offset: int = 0) -> list[dict[str, Any]]:
+    """Ended matches no night counts (side tables never added), newest first: their table's id,
+    token, night, game and the names typed at it."""
+    rows = conn.execute("SELECT r.table_id, t.token, r.night, r.at, r.game, r.data FROM results AS r"
+                        " JOIN tables AS t ON t.id = r.table_id WHERE r.over = 1 AND r.counted = 0"
+                        " ORDER BY r.table_id DESC LIMIT ? OFFSET ?", (limit, offset)).fetchall()
+    return [{"table_id": row[0], "token": row[1], "night": row[2], "at": row[3], "game": row[4],
+             "names": json.loads(row[5])[0]} for row in rows]
+
+
+@translated
+def count_uncounted(conn: sqlite3.Connection) -> int:
+    """How many ended matches no night counts."""
+    return conn.execute("SELECT count(*) FROM results WHERE over = 1 AND counted = 0").fetchone()[0]
 
 
 @translated

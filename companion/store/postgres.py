@@ -427,6 +427,14 @@ MIGRATIONS: list[str] = [
                       ended_deals = (SELECT count(*) FROM deals AS d WHERE d.table_id = tables.id)
      WHERE id IN (SELECT table_id FROM results WHERE over = 1);
     """,
+    # 5 (SQLite's 12): whether a result counts, and the address that opened a side table.
+    """
+    CREATE TABLE side_tables_since (after_table integer NOT NULL);
+    INSERT INTO side_tables_since VALUES (0);
+    ALTER TABLE results ADD COLUMN counted integer NOT NULL DEFAULT 0;
+    UPDATE results SET counted = 1 WHERE table_id IN (SELECT id FROM tables WHERE seq IS NOT NULL);
+    ALTER TABLE tables ADD COLUMN opened_from text;
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -190,10 +190,14 @@ MIGRATIONS: list[str] = [
     # 8: calling time (issue 33). A match its table ended with the deals played when time was
     # called (a raw fact of the table, set with ``finished`` and cleared with it on reopen); the
     # organiser calling time for one table of a round; and whether a stored result is such a match.
+    # Side tables begin here: until now each night counted every table opened in it, so a table
+    # opened before (id up to side_tables_since) stays counted (issue 43, migration 12).
     """
     ALTER TABLE tables ADD COLUMN ended_at_time INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE round_tables ADD COLUMN time_called TEXT;  -- when the organiser called time (UTC), NULL: not
     ALTER TABLE results ADD COLUMN at_time INTEGER NOT NULL DEFAULT 0;
+    CREATE TABLE side_tables_since (after_table INTEGER NOT NULL);
+    INSERT INTO side_tables_since SELECT coalesce(max(id), 0) FROM tables;
     """,
     # 9: a round remembers how it was drawn, so the next draw's form starts from it. JSON
     # {"way": "mix"|"standings"|"balanced", "every_game", "newcomers", "never": [[id, id], …]}
@@ -225,6 +229,20 @@ MIGRATIONS: list[str] = [
                                   AND c.action IN ('add', 'finish') ORDER BY c.id DESC LIMIT 1),
                       ended_deals = (SELECT count(*) FROM deals AS d WHERE d.table_id = tables.id)
      WHERE id IN (SELECT table_id FROM results WHERE over = 1);
+    """,
+    # 12: only counted matches count (issue 43): a result says whether some night's leaderboard
+    # counts its table (drawn, prepared, opened on the laptop or added: it has a number in its
+    # night); the season, ratings and draws read those alone. A side table remembers the address
+    # that opened it, so the hall can name a device that opened many.
+    # (A database that passed migration 8 before it kept side_tables_since gets 0: its tables
+    # without a number count only once added.)
+    """
+    CREATE TABLE IF NOT EXISTS side_tables_since (after_table INTEGER NOT NULL);
+    INSERT INTO side_tables_since SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM side_tables_since);
+    ALTER TABLE results ADD COLUMN counted INTEGER NOT NULL DEFAULT 0;
+    UPDATE results SET counted = 1 WHERE table_id IN (SELECT id FROM tables WHERE seq IS NOT NULL
+                                                      OR id <= (SELECT max(after_table) FROM side_tables_since));
+    ALTER TABLE tables ADD COLUMN opened_from TEXT;
     """,
 ]
 

@@ -28,7 +28,8 @@ def _record(row: sqlite3.Row, deals: list[dict[str, Any]]) -> dict[str, Any]:
             "created_at": row["created_at"], "updated_at": row["updated_at"],
             "label": row["label"], "seated": bool(row["seated"]), "rematch_token": row["rematch_token"],
             "seq": row["seq"], "rematch_of": row["rematch_of"], "ended_at_time": bool(row["ended_at_time"]),
-            "ended_at": row["ended_at"], "ended_deals": row["ended_deals"], "deals": deals}
+            "ended_at": row["ended_at"], "ended_deals": row["ended_deals"], "opened_from": row["opened_from"],
+            "deals": deals}
 
 
 @translated
@@ -44,21 +45,22 @@ def load_table(conn: sqlite3.Connection, token: str) -> dict[str, Any] | None:
 
 @translated
 def tables_after(conn: sqlite3.Connection, after_id: int, organised_or_played: bool = False,
-                 unnumbered: bool = False, newest: int | None = None) -> list[dict[str, Any]]:
+                 unnumbered: bool = False, newest: int | None = None, skip: int = 0) -> list[dict[str, Any]]:
     """Every table with an id above ``after_id``, in the order they were opened, with their
     deals: one query for all of them (a night's hall view asks this every second).
     ``organised_or_played``: only the night's own tables: those with a number in the night
     (drawn, prepared, opened on the laptop or added by the organiser). ``unnumbered``: only the
     tables phones opened outside the draws (no number) that were played or are rematches; a
     table any phone opened and never played is in neither. ``newest``: only the last so many of
-    those (the hall shows no more, however many phones opened)."""
+    those (the hall shows no more, however many phones opened), past the ``skip`` newest (its
+    next page)."""
     found: dict[int, dict[str, Any]] = {}
     which = _which_tables(organised_or_played, unnumbered)
     params: tuple = (after_id,)
     if newest is not None:
         which += (" AND t.id IN (SELECT t.id FROM tables AS t WHERE t.id > ?" + which
-                  + " ORDER BY t.id DESC LIMIT ?)")
-        params = (after_id, after_id, newest)
+                  + " ORDER BY t.id DESC LIMIT ? OFFSET ?)")
+        params = (after_id, after_id, newest, skip)
     for row in conn.execute(_TABLE_COLUMNS + ", d.facts AS deal_facts FROM tables AS t"
                             " LEFT JOIN deals AS d ON d.table_id = t.id"
                             " WHERE t.id > ?" + which + " ORDER BY t.id, d.number", params):
@@ -86,6 +88,15 @@ def count_tables_after(conn: sqlite3.Connection, after_id: int, organised_or_pla
     """How many tables :func:`tables_after` would give (without loading them)."""
     return conn.execute("SELECT count(*) FROM tables AS t WHERE t.id > ?"
                         + _which_tables(organised_or_played, unnumbered), (after_id,)).fetchone()[0]
+
+
+@translated
+def busy_openers(conn: sqlite3.Connection, after_id: int, more_than: int) -> list[tuple[str, int]]:
+    """The phones (addresses) that opened more than ``more_than`` tables with an id above
+    ``after_id``, and how many each, the most first."""
+    return [(row[0], row[1]) for row in conn.execute(
+        "SELECT opened_from, count(*) FROM tables WHERE id > ? AND opened_from IS NOT NULL"
+        " GROUP BY opened_from HAVING count(*) > ? ORDER BY count(*) DESC, opened_from", (after_id, more_than))]
 
 
 @translated
@@ -131,14 +142,16 @@ def changes(conn: sqlite3.Connection, table_id: int) -> list[dict[str, Any]]:
 @translated
 def insert_table(conn: sqlite3.Connection, token: str, game: str, players: Sequence[str],
                  options: Mapping[str, Any], stamp: str, *, rematch_of: int | None = None,
-                 label: str | None = None, seq: int | None = None, seated: bool = True) -> int:
+                 label: str | None = None, seq: int | None = None, seated: bool = True,
+                 opened_from: str | None = None) -> int:
     """Store a new table (logged as 'create', or 'prepare' for one waiting for its players);
-    returns its id. The only place a table is inserted."""
+    returns its id. The only place a table is inserted. ``opened_from``: the address of the
+    phone that opened it (None: the laptop)."""
     cur = conn.execute(
-        "INSERT INTO tables (token, game, players, options, rematch_of, label, seq, seated, created_at, updated_at)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO tables (token, game, players, options, rematch_of, label, seq, seated, created_at, updated_at,"
+        " opened_from) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (token, game, json.dumps(list(players), ensure_ascii=False), json.dumps(dict(options)), rematch_of,
-         label, seq, int(seated), stamp, stamp))
+         label, seq, int(seated), stamp, stamp, opened_from))
     conn.execute("INSERT INTO changes (table_id, at, action) VALUES (?, ?, ?)",
                  (cur.lastrowid, stamp, "create" if seated else "prepare"))
     return cur.lastrowid
@@ -183,6 +196,13 @@ def update_deal(conn: sqlite3.Connection, table_id: int, number: int, facts: dic
 @translated
 def delete_deal(conn: sqlite3.Connection, table_id: int, number: int) -> None:
     conn.execute("DELETE FROM deals WHERE table_id = ? AND number = ?", (table_id, number))
+
+
+@translated
+def numbering(conn: sqlite3.Connection, table_id: int) -> tuple[str, int | None] | None:
+    """A table's token and its number in its night (None: a side table); None if no such table."""
+    row = conn.execute("SELECT token, seq FROM tables WHERE id = ?", (table_id,)).fetchone()
+    return None if row is None else (row[0], row[1])
 
 
 @translated

@@ -82,6 +82,7 @@ class Table:
     ended_at_time: bool = False  # its players ended the match with the deals played when time was called
     ended_at: str | None = None  # its match's finishing moment (UTC, ISO; see season_moved); None: never ended
     ended_deals: int | None = None  # the deals it had then
+    opened_from: str | None = None  # the address of the phone that opened it (None: the laptop)
 
     def progress(self, upto: int | None = None) -> Progress:
         """The match state after the first ``upto`` stored deals (all by default)."""
@@ -282,10 +283,11 @@ def check_setup(game: Game, names: Sequence[str], options: Mapping[str, int],
 
 
 def create(conn: Connection, game_id: str, names: Sequence[str], options: dict[str, int],
-           rematch_of: int | None = None, numbered: bool = False) -> Written:
+           rematch_of: int | None = None, numbered: bool = False, opened_from: str | None = None) -> Written:
     """A new table with its players (refused, nothing written, when the names or options are
     not a match's). ``numbered``: the organiser's own (opened on the laptop), so the night's
-    next table number ("Table 4") and on the hall from the start, as a prepared one."""
+    next table number ("Table 4") and on the hall from the start, as a prepared one.
+    ``opened_from``: the phone's address (the hall names a device that opened many)."""
     game = GAMES[game_id]
     names, errors = check_setup(game, names, options)
     if errors:
@@ -293,7 +295,8 @@ def create(conn: Connection, game_id: str, names: Sequence[str], options: dict[s
     token = new_token()
     with write(conn):
         seq = night_rows.next_table_number(conn) if numbered else None
-        table_rows.insert_table(conn, token, game_id, names, options, now(), rematch_of=rematch_of, seq=seq)
+        table_rows.insert_table(conn, token, game_id, names, options, now(), rematch_of=rematch_of, seq=seq,
+                                opened_from=opened_from)
         stored = load(conn, token)
     publish(Change("table", token, 0))
     if numbered:  # one more table of the night's (the hall's board lists it)
@@ -354,9 +357,11 @@ def recorded_outcome(conn: Connection, token: str, write_id: str) -> dict[str, A
     return None if table is None else table_rows.recorded_outcome(conn, table.id, write_id)
 
 
-def start_rematch(conn: Connection, token: str, write_id: str | None = None) -> Written:
+def start_rematch(conn: Connection, token: str, write_id: str | None = None,
+                  opened_from: str | None = None) -> Written:
     """This table's rematch (``rematch_token``), started now unless someone pressed Rematch
-    first (then :attr:`Outcome.SAME`, the same new table).
+    first (then :attr:`Outcome.SAME`, the same new table); ``opened_from``: the pressing
+    phone's address (None: the laptop).
 
     The check and the insert share one write transaction, so sixteen phones pressing at once
     make one table. Starting it bumps the old table's revision: phones still on it learn of
@@ -378,7 +383,8 @@ def start_rematch(conn: Connection, token: str, write_id: str | None = None) -> 
             return Written(Outcome.REFUSED, table, errors=tuple(errors))
         stamp = now()
         new = new_token()
-        table_rows.insert_table(conn, new, table.game.id, names, options, stamp, rematch_of=table.id)
+        table_rows.insert_table(conn, new, table.game.id, names, options, stamp, rematch_of=table.id,
+                                opened_from=opened_from)
         _touch(conn, table.id, "rematch", None, None, None, stamp)
         remember_outcome(conn, table, write_id, {"action": "rematch", "token": new})
         stored = load(conn, token)
@@ -424,7 +430,8 @@ def table_of(record: Mapping[str, Any] | None) -> Table | None:
                  record["finished"], record["revision"], record["created_at"], record["updated_at"],
                  tuple(record["deals"]), record["label"], record["seated"], record["rematch_token"],
                  seq=record["seq"], ended_at_time=record.get("ended_at_time", False),
-                 ended_at=record.get("ended_at"), ended_deals=record.get("ended_deals"))
+                 ended_at=record.get("ended_at"), ended_deals=record.get("ended_deals"),
+                 opened_from=record.get("opened_from"))
 
 
 def load(conn: Connection, token: str) -> Table | None:

@@ -28,7 +28,7 @@ from ..qr import qr_svg
 from ..web import render_text
 from ..web.downloads import csv_download, json_download
 from ..web.forms import form_values, group_errors
-from ..web.host import is_host_request
+from ..web.host import is_host_request, phone_address
 from ..web.outcomes import NOT_SAVED, STALE, STATUS, answer, status_of
 from ..web.refusals import storage_message
 from ..web.times import local_time
@@ -155,7 +155,8 @@ def create():
         return render_template("tables/new.html", game=game, n=n, counts=counts, values=form_values(),
                                errors=errors), status
 
-    return answer(lambda: service.create(get_db(), game.id, names, options, numbered=is_host_request()),
+    return answer(lambda: service.create(get_db(), game.id, names, options, numbered=is_host_request(),
+                                                opened_from=phone_address()),
                   saved=lambda created: redirect(url_for("tables.show", token=created.table.token), code=303),
                   page=form_again, field="table")
 
@@ -603,7 +604,7 @@ def rematch(token: str):
     if (lock := change_lock(table)) is not None and lock.late:  # not at this table: no rematch link
         return refused_change(table)
     # Exactly once: a phone pressing after another (or sending again) lands on the same new table.
-    started = service.start_rematch(get_db(), token, write_id=write_id())
+    started = service.start_rematch(get_db(), token, write_id=write_id(), opened_from=phone_address())
     if started.table is None:
         abort(status_of(started))
     if started.outcome is Outcome.REFUSED:  # a button: the table as it is now (409)

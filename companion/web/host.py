@@ -9,7 +9,7 @@ from flask import current_app, request
 from flask_babel import gettext
 
 from .. import lan
-from ..devices import is_organiser
+from ..devices import device_of, is_organiser
 
 
 def join_url() -> tuple[str, str | None]:
@@ -44,3 +44,9 @@ def is_host_request() -> bool:
     own browser, from its own address (127.0.0.1, ::1) and naming itself in Host. Other loopback
     addresses (127.0.0.2…) are other devices, as in the tests and benches (issue 32)."""
     return is_organiser(request.environ, lambda: own_join_host(current_app.config))
+
+
+def phone_address() -> str | None:
+    """The address a phone's per-night shares count by (names it holds, side tables it opened);
+    None for the laptop, which is never counted."""
+    return None if is_host_request() else device_of(request.environ)

@@ -245,7 +245,7 @@ def test_a_stored_pair_with_a_plus_in_a_name_is_read_back(app, client, conn):
 def test_games_played_counts_a_match_whose_result_was_not_stored_yet(app, conn):
     """A table finished a moment ago has no stored result (nor its players their ids) until the
     season is next read: *newcomers looked after* must read it first, not see a newcomer."""
-    token = table_writes.create(conn, "rwd", ["Ann", "Bob", "Cy", "Di"], {"first_start_player": 0})
+    token = table_writes.create(conn, "rwd", ["Ann", "Bob", "Cy", "Di"], {"first_start_player": 0}, numbered=True)
     play_until_over(conn, token, winner=0)
     done(night.start_night(conn))
     for name in ("Ann", "Eve"):

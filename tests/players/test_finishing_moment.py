@@ -24,8 +24,8 @@ def everyone(conn) -> dict:
 def two_matches_a_second_apart(conn, clock) -> tuple[str, str]:
     """Ann wins the first, Bo the second: the order decides their ratings."""
     clock.at(N1, "20:00")
-    first = table_writes.create(conn, "rwd", FOUR, {})
-    second = table_writes.create(conn, "rwd", FOUR, {})
+    first = table_writes.create(conn, "rwd", FOUR, {}, numbered=True)
+    second = table_writes.create(conn, "rwd", FOUR, {}, numbered=True)
     play_until_over(conn, first, 0)
     clock.stamp = f"{N1}T20:00:01+00:00"
     play_until_over(conn, second, 1)
@@ -57,7 +57,7 @@ def test_a_correction_that_keeps_every_place_moves_no_rating(conn, monkeypatch):
 def test_undo_and_re_entry_keep_the_moment(conn, monkeypatch):
     clock = Clock(monkeypatch)
     clock.at(N1, "20:00")
-    token = table_writes.create(conn, "rwd", FOUR, {})
+    token = table_writes.create(conn, "rwd", FOUR, {}, numbered=True)
     play_until_over(conn, token, 0)
     table = tables.load(conn, token)
     assert table.ended_at == f"{N1}T20:00:00+00:00" and table.ended_deals == len(table.deals)

@@ -39,7 +39,7 @@ def almost_over(app) -> tuple[str, int]:
     """A table one deal before its match ends, and that deal's number."""
     with app.app_context():
         conn = get_db()
-        token = table_writes.create(conn, "rwd", NAMES, {})
+        token = table_writes.create(conn, "rwd", NAMES, {}, numbered=True)
         last = len(table_writes.play_until_over(conn, token, 0).deals)
         tables.undo_deal(conn, token, last)
     return token, last
@@ -54,7 +54,7 @@ def test_the_season_stream_says_changed_when_a_match_ends_not_for_a_running_deal
     monkeypatch.setattr(app.extensions["event_streams"], "heartbeat", 0.2)  # a ping soon after the running deal
     token, last = almost_over(app)
     with app.app_context():
-        running = table_writes.create(get_db(), "rwd", NAMES, {})
+        running = table_writes.create(get_db(), "rwd", NAMES, {}, numbered=True)
     shown = version(app)
     answered, body = open_stream(app, f"rev={shown}")
     assert answered["status"] == "200 OK", answered

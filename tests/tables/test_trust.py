@@ -82,7 +82,7 @@ def test_a_session_remembers_the_tables_it_opened_while_they_ran_and_only_a_few(
 
 
 def one_deal_match(conn) -> str:
-    return table_writes.create(conn, "rwd", ["Ann", "Bo", "Cy"], {"first_start_player": 0, "length": 1})
+    return table_writes.create(conn, "rwd", ["Ann", "Bo", "Cy"], {"first_start_player": 0, "length": 1}, numbered=True)
 
 
 def test_the_tables_phone_may_change_it_a_latecomer_reads_it(app, conn, client):

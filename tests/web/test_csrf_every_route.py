@@ -263,7 +263,7 @@ def _player_elsewhere(world: World) -> int:
     if not hasattr(world, "_elsewhere"):  # made once, when the URL is built (before any figures are taken)
         conn = store.connect(world.db)
         try:
-            table_writes.create(conn, GAME, ["Eve", "Fay", "Gus", "Hal"], {"first_dealer": 0, "deals": 1})
+            table_writes.create(conn, GAME, ["Eve", "Fay", "Gus", "Hal"], {"first_dealer": 0, "deals": 1}, numbered=True)  # counted: its names are players
         finally:
             conn.close()
         world._elsewhere = _player_id(world, "Eve")
