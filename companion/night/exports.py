@@ -34,6 +34,7 @@ def night_document(conn) -> dict:
     results = {r.table.id: r for r in service.night_results(conn, tables, rounds)}
     people = service.roster(conn, with_left=True)
     names = {p.id: p.name for p in people}
+    roster_id = {p.key: p.id for p in people}
     where = {rt.table.id: (r, rt) for r in rounds for rt in r.tables}
 
     def result(table: Table) -> dict | None:
@@ -65,7 +66,8 @@ def night_document(conn) -> dict:
                                for rt in r.tables]}
                    for r in rounds],
         "tables": [table_entry(position, t) for position, t in enumerate(tables, start=1)],
-        "leaderboard": [{"rank": s.rank, "name": s.name, "tables": s.tables, "places": list(s.places),
+        "leaderboard": [{"rank": s.rank, "name": s.name, "player_id": roster_id.get(s.key), "tables": s.tables,
+                         "places": list(s.places),
                          "place_points": round(s.points, 6), "place_points_exact": str(s.exact),
                          "average": round(s.average, 6)}
                         for s in service.leaderboard(list(results.values()))],
@@ -79,19 +81,23 @@ def draw_entry(how: service.HowDrawn, names: dict[int, str]) -> dict:
             "never": [[{"player_id": pid, "name": names.get(pid)} for pid in pair] for pair in how.never]}
 
 
-CSV_COLUMNS = ("table", "game", "round", "deal", "player", "points", "total", "place", "place_points",
-               "place_points_exact", "ended_at_time")
+CSV_COLUMNS = ("table", "game", "round", "deal", "player", "player_id", "entered_as", "points", "total", "place",
+               "place_points", "place_points_exact", "ended_at_time")
 
 
 def night_rows_of_deals(conn) -> list[dict]:
     """One row per player per deal (table, game, round, deal, player, points, total), so a
     spreadsheet can pivot it; in a team game a player's points are their team's. A finished
     table's last deal also carries each player's place and place points, the night's own
-    result (service.night_results), so a column sum per player is their leaderboard total."""
+    result (service.night_results), so a column sum per player is their leaderboard total.
+
+    A player on tonight's list is named as the list names them now, with their id on it (issue
+    43: a name corrected on the hall after round 1 split one player in two in the CSV); the
+    seat's name as it was typed at the table is ``entered_as``."""
     tables = service.night_tables(conn)
     rounds = service.night_rounds(conn, tables)
     where = {rt.table.id: (r, rt) for r in rounds for rt in r.tables}
-    results = {found.table.id: found.result for found in service.night_results(conn, tables, rounds)}
+    results = {found.table.id: found for found in service.night_results(conn, tables, rounds)}
     rows: list[dict] = []
     for position, table in enumerate(tables, start=1):
         if not table.seated:
@@ -99,15 +105,19 @@ def night_rows_of_deals(conn) -> list[dict]:
         r, rt = where.get(table.id, (None, None))
         match = table.match()
         seats = seating_entrants(table)
-        result = results.get(table.id)
+        found = results.get(table.id)
+        result = found.result if found is not None else None
         ended = result.placings if result is not None and result.over else None
         for record in match.deals:
             last = ended is not None and record.number == len(match.deals)
-            for seat, player in enumerate(table.setup.players):
+            for seat, typed in enumerate(table.setup.players):
                 entrant = seats[seat]
+                player_id = found.player_ids[seat] if found is not None else None
                 rows.append({"table": round_label(rt) if rt else table_label(table, position),
                              "game": table.game.name_en, "round": r.number if r else "",
-                             "deal": record.number, "player": player,
+                             "deal": record.number,
+                             "player": result.placings[seat].player if result is not None else typed,
+                             "player_id": "" if player_id is None else player_id, "entered_as": typed,
                              "points": record.score.points[entrant], "total": record.totals[entrant],
                              "place": ended[seat].place if last else "",
                              "place_points": round(ended[seat].points, 6) if last else "",

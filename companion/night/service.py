@@ -204,13 +204,25 @@ def join(conn: Connection, raw_name: str | None) -> Done:
     return done(joined)
 
 
-def rename(conn: Connection, player_id: int, raw_name: str | None) -> Done:
-    """The organiser corrects a name. Tables already drawn keep the name they were given;
-    the leaderboard and the phones show the new one. Its value: the player renamed."""
+def rename(conn: Connection, player_id: int, raw_name: str | None, same_person: bool | None = None) -> Done:
+    """The organiser corrects a name. Tables already drawn keep the name they were given (their
+    records say "entered as"); the leaderboard, the phones, the night's files and the season
+    show the new one: the season player of the old name is renamed too, so one person stays one
+    player (issue 43). A new name that is already another season player's is refused until the
+    organiser says whether it is the same person (``same_person``: merged) or gives tonight's
+    name something to tell them apart. Its value: the player renamed."""
     name, errors = check_name(raw_name)
     if errors:
         return refused(errors)
     key = name_key(name)
+    season.refresh(conn)  # every name at a counted table a season player, before the write (its own)
+    shared = None
+    if same_person:  # read before the write (the season's records refresh in a write of their own)
+        before = player(conn, player_id)
+        mine = season.season_player_of_key(conn, before.key) if before else None
+        theirs = season.season_player_of_key(conn, key)
+        if mine is not None and theirs is not None and mine != theirs:
+            shared = season.shared_table(conn, mine, theirs)
     with write(conn):
         found = player(conn, player_id)
         if found is None:
@@ -218,8 +230,13 @@ def rename(conn: Connection, player_id: int, raw_name: str | None) -> Done:
         other = night_rows.player_by_key(conn, current_night(conn), key)
         if other is not None and other["id"] != player_id:
             return refused([FieldError("name", T("“{name}” is already on tonight's list.", name=other["name"]))])
+        errors, season_changed = season.follow_roster_rename(conn, found.key, name, same_person, shared)
+        if errors:
+            return refused(errors)
         night_rows.update_player(conn, player_id, name=name, key=key)
     publish(Change("night"))
+    if season_changed:
+        publish(Change("players", "", season.season_version(conn)))
     return done(replace(found, name=name, key=key))
 
 

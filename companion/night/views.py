@@ -428,8 +428,15 @@ def edit_player(player_id: int):
     if values.get("action") in ("remove", "back"):
         left = values.get("action") == "remove"
         return hall_answer(values, f"name-{player_id}", "#roster", lambda conn: service.set_left(conn, player_id, left))
-    return hall_answer(values, f"name-{player_id}", "#roster",
-                       lambda conn: service.rename(conn, player_id, values.get("name")))
+    field = f"name-{player_id}"
+
+    def page(errors: dict, status: int):
+        # A name that is another season player's: the form asks "same person?" beside it.
+        asked = dict(values, season_clash="1") if "same_person" in errors else values
+        return hall_page(asked, one_field(errors, field), status)
+    return answer(lambda: service.rename(get_db(), player_id, values.get("name"),
+                                         same_person=values.get("same_person") == "1"),
+                  saved=lambda _done: after("#roster"), page=page, field=field)
 
 
 def draw_choice(values: dict) -> tuple[list[str], list[str]]:

@@ -355,6 +355,56 @@ def seat_resolver(conn: Connection) -> Callable[[int, Sequence[str]], list[int |
                                     for seat, n in enumerate(names)]
 
 
+def shared_table(conn: Connection, one: int, other: int) -> MatchRecord | None:
+    """A match both players played (then they are two people, never two spellings), if any."""
+    both = {str(one), str(other)}
+    return next((r for r in records(conn) if both <= set(r.keys)), None)
+
+
+def two_people(shared: MatchRecord) -> Text:
+    return T("These two played at the same table on {night}: they are two people, not two spellings.",
+             night=shared.night)
+
+
+def follow_roster_rename(conn: Connection, old_key: str, name: str, same_person: bool | None,
+                         shared: MatchRecord | None = None) -> tuple[list[FieldError], bool]:
+    """Inside the caller's write: the season follows a name the organiser corrected on
+    tonight's list (issue 43, one player one identity: "Fay" corrected to "Faye" after round 1
+    was two season players). The player ``old_key`` names shows as ``name`` from now on, and
+    ``name`` at a table is them. Where ``name`` is already another season player's, the
+    organiser says whether it is the same person (``same_person``: that player takes this one's
+    matches, a merge; ``shared``, a match they both played, refuses it) or not (refused: give
+    tonight's name something to tell them apart). Returns the refusal, and whether the season
+    changed."""
+    names = player_rows.name_map(conn)
+    mine, key = names.get(old_key), name_key(name)
+    if mine is None:  # not at a counted table yet: the name simply starts as the new one
+        return [], False
+    theirs = names.get(key)
+    stamp = now()
+    if theirs is not None and theirs != mine:
+        other = player_rows.player(conn, theirs)
+        other_name = other["name"] if other else name
+        if not same_person:
+            return [FieldError("same_person", T(
+                "“{name}” is already a player in the season. If this is the same person, tick “Same person” and "
+                "rename again; if not, add something to tell them apart (“{name} K.”).", name=other_name))], False
+        if shared is not None:
+            return [FieldError("same_person", two_people(shared))], False
+        before = player_rows.merge(conn, theirs, mine)
+        player_rows.log(conn, "merge", {"keep": other, **before}, stamp)
+        mine = theirs
+    found = player_rows.player(conn, mine)
+    player_rows.rename(conn, mine, name, key, point_key=True)
+    player_rows.log(conn, "rename", {"player": mine, "before": found["name"] if found else "", "after": name}, stamp)
+    return [], True
+
+
+def season_player_of_key(conn: Connection, key: str) -> int | None:
+    """The season player a name key names (None: nobody yet)."""
+    return player_rows.name_map(conn).get(key)
+
+
 def merge(conn: Connection, keep_id: int, gone_id: int | None) -> Done:
     """Every match and spelling of ``gone_id`` becomes ``keep_id``'s (logged with what it had);
     its value: the player kept. ``gone_id`` None: none was chosen."""
@@ -362,11 +412,9 @@ def merge(conn: Connection, keep_id: int, gone_id: int | None) -> Done:
         return refused([FieldError("gone", T("Choose the player to merge into this one."))])
     if keep_id == gone_id:
         return refused([FieldError("gone", T("Choose two different players to merge."))])
-    both = {str(keep_id), str(gone_id)}
-    shared = next((r for r in records(conn) if both <= set(r.keys)), None)
+    shared = shared_table(conn, keep_id, gone_id)
     if shared is not None:  # one person can't sit at a table twice
-        return refused([FieldError("gone", T("These two played at the same table on {night}: they are two people, "
-                                             "not two spellings.", night=shared.night))])
+        return refused([FieldError("gone", two_people(shared))])
     with write(conn):
         keep, gone = player_rows.player(conn, keep_id), player_rows.player(conn, gone_id)
         if keep is None or gone is None:

@@ -78,8 +78,8 @@ def test_the_csv_is_one_row_per_player_per_deal(client, conn):
     rounds = night_of_two_rounds(client, conn)
     response = client.get("/hall/export.csv")
     rows = list(csv.DictReader(io.StringIO(response.get_data().decode("utf-8-sig"))))
-    assert list(rows[0]) == ["table", "game", "round", "deal", "player", "points", "total", "place", "place_points",
-                            "place_points_exact", "ended_at_time"]
+    assert list(rows[0]) == ["table", "game", "round", "deal", "player", "player_id", "entered_as", "points", "total",
+                            "place", "place_points", "place_points_exact", "ended_at_time"]
     first = rounds[0].tables[0].table
     deals = len(store.load(conn, first.token).deals)
     mine = [r for r in rows if r["round"] == "1" and r["table"] == "Table 1"]
@@ -145,3 +145,31 @@ def test_exact_place_points_sum_to_the_leaderboard(client, conn):
     ann = next(line["player_id"] for line in season if line["name"] == "Ann")
     history = json.loads(client.get(f"/players/{ann}/history.json").get_data(as_text=True))["matches"]
     assert sum(Fraction(m["place_points_exact"]) for m in history) == exact["Ann"]
+
+
+def test_a_name_corrected_on_the_hall_is_one_player_in_the_csv(client, conn):
+    """Issue 43: Fay scores in round 1, the organiser corrects her name to "Faye", she scores in
+    round 2: the leaderboard said Faye, the CSV "Fay" and "Faye" (rows kept the seat's name), so
+    summing its place points per player no longer gave the leaderboard."""
+    from fractions import Fraction
+
+    people = {name: done(night.join(conn, name)) for name in ["Fay", "Gus", "Hal", "Ivy"]}
+    client.post("/hall/rounds", data={"tables-rwd": "1"})
+    first = night.night_rounds(conn)[-1].tables[0].table
+    play_until_over(conn, first.token, store.load(conn, first.token).setup.players.index("Fay"))
+    assert client.post(f"/hall/players/{people['Fay'].id}", data={"name": "Faye"}).status_code == 303
+    client.post("/hall/rounds", data={"tables-rwd": "1"})
+    second = night.night_rounds(conn)[-1].tables[0].table
+    assert "Faye" in store.load(conn, second.token).setup.players
+    play_until_over(conn, second.token, 0)
+    rows = list(csv.DictReader(io.StringIO(client.get("/hall/export.csv").get_data().decode("utf-8-sig"))))
+    assert {r["player"] for r in rows} == {"Faye", "Gus", "Hal", "Ivy"}
+    fay = [r for r in rows if r["player"] == "Faye"]
+    assert {r["entered_as"] for r in fay} == {"Fay", "Faye"} and {r["player_id"] for r in fay} == {str(people["Fay"].id)}
+    summed: dict[str, Fraction] = {}
+    for r in rows:
+        if r["place_points_exact"]:
+            summed[r["player_id"]] = summed.get(r["player_id"], Fraction(0)) + Fraction(r["place_points_exact"])
+    board = json.loads(client.get("/hall/export.json").get_data(as_text=True))["leaderboard"]
+    assert {str(line["player_id"]): Fraction(line["place_points_exact"]) for line in board} == summed
+    assert next(line for line in board if line["name"] == "Faye")["player_id"] == people["Fay"].id
