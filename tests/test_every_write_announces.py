@@ -157,6 +157,11 @@ def _give_up_added(conn):
     return lambda: done(claims.give_up(conn, ann.id, "device-1"))
 
 
+def _a_table_playing(conn):
+    people, drawn = a_round(conn, 8)
+    table_writes.add_deal(conn, drawn.tables[0].table.token, 1, RWD_DEAL)  # started, no result yet
+
+
 def _swap(conn):
     people, drawn = a_round(conn, 8)
     a = drawn.tables[0].player_ids[0]
@@ -272,6 +277,9 @@ SCENARIOS: dict[str, list[tuple[str, Callable]]] = {
     "companion.night.service:draw_round": [
         ("a round drawn", lambda conn: ([done(night.join(conn, n)) for n in ("Ann", "Bo", "Cy", "Dee")],
                                         lambda: done(night.draw_round(conn, offered=["rwd"], seed="walk")))[1])],
+    "companion.night.round_time:start_next_night": [
+        ("a new night, a match left playing", lambda conn: (_a_table_playing(conn),
+                                                            lambda: done(round_time.start_next_night(conn, "leave")))[1])],
     "companion.night.service:swap": [("two players swapped", _swap)],
     "companion.night.service:join_table": [("a late arrival seated", _join_table)],
     "companion.night.service:leave_table": [("a player leaves a table", _leave_table)],

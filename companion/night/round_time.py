@@ -19,7 +19,9 @@ from typing import Mapping
 from . import service
 from ..tables import service as table_service
 from ..changes import Change, publish
-from ..outcomes import Done, Outcome, done, not_found
+from ..games import FieldError
+from ..games.text import T
+from ..outcomes import Done, Outcome, done, not_found, refused
 from ..store import Connection, write
 from ..store import nights as night_rows
 from ..store import tables as table_rows
@@ -68,10 +70,25 @@ def end_at_time(conn: Connection, token: str, write_id: str | None = None) -> ta
     return table_service.finish_match(conn, token, True, write_id=write_id, time_up=lambda table: time_is_up(conn, table))
 
 
+def left_playing(rounds: list[service.Round]) -> list[tuple[service.Round, service.RoundTable]]:
+    """Tables of earlier rounds still playing (a deal played, no result yet) when a later round
+    was drawn: left playing by the organiser (issue 44), as if their round were the latest."""
+    return [(r, rt) for r in rounds[:-1] for rt in r.tables if rt.table.deals and not rt.table.match().over]
+
+
+def playing_now(rounds: list[service.Round]) -> list[tuple[service.Round, service.RoundTable]]:
+    """Every table whose time the organiser may call or end now: the latest round's unfinished
+    tables and the tables left playing from earlier rounds, whatever their round (no table is
+    ever stranded without Call time and End at time)."""
+    if not rounds:
+        return []
+    return left_playing(rounds) + [(rounds[-1], rt) for rt in unfinished(rounds[-1])]
+
+
 def call_time(conn: Connection, table_id: int) -> Done:
-    """The organiser calls time for one table of the latest round: its players may end the match."""
-    latest = service.night_rounds(conn)[-1:] or [None]
-    if latest[0] is None or table_id not in {rt.table.id for rt in latest[0].tables}:
+    """The organiser calls time for one table playing now (:func:`playing_now`): its players may
+    end the match."""
+    if table_id not in {rt.table.id for _r, rt in playing_now(service.night_rounds(conn))}:
         return not_found()
     with write(conn):
         night_rows.call_time(conn, [table_id], table_service.now())
@@ -97,12 +114,12 @@ def clock_seconds(r: service.Round) -> int | None:
 
 
 def call_time_for_round(conn: Connection) -> Done:
-    """The organiser calls time for every unfinished table of the latest round; its value: their
-    ids (refused before a round is drawn)."""
+    """The organiser calls time for every unfinished table of the latest round and every table
+    left playing from an earlier one; its value: their ids (refused before a round is drawn)."""
     rounds = service.night_rounds(conn)
     if not rounds:
         return service.no_round()
-    ids = [rt.table.id for rt in unfinished(rounds[-1])]
+    ids = [rt.table.id for _r, rt in playing_now(rounds)]
     with write(conn):
         night_rows.call_time(conn, ids, table_service.now())
         moved = table_rows.shown_again(conn, ids)  # their phones now offer the end at time
@@ -118,9 +135,8 @@ def end_round_at_time(conn: Connection) -> Done:
     called = call_time_for_round(conn)
     if not called.saved:
         return called
-    latest = service.night_rounds(conn)[-1]
     ended, left = [], []
-    for rt in unfinished(latest):
+    for _r, rt in playing_now(service.night_rounds(conn)):
         if not rt.table.deals:
             left.append(rt)
             continue
@@ -158,3 +174,53 @@ def table_clock_ending(conn: Connection, table: table_service.Table, found: Mapp
         clock["time_up"] = bool(table.deals)
         clock["seconds"] = 0
     return clock
+
+
+# --------------------------------------------------------------------------
+# The next round while tables still play (issue 44: no table is ever stranded)
+
+LEAVE, END = "leave", "end"  # what the organiser chose for the tables still playing
+
+
+def still_playing(rounds: list[service.Round]) -> list[service.RoundTable]:
+    """The tables that would be stranded by a new draw: a deal played and no result, any round."""
+    return [rt for r in rounds for rt in r.tables if rt.table.deals and not rt.table.match().over]
+
+
+def draw_next_round(conn: Connection, unfinished_tables: str | None = None, **draw) -> Done:
+    """Draw the next round (``draw``: :func:`service.draw_round`'s choices). Where tables still
+    play, refused (field "unfinished", naming them) until the organiser chooses: ``"leave"``
+    them playing (their players sit this draw out and join the next; their phones keep Call time
+    and End at time), or ``"end"`` them at time now (each ends with the deals played, by its
+    game's ruling). A table with no deal played is not playing: its players are drawn again."""
+    playing = still_playing(service.night_rounds(conn))
+    if playing and unfinished_tables not in (LEAVE, END):
+        labels = ", ".join(rt.table.label or str(rt.table.seq or rt.number) for rt in playing)
+        return refused([FieldError("unfinished", T(
+            "Still playing: table {tables}. Choose below: leave them playing (their players sit out this draw and "
+            "join the next) or end them at time now.", tables=labels))])
+    if playing and unfinished_tables == END:
+        for rt in playing:  # the organiser's word is the time called: each ends now, as the hall's End at time
+            table_service.finish_match(conn, rt.table.token, True, time_up=lambda _table: True)
+        playing = []
+    return service.draw_round(conn, left_playing=playing, **draw)
+
+
+def start_next_night(conn: Connection, unfinished_tables: str | None = None) -> Done:
+    """Start a new night. Where tonight's matches are still being played (seated, no result),
+    refused (field "unfinished") until the organiser chooses, as for the next draw: ``"leave"``
+    them playing (they stay playable by their links, and their phones may change them as if
+    their round were the latest, until the window after their end) or ``"end"`` them at time now
+    (each with a deal played ends with the deals played). Its value: when the night began."""
+    running = [t for t in service.night_tables(conn) if t.seated and not t.match().over]
+    if running and unfinished_tables not in (LEAVE, END):
+        return refused([FieldError("unfinished", T(
+            "Choose what happens to the matches still being played: leave them playing, or end them at time now."))])
+    if unfinished_tables == END:
+        for table in running:
+            if table.deals:
+                table_service.finish_match(conn, table.token, True, time_up=lambda _table: True)
+    elif running:
+        with write(conn):
+            night_rows.leave_playing(conn, [t.id for t in running])
+    return service.start_night(conn)

@@ -401,7 +401,8 @@ def draw_round(conn: Connection, chosen: Sequence[seating.Chosen] | None = None,
                offered: Sequence[str] | None = None, minutes: int | None = None,
                seed: str | None = None, formats: Mapping[str, Mapping[str, int]] | None = None,
                by_standings: bool = False, balanced: bool = False, every_game: bool = False,
-               newcomers: bool = False, never: Sequence[tuple[int, int]] = ()) -> Done:
+               newcomers: bool = False, never: Sequence[tuple[int, int]] = (),
+               left_playing: Sequence[RoundTable] = ()) -> Done:
     """Draw the next round for tonight's roster and create its tables with the players seated
     in the drawn order (one transaction). ``by_standings``: players with similar place points
     so far sit together (the leaders at the round's first table) instead of mixing; the room's wishes (issue
@@ -411,7 +412,9 @@ def draw_round(conn: Connection, chosen: Sequence[seating.Chosen] | None = None,
     when the roster can't be seated so, a conflict when the list or the rounds changed while
     drawing. ``formats``: per game, its match-format options (:func:`match_format`) for the
     round's tables of that game. The round keeps its way and wishes (:class:`HowDrawn`).
-    Its value: the round drawn."""
+    ``left_playing``: tables of earlier rounds the organiser leaves playing: their players sit
+    this draw out and join the next (round_time.draw_next_round decides). Its value: the round
+    drawn."""
     how = HowDrawn("standings" if by_standings else "balanced" if balanced else "mix", every_game, newcomers,
                    tuple((a, b) for a, b in never))
     minutes, errors = _minutes(minutes)
@@ -420,7 +423,9 @@ def draw_round(conn: Connection, chosen: Sequence[seating.Chosen] | None = None,
     options_of, errors = _drawn_options(formats)
     if errors:
         return refused(errors)
-    people = roster(conn)
+    listed = roster(conn)
+    sitting_out = {pid for rt in left_playing for pid in rt.player_ids}
+    people = [p for p in listed if p.id not in sitting_out]
     if len(people) < 2:
         return refused([FieldError("games", T("Tonight's list needs at least two players for a draw."))])
     earlier = night_rounds(conn)
@@ -445,10 +450,11 @@ def draw_round(conn: Connection, chosen: Sequence[seating.Chosen] | None = None,
     with write(conn):
         night = current_night(conn)
         if len(night_rows.rounds(conn, night)) != len(earlier) or \
-                [p["id"] for p in night_rows.roster(conn, night)] != [p.id for p in people]:
+                [p["id"] for p in night_rows.roster(conn, night)] != [p.id for p in listed]:
             return conflict(T("The list changed while drawing. Draw again."))
         stamp = table_service.now()
         round_id = night_rows.insert_round(conn, night, len(earlier) + 1, stamp, seed, minutes, how.stored())
+        night_rows.leave_playing(conn, [rt.table.id for rt in left_playing])
         # A drawn table continues the night's numbering ("Table 8" after seven prepared or laptop
         # tables), so no two tables of the night share a label on the hall or in the seating list.
         first = next_table_number(conn)

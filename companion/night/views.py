@@ -132,11 +132,13 @@ def hall_context(cycle: bool = False, signature: str | None = None) -> dict:
     round_of = {rt.table.id: (r, rt) for r in rounds for rt in r.tables}
     shown, paging = board_window(conn, tables)
     rows = board_rows(tables, shown)
+    playing = {rt.table.id for _r, rt in round_time.playing_now(rounds)}
     for row in rows:
         found = round_of.get(row["table"].id)
         if found:
             row.update(round=found[0], rt=found[1], label=round_label(found[1]),
-                       time_up=round_time.round_time_is_up(*found), can_end=round_time.can_end_at_time(*found))
+                       time_up=round_time.round_time_is_up(*found), can_end=round_time.can_end_at_time(*found),
+                       playing_now=row["table"].id in playing)
     url, warning = join_url()
     link = url.rstrip("/") + url_for("hall.join")
     return dict(rows=rows, paging=paging, signature=signature,
@@ -153,7 +155,8 @@ def hall_context(cycle: bool = False, signature: str | None = None) -> dict:
                 standings=service.leaderboard(results), place_points_rule=place_points.PLACE_POINTS_RULE,
                 leaderboard_order=place_points.LEADERBOARD_ORDER,
                 join_link=link, join_warning=warning, join_qr=None if warning else qr_svg(link),
-                clock=clock_of(latest), claims=claims.waiting(conn), **draw_format_context(rounds), **time_context(conn, latest),
+                clock=clock_of(latest), claims=claims.waiting(conn),
+                still_playing=[(rt, round_label(rt)) for rt in round_time.still_playing(rounds)], **draw_format_context(rounds), **time_context(conn, rounds),
                 draw_start=draw_form_start(latest, people), drawn=drawn_text(latest.draw) if latest else None,
                 clashes=clash_text(latest, {p.id: p.name for p in service.roster(conn, with_left=True)}),
                 **rating_context(conn))
@@ -167,7 +170,7 @@ def rating_context(conn) -> dict:
     return dict(show_ratings=True, rating_of=service.rating_by_key(conn))
 
 
-def time_context(conn, latest: service.Round | None) -> dict:
+def time_context(conn, rounds: list[service.Round]) -> dict:
     """What calling time and side tables add to the hall (issue 33): whether the latest round is
     over (every table has a result), how many of its tables still run, and tonight's side tables."""
     # Newest first, a page at a time, and only those loaded: many devices' flood neither fills nor
@@ -179,8 +182,9 @@ def time_context(conn, latest: service.Round | None) -> dict:
     first = total - (page - 1) * BOARD_MAX - len(apart)  # how many were opened before this page's
     rows = [dict(row, label=gettext("Side table %(n)s", n=position))
             for position, row in enumerate(board_rows(apart), start=first + 1)]
-    return dict(round_over=round_time.round_over(latest),
-                running=len(round_time.unfinished(latest)) if latest else 0,
+    latest = rounds[-1] if rounds else None
+    return dict(round_over=round_time.round_over(latest) and not round_time.left_playing(rounds),
+                running=len(round_time.playing_now(rounds)),
                 side_rows=rows[::-1], side_total=total, busy_devices=side_tables.busy_devices(conn),
                 busy_opener=side_tables.BUSY_OPENER,
                 side_paging=dict(page=page, pages=pages) if pages > 1 else None)
@@ -335,11 +339,10 @@ def new_night_confirm():
 
 @bp.post("/hall/nights")
 def new_night():
-    if unfinished_rows(service.night_tables(get_db())) and not request.form.get("leave_out"):
-        return new_night_page({"leave_out": [gettext(
-            "Tick the box to leave these matches out of the new night, or finish them first.")]}, 422)
-    service.start_night(get_db())
-    return redirect(url_for("hall.index"), code=303)
+    """A new night; matches still being played are left playing or ended at time, as chosen."""
+    return answer(lambda: round_time.start_next_night(get_db(), request.form.get("unfinished")),
+                  saved=lambda _started: redirect(url_for("hall.index"), code=303),
+                  page=lambda errors, status: new_night_page(errors, status), field="unfinished")
 
 
 # The night's files are in one language, English, whatever the browser's: their column names, game
@@ -529,8 +532,8 @@ def draw():
         return hall_page(values, {"never": unread}, 422)
     minutes = small_number(values.get("minutes"))
     # The round keeps its way and wishes: the next round's form starts from them (draw_form_start).
-    return hall_answer(values, "games", "#seating", lambda conn: service.draw_round(
-        conn, chosen=chosen, offered=offered, minutes=minutes, formats=draw_formats(values),
+    return hall_answer(values, "games", "#seating", lambda conn: round_time.draw_next_round(
+        conn, values.get("unfinished"), chosen=chosen, offered=offered, minutes=minutes, formats=draw_formats(values),
         by_standings=way == "standings", balanced=way == "balanced", every_game=bool(values.get("every_game")),
         newcomers=bool(values.get("newcomers")), never=never), merged=False)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from typing import Any
+from typing import Any, Sequence
 
 from .connection import translated
 
@@ -207,6 +207,13 @@ def next_table_number(conn: sqlite3.Connection) -> int:
     """The number the night's next prepared table gets ("Table 3")."""
     return 1 + conn.execute("SELECT coalesce(max(seq), 0) FROM tables WHERE id > ?",
                             (night_after_table(conn),)).fetchone()[0]
+
+
+@translated
+def leave_playing(conn: sqlite3.Connection, table_ids: Sequence[int]) -> None:
+    """These round tables play on past the next draw (the caller holds ``store.write``)."""
+    for table_id in table_ids:
+        conn.execute("UPDATE round_tables SET left_playing = 1 WHERE table_id = ?", (table_id,))
 
 
 @translated

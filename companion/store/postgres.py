@@ -434,6 +434,7 @@ MIGRATIONS: list[str] = [
     ALTER TABLE results ADD COLUMN counted integer NOT NULL DEFAULT 0;
     UPDATE results SET counted = 1 WHERE table_id IN (SELECT id FROM tables WHERE seq IS NOT NULL);
     ALTER TABLE tables ADD COLUMN opened_from text;
+    ALTER TABLE round_tables ADD COLUMN left_playing integer NOT NULL DEFAULT 0;
     """,
 ]
 

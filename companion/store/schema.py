@@ -243,6 +243,9 @@ MIGRATIONS: list[str] = [
     UPDATE results SET counted = 1 WHERE table_id IN (SELECT id FROM tables WHERE seq IS NOT NULL
                                                       OR id <= (SELECT max(after_table) FROM side_tables_since));
     ALTER TABLE tables ADD COLUMN opened_from TEXT;
+    -- (issue 44) a round table the organiser left playing when the next round was drawn: its
+    -- phones may change it as if its round were the latest, until the window after its end.
+    ALTER TABLE round_tables ADD COLUMN left_playing INTEGER NOT NULL DEFAULT 0;
     """,
 ]
 

@@ -15,11 +15,16 @@ from .nights import current_night
 @translated
 def round_open(conn: sqlite3.Connection, table_id: int) -> bool | None:
     """Whether the table's round is still the night's latest (None: the table was not drawn in a
-    round). A round closes when the next one is drawn or a new night begins."""
-    row = conn.execute("SELECT r.id, r.night, r.number FROM round_tables AS t JOIN night_rounds AS r"
-                       " ON r.id = t.round_id WHERE t.table_id = ?", (table_id,)).fetchone()
+    round, or it was left playing: see below). A round closes when the next one is drawn or a
+    new night begins. A table the organiser left playing past the next draw or night (issue 44)
+    is None: open as if its round were the latest until its match ends, then the usual window
+    after the end decides, as for a table outside the rounds."""
+    row = conn.execute("SELECT r.id, r.night, r.number, t.left_playing FROM round_tables AS t"
+                       " JOIN night_rounds AS r ON r.id = t.round_id WHERE t.table_id = ?", (table_id,)).fetchone()
     if row is None:
         return None
+    if row["left_playing"]:
+        return None  # left playing past the next draw or night: the window after its end decides
     if row["night"] != current_night(conn):
         return False
     later = conn.execute("SELECT 1 FROM night_rounds WHERE night = ? AND number > ? LIMIT 1",

@@ -46,11 +46,11 @@ def test_a_new_night_names_unfinished_matches_and_asks(app, client):
     assert "1 match is still being played" in confirm and "Ann, Bob, Cy, Di" in confirm
     refused = client.post("/hall/nights", data={})
     assert refused.status_code == 422
-    assert "Tick the box to leave these matches out" in text_of(refused.get_data(as_text=True))
+    assert "Choose what happens to the matches still being played" in text_of(refused.get_data(as_text=True))
     conn = connect(app.config["DATABASE"])
     try:
         assert len(night.night_tables(conn)) == 2  # still tonight's
-        assert client.post("/hall/nights", data={"leave_out": "1"}).status_code == 303
+        assert client.post("/hall/nights", data={"unfinished": "leave"}).status_code == 303
         assert night.night_tables(conn) == []
     finally:
         conn.close()

@@ -121,7 +121,7 @@ def test_a_removed_player_open_page_says_so_at_its_next_check(app, client):
 def test_a_new_night_has_a_new_list(app, client):
     ann = phone(app, 61)
     ann.post("/night/join", data={"name": "Ann"})
-    client.post("/hall/nights", data={"leave_out": "1"})
+    client.post("/hall/nights", data={"unfinished": "leave"})
     assert roster(app) == []
     assert ann.get("/night/me").status_code == 303  # asked to join tonight
 

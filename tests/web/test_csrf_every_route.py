@@ -172,7 +172,7 @@ RECIPES: dict[str, tuple[Recipe, bool]] = {
     "tables.finish": (lambda w: {"finished": "1"}, True),
     "tables.rematch": (lambda w: {}, True),
     "hall.prepare": (lambda w: {"game": GAME, "players": "4", "count": "2", "label": ""}, True),
-    "hall.new_night": (lambda w: {"leave_out": "1"}, True),  # the world's match is still in play (issue 25)
+    "hall.new_night": (lambda w: {"unfinished": "leave"}, True),  # the world's match is still in play (issue 25)
     "tables.seat_players": (lambda w: {"players": "4", **{f"name-{i}": f"{name}3" for i, name in enumerate(NAMES)}}, True),
     "hall.add_player": (lambda w: {"name": "Zoe"}, True),
     "hall.edit_player": (lambda w: {"name": f"Zoe {w.token[:6]}"}, True),
