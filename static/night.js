@@ -14,8 +14,13 @@
         if (!el.classList.contains("time-up")) {
           el.classList.add("time-up");
           el.textContent = el.dataset.zero || "0:00";
+          // A phone that counted down to zero here (not a page opened at zero) vibrates once.
+          if (el.hasAttribute("data-vibrate") && el.dataset.counted && navigator.vibrate) {
+            navigator.vibrate([300, 150, 300]);
+          }
         }
       } else {
+        el.dataset.counted = "1";
         el.textContent = Math.floor(left / 60) + ":" + pad(left % 60);
       }
     });

@@ -285,6 +285,14 @@ SCENARIOS: dict[str, list[tuple[str, Callable]]] = {
     "companion.night.service:leave_table": [("a player leaves a table", _leave_table)],
     "companion.night.service:start_clock": [
         ("the round clock started", lambda conn: (a_round(conn), lambda: done(night.start_clock(conn, 45)))[1])],
+    "companion.night.service:start_round": [
+        ("Start round 1", lambda conn: (a_round(conn), lambda: done(night.start_round(conn)))[1])],
+    "companion.night.service:pause_clock": [
+        ("the clock paused", lambda conn: (a_round(conn), done(night.start_round(conn)),
+                                           lambda: done(night.pause_clock(conn)))[2])],
+    "companion.night.service:extend_tables": [
+        ("every table gets more time", lambda conn: (lambda drawn: lambda: done(night.extend_tables(
+            conn, [rt.table.id for rt in drawn.tables])))(a_round(conn)[1]))],
     "companion.night.service:extend_table": [
         ("one table gets more time", lambda conn: (lambda drawn: lambda: done(night.extend_table(
             conn, drawn.tables[0].table.id)))(a_round(conn)[1]))],

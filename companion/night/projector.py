@@ -81,7 +81,7 @@ def screen_context(conn: Connection, signature: str | None = None) -> dict:
         context["seating"] = seating_tables(latest, names)
     if state in (SEATING, PLAYING):
         seconds = round_time.clock_seconds(latest)
-        context["clock"] = None if seconds is None else dict(seconds=seconds)
+        context["clock"] = None if seconds is None else dict(seconds=seconds, paused=bool(latest.paused_at))
     if state == PLAYING:
         context["rows"] = round_rows(latest)
     if state == WELCOME:

@@ -13,7 +13,7 @@ tables and the phones say so.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import datetime
 from typing import Mapping
 
 from . import service
@@ -27,18 +27,15 @@ from ..store import nights as night_rows
 from ..store import tables as table_rows
 
 
-def _now() -> datetime:
-    return datetime.now(timezone.utc)
+def _row_seconds(found: Mapping, now: datetime | None = None) -> int | None:
+    """A round table's seconds left, from its ``night_rows.table_round`` row (service.clock_left)."""
+    return service.clock_left(found["minutes"], found["clock_from"], found["extra_minutes"], found.get("paused_at"),
+                              now)
 
 
 def _row_time_up(found: Mapping, now: datetime | None = None) -> bool:
     """Whether a round table's time is up, from its ``night_rows.table_round`` row."""
-    if found.get("time_called"):
-        return True
-    if not found["minutes"] or not found["clock_from"]:
-        return False
-    ends = datetime.fromisoformat(found["clock_from"]) + timedelta(minutes=found["minutes"] + found["extra_minutes"])
-    return (now or _now()) >= ends
+    return bool(found.get("time_called")) or _row_seconds(found, now) == 0
 
 
 def time_is_up(conn: Connection, table: table_service.Table) -> bool:
@@ -48,10 +45,7 @@ def time_is_up(conn: Connection, table: table_service.Table) -> bool:
 
 
 def round_time_is_up(r: service.Round, rt: service.RoundTable, now: datetime | None = None) -> bool:
-    if rt.time_called:
-        return True
-    ends = r.ends_at(rt)
-    return ends is not None and (now or _now()) >= ends
+    return bool(rt.time_called) or r.seconds_left(rt, now) == 0
 
 
 def round_over(r: service.Round | None) -> bool:
@@ -154,10 +148,9 @@ def table_clock(conn: Connection, table: table_service.Table) -> dict | None:
     # Named as the hall board names it (the night-wide number, or the organiser's label), not by
     # its number within the round.
     clock = {"round": found["number"], "table": table.seq or found["table_number"], "label": table.label,
-             "seconds": None}
-    if found["minutes"] and found["clock_from"] and not table.match().over:
-        ends = datetime.fromisoformat(found["clock_from"]) + timedelta(minutes=found["minutes"] + found["extra_minutes"])
-        clock["seconds"] = max(0, int((ends - datetime.now(timezone.utc)).total_seconds()))
+             "seconds": None, "paused": bool(found.get("paused_at"))}
+    if not table.match().over:
+        clock["seconds"] = _row_seconds(found)
     return table_clock_ending(conn, table, found, clock)
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import secrets
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from typing import Mapping, Sequence
 
 from ..changes import Change, publish
@@ -295,6 +295,25 @@ class HowDrawn:
                    tuple((int(a), int(b)) for a, b in stored.get("never") or ()))
 
 
+def clock_now() -> datetime:
+    """Now, as the clock reads it: the same clock the writes stamp (``tables.service.now``), so
+    a round started, paused or called at a moment reads from that same moment."""
+    return datetime.fromisoformat(table_service.now())
+
+
+def clock_left(minutes: int | None, clock_from: str | None, extra_minutes: int = 0, paused_at: str | None = None,
+               now: datetime | None = None) -> int | None:
+    """The one reading of a round clock (issue 44: the hall, the screen and every phone read
+    it, from the stored state): the seconds left for a table given ``extra_minutes`` more; None
+    with no clock running (no minutes, or not started yet); frozen while paused (counted to
+    ``paused_at``)."""
+    if not minutes or not clock_from:
+        return None
+    ends = datetime.fromisoformat(clock_from) + timedelta(minutes=minutes + extra_minutes)
+    at = datetime.fromisoformat(paused_at) if paused_at else (now or clock_now())
+    return max(0, int((ends - at).total_seconds()))
+
+
 @dataclass(frozen=True)
 class Round:
     id: int
@@ -305,6 +324,7 @@ class Round:
     clock_from: str | None
     tables: tuple[RoundTable, ...] = field(default=())
     draw: HowDrawn = HowDrawn()
+    paused_at: str | None = None  # its clock paused then (UTC), None: running or not started
 
     def seating(self) -> tuple[seating.Seating, ...]:
         return tuple(seating.Seating(t.table.game.id, t.player_ids) for t in self.tables)
@@ -327,17 +347,9 @@ class Round:
                 return rt, rt.player_ids.index(player_id)
         return None
 
-    def ends_at(self, rt: RoundTable | None = None) -> datetime | None:
-        """When the clock reaches zero (for one table: with its extension), or None."""
-        if not self.minutes or not self.clock_from:
-            return None
-        return datetime.fromisoformat(self.clock_from) + timedelta(minutes=self.minutes + (rt.extra_minutes if rt else 0))
-
     def seconds_left(self, rt: RoundTable | None = None, now: datetime | None = None) -> int | None:
-        ends = self.ends_at(rt)
-        if ends is None:
-            return None
-        return max(0, int((ends - (now or datetime.now(timezone.utc))).total_seconds()))
+        """The clock's seconds left (for one table: with its extension): :func:`clock_left`."""
+        return clock_left(self.minutes, self.clock_from, rt.extra_minutes if rt else 0, self.paused_at, now)
 
 
 def night_rounds(conn: Connection, tables: Sequence[Table] | None = None) -> list[Round]:
@@ -349,7 +361,7 @@ def night_rounds(conn: Connection, tables: Sequence[Table] | None = None) -> lis
                                         t["time_called"])
                              for t in row["tables"] if t["table_id"] in by_id)
         found.append(Round(row["id"], row["number"], row["drawn_at"], row["seed"], row["minutes"], row["clock_from"],
-                           round_tables, HowDrawn.read(row["draw"])))
+                           round_tables, HowDrawn.read(row["draw"]), row["paused_at"]))
     return found
 
 
@@ -640,7 +652,9 @@ def extra_after(found: Mapping, minutes: int, now: datetime | None = None) -> in
         return found["extra_minutes"] + minutes  # no clock running: kept for when it starts
     start = datetime.fromisoformat(found["clock_from"])
     ends = start + timedelta(minutes=found["minutes"] + found["extra_minutes"])
-    now = now or datetime.now(timezone.utc)
+    if found.get("paused_at"):
+        now = datetime.fromisoformat(found["paused_at"])  # the clock stands where it was paused
+    now = now or clock_now()
     if found["time_called"] or ends < now:
         ends = now
     return math.ceil((ends - start).total_seconds() / 60) + minutes - found["minutes"]
@@ -667,6 +681,64 @@ def start_clock(conn: Connection, minutes: int | None) -> Done:
     publish(Change("night"))
     publish_tables(moved)
     return done()
+
+
+def start_round(conn: Connection) -> Done:
+    """"Start round N": the latest round's clock starts now from the minutes its draw set (it
+    never starts by itself). Refused without minutes (set them with :func:`start_clock`) or when
+    it runs already."""
+    with write(conn):
+        rounds_ = night_rows.rounds(conn, current_night(conn))
+        if not rounds_:
+            return no_round()
+        latest = rounds_[-1]
+        if not latest["minutes"]:
+            return refused([FieldError("clock", T("This round has no clock: give it minutes below."))])
+        if latest["clock_from"]:
+            return refused([FieldError("clock", T("Round {n}'s clock has started already.", n=latest["number"]))])
+        night_rows.set_clock(conn, latest["id"], latest["minutes"], table_service.now())
+        moved = table_rows.shown_again(conn, night_rows.round_table_ids(conn, latest["id"]))
+    publish(Change("night"))
+    publish_tables(moved)
+    return done()
+
+
+def pause_clock(conn: Connection, pause: bool = True) -> Done:
+    """Pause the latest round's clock (every table's seconds stand still, extensions too) or
+    resume it from the seconds it was paused at. Refused when it is not running (or not paused)."""
+    with write(conn):
+        rounds_ = night_rows.rounds(conn, current_night(conn))
+        if not rounds_:
+            return no_round()
+        latest = rounds_[-1]
+        if not latest["clock_from"] or bool(latest["paused_at"]) == pause:
+            return refused([FieldError("clock", T("The clock is not running.") if pause else
+                                       T("The clock is not paused."))])
+        stamp = table_service.now()
+        if pause:
+            night_rows.pause_clock(conn, latest["id"], stamp, latest["clock_from"])
+        else:
+            stood = datetime.fromisoformat(stamp) - datetime.fromisoformat(latest["paused_at"])
+            moved_from = (datetime.fromisoformat(latest["clock_from"]) + stood).isoformat(timespec="seconds")
+            night_rows.pause_clock(conn, latest["id"], None, moved_from)
+        moved = table_rows.shown_again(conn, night_rows.round_table_ids(conn, latest["id"]))
+    publish(Change("night"))
+    publish_tables(moved)
+    return done()
+
+
+def extend_tables(conn: Connection, table_ids: Sequence[int], minutes: int = EXTEND_MINUTES) -> Done:
+    """Give these round tables ``minutes`` more each (:func:`extend_table` for every one, in one
+    write: "+5 min for every table"). Its value: how many."""
+    with write(conn):
+        found = [(table_id, night_rows.table_round(conn, table_id)) for table_id in table_ids]
+        found = [(table_id, row) for table_id, row in found if row is not None]
+        for table_id, row in found:
+            night_rows.extend_table(conn, table_id, extra_after(row, minutes))
+        moved = table_rows.shown_again(conn, [table_id for table_id, _row in found])
+    publish(Change("night"))
+    publish_tables(moved)
+    return done(len(found))
 
 
 def extend_table(conn: Connection, table_id: int, minutes: int = EXTEND_MINUTES) -> Done:

@@ -246,8 +246,8 @@ def clash_text(latest: service.Round | None, names: dict[int, str]) -> str | Non
 def clock_of(latest: service.Round | None) -> dict | None:
     """The latest round's clock for the hall: seconds left (the round's own), per extended table too."""
     if latest is None or latest.seconds_left() is None or round_time.round_over(latest):
-        return None  # no clock, or the round is over: the clock stops
-    return dict(seconds=round_time.clock_seconds(latest), minutes=latest.minutes,
+        return None  # no clock, or not started, or the round is over: the clock stops
+    return dict(seconds=round_time.clock_seconds(latest), minutes=latest.minutes, paused=bool(latest.paused_at),
                 # A table given more time, unless time was called for it since: then it has none.
                 extended=[(round_label(rt), latest.seconds_left(rt)) for rt in latest.tables
                           if rt.extra_minutes and not rt.time_called])
@@ -585,6 +585,26 @@ def clock():
                        lambda conn: service.start_clock(conn, small_number(values.get("minutes"))))
 
 
+@bp.post("/hall/clock/start")
+def start_round():
+    """"Start round N": the round's clock starts from its draw's minutes (issue 44)."""
+    return hall_answer({}, "round_clock", "#seating", service.start_round)
+
+
+@bp.post("/hall/clock/pause")
+def pause_clock():
+    """Pause the round's clock (``action=resume``: resume it)."""
+    pause = request.form.get("action") != "resume"
+    return hall_answer({}, "round_clock", "#seating", lambda conn: service.pause_clock(conn, pause))
+
+
+@bp.post("/hall/clock/more")
+def more_time_for_all():
+    """Every table playing now gets 5 more minutes (one table: its own +5 on the board)."""
+    return hall_answer({}, "round_clock", "#seating", lambda conn: service.extend_tables(
+        conn, [rt.table.id for _r, rt in round_time.playing_now(service.night_rounds(conn))]))
+
+
 @bp.post("/hall/tables/<int:table_id>/extend")
 def extend(table_id: int):
     return hall_answer({}, "board", "#board", lambda conn: service.extend_table(conn, table_id))
@@ -642,17 +662,19 @@ def me_context(who: service.Player, signature: str | None = None) -> dict:
     standings = service.leaderboard(results)
     line = next((s for s in standings if s.key == place_points.player_key(who.name)), None)
     latest = rounds[-1] if rounds else None
-    mine = latest.table_of(who.id) if latest else None
+    # Their table: the latest round's, or one left playing from an earlier round (issue 44).
+    where = next(((r, found) for r in [latest, *(r for r, _rt in round_time.left_playing(rounds))]
+                  if r is not None and (found := r.table_of(who.id)) is not None), None)
     table_page = None
-    if mine:
-        rt, seat = mine
+    if where:
+        r, (rt, seat) = where
         names = {p.id: p.name for p in service.roster(conn, with_left=True)}
-        over = round_time.round_over(latest)
-        table_page = dict(rt=rt, seat=seat + 1, label=round_label(rt), round=latest,
+        over = round_time.round_over(r)
+        table_page = dict(rt=rt, seat=seat + 1, label=round_label(rt), round=r,
                           others=[names.get(p, "?") for p in rt.player_ids],
                           seconds=None if over or rt.table.match().over else
-                          0 if round_time.round_time_is_up(latest, rt) else latest.seconds_left(rt),
-                          round_over=over)
+                          0 if round_time.round_time_is_up(r, rt) else r.seconds_left(rt),
+                          paused=bool(r.paused_at), round_over=over)
     return dict(who=who, line=line, mine=table_page, summary=service.player_summary(results, who),
                 signature=signature, poll_ms=2000, players=len(standings),
                 place_points_rule=place_points.PLACE_POINTS_RULE)

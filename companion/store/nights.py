@@ -114,7 +114,8 @@ def rounds(conn: sqlite3.Connection, night: int) -> list[dict]:
     :func:`insert_round`, decoded; None for a round drawn before it was stored), its tables
     (table id, number, extra minutes) and its seats (table id -> player ids in seat order)."""
     found = [dict(r, draw=None if r["draw"] is None else json.loads(r["draw"]), tables=[]) for r in conn.execute(
-        "SELECT id, number, drawn_at, seed, minutes, clock_from, version, draw FROM night_rounds WHERE night = ?"
+        "SELECT id, number, drawn_at, seed, minutes, clock_from, paused_at, version, draw FROM night_rounds"
+        " WHERE night = ?"
         " ORDER BY number", (night,))]
     by_id = {r["id"]: r for r in found}
     if not found:
@@ -173,8 +174,17 @@ def bump_round(conn: sqlite3.Connection, round_id: int) -> None:
 
 @translated
 def set_clock(conn: sqlite3.Connection, round_id: int, minutes: int | None, clock_from: str | None) -> None:
-    conn.execute("UPDATE night_rounds SET minutes = ?, clock_from = ?, version = version + 1 WHERE id = ?",
-                 (minutes, clock_from, round_id))
+    """Start (``clock_from``: now), restart or stop (None) a round's clock; it runs, not paused."""
+    conn.execute("UPDATE night_rounds SET minutes = ?, clock_from = ?, paused_at = NULL, version = version + 1"
+                 " WHERE id = ?", (minutes, clock_from, round_id))
+
+
+@translated
+def pause_clock(conn: sqlite3.Connection, round_id: int, paused_at: str | None, clock_from: str | None) -> None:
+    """Pause a round's clock (``paused_at``: now) or resume it (None, with ``clock_from`` moved on
+    by the pause, so the seconds left are those it was paused at)."""
+    conn.execute("UPDATE night_rounds SET paused_at = ?, clock_from = ?, version = version + 1 WHERE id = ?",
+                 (paused_at, clock_from, round_id))
 
 
 @translated
@@ -195,8 +205,8 @@ def extend_table(conn: sqlite3.Connection, table_id: int, extra_minutes: int) ->
 @translated
 def table_round(conn: sqlite3.Connection, table_id: int) -> dict | None:
     """The round a table was drawn in (its clock), or None for a table outside any round."""
-    row = conn.execute("SELECT r.id, r.number, r.minutes, r.clock_from, t.number AS table_number, t.extra_minutes,"
-                       " t.time_called"
+    row = conn.execute("SELECT r.id, r.number, r.minutes, r.clock_from, r.paused_at, t.number AS table_number,"
+                       " t.extra_minutes, t.time_called"
                        " FROM round_tables AS t JOIN night_rounds AS r ON r.id = t.round_id WHERE t.table_id = ?",
                        (table_id,)).fetchone()
     return None if row is None else dict(row)

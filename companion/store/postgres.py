@@ -435,6 +435,7 @@ MIGRATIONS: list[str] = [
     UPDATE results SET counted = 1 WHERE table_id IN (SELECT id FROM tables WHERE seq IS NOT NULL);
     ALTER TABLE tables ADD COLUMN opened_from text;
     ALTER TABLE round_tables ADD COLUMN left_playing integer NOT NULL DEFAULT 0;
+    ALTER TABLE night_rounds ADD COLUMN paused_at text;
     """,
 ]
 

@@ -246,6 +246,8 @@ MIGRATIONS: list[str] = [
     -- (issue 44) a round table the organiser left playing when the next round was drawn: its
     -- phones may change it as if its round were the latest, until the window after its end.
     ALTER TABLE round_tables ADD COLUMN left_playing INTEGER NOT NULL DEFAULT 0;
+    -- (issue 44) a round clock the organiser paused: when (UTC); resuming moves clock_from on.
+    ALTER TABLE night_rounds ADD COLUMN paused_at TEXT;
     """,
 ]
 

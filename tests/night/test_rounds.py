@@ -163,7 +163,7 @@ def test_a_round_tables_page_shows_the_clock_and_says_finish_the_deal(app, clien
     assert 'id="round-clock"' in page and "hidden" in page.split('id="round-clock"')[1].split(">")[0]
     client.post("/hall/clock", data={"minutes": "1"})
     clock = phones["Ann"].get(f"/t/{token}/clock").get_data(as_text=True)
-    assert "Round 1 · Table 2 · Time left:" in text_of(clock)
+    assert "Table 2 · Round 1 ends in" in text_of(clock)  # issue 44: labelled, the table first
     assert "Time! Finish the deal you are playing." in clock and "night.js" not in clock
     left = int(clock.split('data-countdown="')[1].split('"')[0])
     assert 50 <= left <= 60
@@ -184,7 +184,7 @@ def test_a_round_tables_clock_names_it_as_the_hall_board_does(app, client, conn)
     first = r.tables[0].table
     assert first.seq == 2
     clock = text_of(phones["Ann"].get(f"/t/{first.token}/clock").get_data(as_text=True))
-    assert "Round 1 · Table 2 · Time left:" in clock
+    assert "Table 2 · Round 1 ends in" in clock
     assert f"Table {first.seq}" in text_of(client.get("/hall").get_data(as_text=True))
 
 

@@ -179,6 +179,10 @@ RECIPES: dict[str, tuple[Recipe, bool]] = {
     "hall.draw": (lambda w: _night_roster(w) and {"draw": "1", f"tables-{GAME}": "1"}, True),
     "hall.swap": (lambda w: {"a": str(_night_round(w)[0]), "b": str(_night_round(w)[1])}, True),
     "hall.clock": (lambda w: _night_round(w) and {"minutes": "10"}, True),
+    # Issue 44: the round's clock controls (pause answers a clock that runs, or is refused).
+    "hall.start_round": (lambda w: _round_with_minutes(w) and {}, True),
+    "hall.pause_clock": (lambda w: _night_round(w) and {"action": "pause"}, True),
+    "hall.more_time_for_all": (lambda w: _night_round(w) and {}, True),
     "hall.join_table": (lambda w: {"player": str(_late_arrival(w)), "table": "1"}, True),
     "hall.leave_table": (lambda w: {"player": str(_night_round(w)[0])}, True),
     "hall.extend": (lambda w: {}, True),
@@ -300,6 +304,21 @@ def _night_round(world: World) -> list[int]:
         conn.close()
 
 
+def _round_with_minutes(world: World) -> list[int]:
+    """The drawn round, its clock given minutes but not started (what "Start round N" starts)."""
+    from companion import store
+    from companion.store import nights as night_rows
+    seats = _night_round(world)
+    conn = store.connect(world.db)
+    try:
+        with store.write(conn):
+            latest = night_rows.rounds(conn, night_rows.current_night(conn))[-1]
+            night_rows.set_clock(conn, latest["id"], 30, None)
+    finally:
+        conn.close()
+    return seats
+
+
 def _late_arrival(world: World) -> int:
     """A player on tonight's list with no seat in the drawn round."""
     from companion import store
@@ -393,6 +412,9 @@ URL_PARAMS: dict[str, Callable[[World], dict[str, object]]] = {
     "hall.join_table": lambda w: _night_round(w) and {},
     "hall.leave_table": lambda w: _night_round(w) and {},
     "hall.clock": lambda w: _night_round(w) and {},
+    "hall.start_round": lambda w: _night_round(w) and {},
+    "hall.pause_clock": lambda w: _night_round(w) and {},
+    "hall.more_time_for_all": lambda w: _night_round(w) and {},
     "hall.extend": lambda w: {"table_id": _round_table_id(w)},
     "hall.unseat": lambda w: {"table_id": _unseatable_table_id(w)},
     "hall.call_time": lambda w: {"table_id": _round_table_id(w)},

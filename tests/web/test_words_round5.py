@@ -241,8 +241,8 @@ def test_japanese_colons_brackets_and_commas_on_the_nights_pages(app, client, co
     player = phone_of(conn, phones, first)
     assert client.post("/hall/clock", data={"minutes": "30"}).status_code == 303
     me = player.get("/night/me", headers={"Accept-Language": "ja"}).get_data(as_text=True)
-    assert re.search(r"残り時間：</span><span class=\"round-clock\"", me) and "残り時間:" not in me
-    assert re.search(r"残り時間：</span>", player.get(f"/t/{first.table.token}/clock", headers={"Accept-Language": "ja"})
+    assert re.search(r"第1ラウンド 残り</span><span class=\"round-clock\"", me) and "残り:" not in me
+    assert re.search(r"第1ラウンド 残り</span>", player.get(f"/t/{first.table.token}/clock", headers={"Accept-Language": "ja"})
                      .get_data(as_text=True))
     assert client.post(f"/hall/tables/{second.table.id}/extend").status_code == 303
     assert re.search(r"テーブル2は延長中：残り\d+:\d\d", text_of(page(client, "/hall", "ja")))
