@@ -280,6 +280,8 @@ SCENARIOS: dict[str, list[tuple[str, Callable]]] = {
     "companion.night.round_time:start_next_night": [
         ("a new night, a match left playing", lambda conn: (_a_table_playing(conn),
                                                             lambda: done(round_time.start_next_night(conn, "leave")))[1])],
+    "companion.night.service:redraw_round": [
+        ("the round drawn again", lambda conn: (a_round(conn), lambda: done(night.redraw_round(conn)))[1])],
     "companion.night.service:swap": [("two players swapped", _swap)],
     "companion.night.service:join_table": [("a late arrival seated", _join_table)],
     "companion.night.service:leave_table": [("a player leaves a table", _leave_table)],

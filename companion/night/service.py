@@ -442,23 +442,9 @@ def draw_round(conn: Connection, chosen: Sequence[seating.Chosen] | None = None,
         return refused([FieldError("games", T("Tonight's list needs at least two players for a draw."))])
     earlier = night_rounds(conn)
     seed = seed or secrets.token_hex(4)
-    try:
-        # Under `companion serve` in a process of its own: a long search never freezes the room.
-        drawn = draw_process.draw_round([p.id for p in people], [r.seating() for r in earlier],
-                                   offered=offered or None, chosen=chosen or None, seed=seed,
-                                   standings=points_so_far(conn, people) if by_standings else None,
-                                   strength=strengths(conn, people) if balanced else None, every_game=every_game,
-                                   experience=games_played(conn, people) if newcomers else None, never=never)
-    except seating.SeatingError as cannot:
-        return refused([FieldError("games", cannot.message)])
-    names = {p.id: p.name for p in people}
-    seated = []  # each drawn table's game and players, checked by its game before anything is written
-    for table in drawn.tables:
-        game = GAMES[table.game]
-        players, errors = table_service.check_setup(game, [names[p] for p in table.players], options_of[game.id])
-        if errors:
-            return refused([FieldError("games", error.message) for error in errors])
-        seated.append((game, players, table.players))
+    seated, errors = _search(conn, people, earlier, how, seed, options_of, chosen=chosen, offered=offered)
+    if errors:
+        return refused(errors)
     with write(conn):
         night = current_night(conn)
         if len(night_rows.rounds(conn, night)) != len(earlier) or \
@@ -480,6 +466,79 @@ def draw_round(conn: Connection, chosen: Sequence[seating.Chosen] | None = None,
     publish(Change("night"))
     publish_tables(made)
     return done(night_rounds(conn)[-1])
+
+
+def _search(conn: Connection, people: Sequence[Player], earlier: Sequence[Round], how: HowDrawn, seed: str,
+            options_of: Mapping[str, Mapping[str, int]], *, chosen: Sequence[seating.Chosen] | None = None,
+            offered: Sequence[str] | None = None) -> tuple[list[tuple[Game, list[str], tuple[int, ...]]], list[FieldError]]:
+    """A draw's search for ``people`` after the ``earlier`` rounds, seated ``how``: each drawn
+    table's game, names and player ids, checked by its game before anything is written; or why
+    not (field "games")."""
+    try:
+        # Under `companion serve` in a process of its own: a long search never freezes the room.
+        drawn = draw_process.draw_round([p.id for p in people], [r.seating() for r in earlier],
+                                        offered=offered or None, chosen=chosen or None, seed=seed,
+                                        standings=points_so_far(conn, people) if how.way == "standings" else None,
+                                        strength=strengths(conn, people) if how.way == "balanced" else None,
+                                        every_game=how.every_game,
+                                        experience=games_played(conn, people) if how.newcomers else None,
+                                        never=how.never)
+    except seating.SeatingError as cannot:
+        return [], [FieldError("games", cannot.message)]
+    names = {p.id: p.name for p in people}
+    seated = []
+    for table in drawn.tables:
+        game = GAMES[table.game]
+        players, errors = table_service.check_setup(game, [names[p] for p in table.players], options_of[game.id])
+        if errors:
+            return [], [FieldError("games", error.message) for error in errors]
+        seated.append((game, players, table.players))
+    return seated, []
+
+
+def redraw_round(conn: Connection) -> Done:
+    """Fix a draw (issue 44): until any table of the latest round has a deal, the round is drawn
+    again, the same way and wishes, the same games, clock and match formats, with a new seed and
+    everyone on tonight's list now (a late arrival too; players at a table left playing still sit
+    out). Its tables keep their links, numbers and printed cards: each gets its new players.
+    Refused once a table has a deal (swap or move players at the tables without one instead).
+    Its value: the round."""
+    rounds_ = night_rounds(conn)
+    if not rounds_:
+        return no_round("redraw")
+    latest, earlier = rounds_[-1], rounds_[:-1]
+    if any(rt.table.deals for rt in latest.tables):
+        return refused([FieldError("redraw", T("A table of round {n} has a deal already: swap or move players at "
+                                               "the tables without one instead.", n=latest.number))])
+    playing = {pid for r in earlier for rt in r.tables if rt.table.deals and not rt.table.match().over
+               for pid in rt.player_ids}
+    listed = roster(conn)
+    people = [p for p in listed if p.id not in playing]
+    options_of = {rt.table.game.id: dict(rt.table.setup.options) for rt in latest.tables}
+    seated, errors = _search(conn, people, earlier, latest.draw, secrets.token_hex(4), options_of,
+                             chosen=[rt.table.game.id for rt in latest.tables])
+    if errors:
+        return refused([FieldError("redraw", e.message) for e in errors])
+    # Each drawn table to one of the round's tables of its game, in order.
+    free: dict[str, list[RoundTable]] = {}
+    for rt in latest.tables:
+        free.setdefault(rt.table.game.id, []).append(rt)
+    with write(conn):
+        if [p["id"] for p in night_rows.roster(conn, current_night(conn))] != [p.id for p in listed] or \
+                len(night_rows.rounds(conn, current_night(conn))) != len(rounds_):
+            return conflict(T("The list changed while drawing. Draw again."))
+        stamp = table_service.now()
+        moved = {}
+        for game, players, player_ids in seated:
+            rt = free[game.id].pop(0)
+            if (now_stored := table_service.load(conn, rt.table.token)) is None or now_stored.deals:  # saved meanwhile
+                return started(TABLE_STARTED)
+            moved[rt.table.token] = table_rows.seat_players(conn, rt.table.id, players, rt.table.setup.options, stamp)
+            night_rows.set_seats(conn, rt.table.id, list(player_ids))
+        night_rows.bump_round(conn, latest.id)
+    publish(Change("night"))
+    publish_tables(moved)
+    return done(_latest(conn))
 
 
 def season_player(conn: Connection, name: str):

@@ -585,6 +585,12 @@ def clock():
                        lambda conn: service.start_clock(conn, small_number(values.get("minutes"))))
 
 
+@bp.post("/hall/redraw")
+def redraw():
+    """Fix a draw: the latest round drawn again while none of its tables has a deal (issue 44)."""
+    return hall_answer({}, "redraw", "#seating", service.redraw_round)
+
+
 @bp.post("/hall/clock/start")
 def start_round():
     """"Start round N": the round's clock starts from its draw's minutes (issue 44)."""

@@ -181,6 +181,7 @@ RECIPES: dict[str, tuple[Recipe, bool]] = {
     "hall.clock": (lambda w: _night_round(w) and {"minutes": "10"}, True),
     # Issue 44: the round's clock controls (pause answers a clock that runs, or is refused).
     "hall.start_round": (lambda w: _round_with_minutes(w) and {}, True),
+    "hall.redraw": (lambda w: _night_round(w) and {}, True),
     "hall.pause_clock": (lambda w: _night_round(w) and {"action": "pause"}, True),
     "hall.more_time_for_all": (lambda w: _night_round(w) and {}, True),
     "hall.join_table": (lambda w: {"player": str(_late_arrival(w)), "table": "1"}, True),
@@ -413,6 +414,7 @@ URL_PARAMS: dict[str, Callable[[World], dict[str, object]]] = {
     "hall.leave_table": lambda w: _night_round(w) and {},
     "hall.clock": lambda w: _night_round(w) and {},
     "hall.start_round": lambda w: _night_round(w) and {},
+    "hall.redraw": lambda w: _night_round(w) and {},
     "hall.pause_clock": lambda w: _night_round(w) and {},
     "hall.more_time_for_all": lambda w: _night_round(w) and {},
     "hall.extend": lambda w: {"table_id": _round_table_id(w)},
