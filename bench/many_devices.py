@@ -275,11 +275,14 @@ async def run(args, port: int, heavy: str, light: list[tuple[str, int]]) -> dict
     return result
 
 
-def never_pairs(players: int, pairs: int = 500) -> str:
-    """``pairs`` never-together lines among P1…P<players>: P1 with everyone, then P2…, so the
-    early names can't all be parted and the search runs to its end."""
-    lines = [f"P{a} + P{b}" for a in range(1, players + 1) for b in range(a + 1, players + 1)]
-    return "\n".join(lines[:pairs])
+def never_pairs(players: int, pairs: int = 500) -> list[str]:
+    """``pairs`` never-together pairs among P1…P<players>: P1 with everyone, then P2…, so the
+    early names can't all be parted and the search runs to its end. As both trees' forms take
+    them: the first value as lines of names ("P1 + P2", the form before issue 44), then each pair
+    picked by player id ("1-2"; P<n> is player n on a fresh database), which the older form
+    never reads and the newer one reads alone (a line of names is no pair of ids to it)."""
+    found = [(a, b) for a in range(1, players + 1) for b in range(a + 1, players + 1)][:pairs]
+    return ["\n".join(f"P{a} + P{b}" for a, b in found)] + [f"{a}-{b}" for a, b in found]
 
 
 def draw_a_round(port: int, players: int) -> tuple[float, int]:
@@ -296,7 +299,7 @@ def draw_a_round(port: int, players: int) -> tuple[float, int]:
     from urllib.parse import urlencode
 
     body = urlencode({"csrf_token": csrf, "draw": "1", "offer-rwd": "1", "offer-lucky_cube": "1",
-                      "never": never_pairs(players)})
+                      "never": never_pairs(players)}, doseq=True)
     started = time.perf_counter()
     conn.request("POST", "/hall/rounds", body, {"Content-Type": "application/x-www-form-urlencoded",
                                                  "Cookie": cookie, "Host": f"{serving.HOST}:{port}"})

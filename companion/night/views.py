@@ -148,7 +148,11 @@ def hall_context(cycle: bool = False, signature: str | None = None) -> dict:
                 rounds=rounds, latest=latest, seating_lines=seating_list(latest, names),
                 seated_ids=(seated := {pid for rt in latest.tables for pid in rt.player_ids} if latest else set()),
                 # Before a table starts, a late arrival may join it and a player leave it.
-                unseated=[p for p in people if not p.left and p.id not in seated],
+                unseated=(unseated := [p for p in people if not p.left and p.id not in seated]),
+                # Issue 44: a late arrival, or a player swapped out, is said on the hall (not one
+                # playing on at a table left playing: they join the next draw).
+                without_seat=[p for p in unseated if p.id not in {
+                    pid for _r, rt in round_time.left_playing(rounds) for pid in rt.player_ids}],
                 open_tables=[(rt, round_label(rt)) for rt in latest.tables
                              if not rt.started and rt.table.game.check_players(len(rt.player_ids) + 1) is None]
                 if latest else [],
@@ -203,12 +207,12 @@ def draw_format_context(rounds: list[service.Round]) -> dict:
 
 def draw_form_start(latest: service.Round | None, people: list[service.Player]) -> dict:
     """The draw form's way and wishes as the latest round was drawn (none yet, or a round drawn
-    before rounds kept them: mix, no wishes): its never-together pairs as "Ann + Bob" lines by
-    tonight's names, a pair with a player no longer on the list left out."""
+    before rounds kept them: mix, no wishes): its never-together pairs as the form sends them
+    ("<id>-<id>"), a pair with a player no longer on the list left out."""
     how = latest.draw if latest else service.HowDrawn()
     names = {p.id: p.name for p in people if not p.left}
     return {"by": how.way, "every_game": "1" if how.every_game else "", "newcomers": "1" if how.newcomers else "",
-            "never": "\n".join(f"{names[a]} + {names[b]}" for a, b in how.never if a in names and b in names)}
+            "never": [f"{a}-{b}" for a, b in how.never if a in names and b in names]}
 
 
 def drawn_text(how: service.HowDrawn) -> str:
@@ -476,45 +480,34 @@ MAX_NEVER_PAIRS = 500
 MAX_NEVER_MESSAGES = 10  # what can't be read, said for the first lines only
 
 
-def never_pairs(raw: str | None) -> tuple[list[tuple[int, int]], list[str]]:
-    """The draw form's "never together" pairs: one per line, two names of tonight's list joined
-    by "+" ("Ann + Bob"). Returns (pairs of player ids, messages about what can't be read).
-    Linear in the field's length: a line is split at most MAX_PAIR_LINE ways."""
-    lines = [line for line in (raw or "").replace(";", "\n").splitlines() if line.strip()]
-    if len(lines) > MAX_NEVER_PAIRS:
-        return [], [gettext("At most %(max)s pairs can be kept apart; this list has %(num)s lines.",
-                            max=MAX_NEVER_PAIRS, num=len(lines))]
-    ids = {p.key: p.id for p in service.roster(get_db())}
-    pairs, errors = [], []
-    for line in lines:
-        if len(errors) >= MAX_NEVER_MESSAGES:
-            break
-        if len(line) > MAX_PAIR_LINE:
-            errors.append(gettext("A pair is two names joined by +, at most %(max)s characters: %(line)s…",
-                                  max=MAX_PAIR_LINE, line=line.strip()[:MAX_NAME]))
-            continue
-        names = [name.strip() for name in line.split("+")]
-        if len(names) > 2:
-            # A name may hold a "+" itself ("C+ + Bob", as the form starts from a stored pair):
-            # the one place to split where both halves are on tonight's list.
-            splits = [[line[:i].strip(), line[i + 1:].strip()] for i, c in enumerate(line) if c == "+"]
-            known = [halves for halves in splits if all(name_key(n) in ids for n in halves)]
-            if len(known) == 1:
-                names = known[0]
-        if len(names) != 2 or not all(names):
-            errors.append(gettext("Write each pair as two names joined by +, one pair per line: %(line)s",
-                                  line=line.strip()))
-            continue
-        missing = [name for name in names if name_key(name) not in ids]
-        if missing:
-            errors.extend(gettext("%(name)s is not on tonight's list.", name=name) for name in missing)
-            continue
-        if name_key(names[0]) == name_key(names[1]):  # "Ann + ann": one player, as a table compares names
-            errors.append(gettext("%(first)s and %(second)s are the same player on tonight's list: a pair needs two.",
-                                  first=names[0], second=names[1]))
-            continue
-        pairs.append((ids[name_key(names[0])], ids[name_key(names[1])]))
-    return pairs, errors
+def never_pairs() -> tuple[list[tuple[int, int]], list[str]]:
+    """The draw form's "never together" pairs, picked from tonight's players (issue 44: never
+    parsed from text, where a name holding ";" or "+" could not be kept apart): each kept pair
+    a ticked ``never`` value "<id>-<id>", and a new one from the ``never_a`` / ``never_b``
+    choices. Returns (pairs of player ids, in order, each once; what is wrong)."""
+    people = {p.id for p in service.roster(get_db())}
+    raw = request.form.getlist("never")[:MAX_NEVER_PAIRS + 1]
+    if len(raw) > MAX_NEVER_PAIRS:
+        return [], [gettext("At most %(max)s pairs can be kept apart.", max=MAX_NEVER_PAIRS)]
+    pairs: list[tuple[int, int]] = []
+    for value in raw:
+        a, _, b = value.partition("-")
+        ids = (ascii_number(a), ascii_number(b))
+        if None in ids or ids[0] == ids[1] or not set(ids) <= people:
+            continue  # a player since taken off the list (or a pair sent wrong): left out
+        pairs.append((ids[0], ids[1]))
+    a, b = small_number(request.form.get("never_a")), small_number(request.form.get("never_b"))
+    if a or b:
+        if not (a in people and b in people):
+            return pairs, [gettext("Choose two players from tonight's list to keep apart.")]
+        if a == b:
+            return pairs, [gettext("Choose two different players to keep apart.")]
+        pairs.append((a, b))
+    unique = []
+    for a, b in pairs:
+        if (a, b) not in unique and (b, a) not in unique:
+            unique.append((a, b))
+    return unique, []
 
 
 @bp.post("/hall/rounds")
@@ -527,9 +520,12 @@ def draw():
     way = values.get("by") or "mix"
     if way not in DRAW_WAYS:
         return hall_page(values, {"by": [gettext("Choose how to seat the round.")]}, 422)
-    never, unread = never_pairs(values.get("never"))
+    never, unread = never_pairs()
+    values["never"] = [f"{a}-{b}" for a, b in never]  # the form again keeps them, ticked
     if unread:
         return hall_page(values, {"never": unread}, 422)
+    if values.get("add_never"):  # "Keep these two apart": the form again with the pair, nothing drawn
+        return hall_page(values, {}, 200)
     minutes = small_number(values.get("minutes"))
     # The round keeps its way and wishes: the next round's form starts from them (draw_form_start).
     return hall_answer(values, "games", "#seating", lambda conn: round_time.draw_next_round(
@@ -542,12 +538,16 @@ DRAW_WISHES = ("by", "every_game", "newcomers", "never")  # the draw form's way 
 
 
 @bp.app_template_global("draw_wishes")
-def draw_wishes(values: dict, start: dict) -> dict:
+def draw_wishes(values: dict, start: dict, roster: list[service.Player]) -> dict:
     """What the draw form's way and wishes show: the form sent back (a refused draw: nothing
     typed is lost), else ``start``, the latest round's (:func:`draw_form_start`)."""
-    if values.get("draw") == "1":
-        return {key: values.get(key, "") for key in DRAW_WISHES}
-    return {key: start.get(key, "") for key in DRAW_WISHES}
+    wishes = values if values.get("draw") == "1" else start
+    found = {key: wishes.get(key, "") for key in DRAW_WISHES}
+    # The pairs kept apart, each with its two names (as tonight's list names them now).
+    names = {str(p.id): p.name for p in roster}
+    found["never"] = [(value, names[a], names[b]) for value in wishes.get("never") or []
+                      for a, _, b in [value.partition("-")] if a in names and b in names]
+    return found
 
 
 def change_round(values: dict, field_name: str, change):

@@ -36,7 +36,7 @@ OPTIONS = {  # what the hall's draw form is given, and what its line then says
     "balanced": ({"by": "balanced"}, "Balanced"),
     "every_game": ({"every_game": True}, "Every game in turn"),
     "newcomers": ({"newcomers": True}, "Newcomers looked after"),
-    "never": ({"never": "\n".join(f"{a} + {b}" for a, b in NEVER)}, "2 pairs kept apart"),
+    "never": ({"never": NEVER}, "2 pairs kept apart"),
 }
 
 
@@ -47,11 +47,12 @@ def rwd4(winner: int) -> dict:
 def past_night(conn) -> None:
     """A night before tonight: Ann's four played RWD (Ann won every deal), Eve's four Lucky Cube."""
     done(night.start_night(conn))
-    token = table_writes.create(conn, "rwd", ["Ann", "Bob", "Cy", "Di"], {"first_start_player": 0})
+    # Opened on the laptop: counted, so the season knows them (issue 43: side tables count for nobody).
+    token = table_writes.create(conn, "rwd", ["Ann", "Bob", "Cy", "Di"], {"first_start_player": 0}, numbered=True)
     table = store.load(conn, token)
     while not table.match().over:
         table = table_writes.add_deal(conn, token, len(table.deals) + 1, rwd4(0))
-    token = table_writes.create(conn, "lucky_cube", ["Eve", "Fay", "Gus", "Hal"], {"first_dealer": 0})
+    token = table_writes.create(conn, "lucky_cube", ["Eve", "Fay", "Gus", "Hal"], {"first_dealer": 0}, numbered=True)
     play_one_deal_and_end_at_time(conn, token)
     done(night.start_night(conn))
 
@@ -79,15 +80,24 @@ def draw_on_the_hall(hall, live_server, number: int, option: str) -> None:
         for box in ("every_game", "newcomers"):
             if wishes.get(box):
                 form.locator(f"input[name={box}]").check()
-        if "never" in wishes:
-            form.locator("textarea[name=never]").fill(wishes["never"])
+        for a, b in wishes.get("never", ()):  # picked from tonight's players, a pair at a time (issue 44)
+            form = hall.locator("form#draw")
+            form.locator("select[name=never_a]").select_option(label=a)
+            form.locator("select[name=never_b]").select_option(label=b)
+            form.get_by_role("button", name="Keep these two apart").click()
+            hall.wait_for_load_state()
+            form = hall.locator("form#draw")
+            assert f"{a} + {b}" in form.locator("#f-never").inner_text()
     else:  # ...and the form shows it
         if "by" in wishes:
             assert form.locator(f"input[name=by][value={wishes['by']}]").is_checked()
         for box in ("every_game", "newcomers"):
             assert form.locator(f"input[name={box}]").is_checked() == bool(wishes.get(box))
         if "never" in wishes:
-            assert form.locator("textarea[name=never]").input_value().split("\n") == wishes["never"].split("\n")
+            ticked = form.locator("input[name=never]:checked")
+            assert ticked.count() == len(wishes["never"])
+            assert [" ".join(label.split()) for label in form.locator("#f-never label.draw-way").all_inner_texts()] == [
+                f"{a} + {b}" for a, b in wishes["never"]]
     hall.get_by_role("button", name=f"Draw round {number}").last.click()
     hall.wait_for_url(re.compile(r"/hall#seating$"))
 

@@ -50,3 +50,19 @@ def test_once_a_table_has_a_deal_a_redraw_is_refused(client, conn):
     assert refused.status_code == 422
     assert "has a deal already: swap or move players" in text_of(refused.get_data(as_text=True))
     assert seats(conn) == before
+
+
+def test_a_player_swapped_out_or_late_is_named_without_a_seat(client, conn):
+    """Issue 44 item 7: swapping a late arrival in left the swapped-out player unseated, and the
+    hall said nothing."""
+    for name in EIGHT:
+        done(night.join(conn, name))
+    assert client.post("/hall/rounds", data={"tables-rwd": "2"}).status_code == 303
+    late = done(night.join(conn, "<b>Ivy</b>"))
+    hall = client.get("/hall").get_data(as_text=True)
+    assert "Without a seat this round: &lt;b&gt;Ivy&lt;/b&gt;." in hall  # named, and as text
+    (r,) = night.night_rounds(conn)
+    out = r.tables[0].player_ids[0]
+    assert client.post("/hall/swap", data={"a": str(out), "b": str(late.id)}).status_code == 303
+    text = text_of(client.get("/hall").get_data(as_text=True))
+    assert f"Without a seat this round: {night.player(conn, out).name}." in text

@@ -23,15 +23,14 @@ def test_a_phones_page_is_answered_while_a_long_draw_searches(server_process):
     port = server_process.port
     conn = connect(str(server_process.db))
     try:
-        for n in range(1, 201):
-            done(night.join(conn, f"P{n}"))
+        ids = {f"P{n}": done(night.join(conn, f"P{n}")).id for n in range(1, 201)}
     finally:
         conn.close()
     table = Phone(port, "127.0.0.40").create_table("rwd", ["Ann", "Ben", "Cho", "Dai"])
     laptop = Phone(port)
     csrf = laptop.csrf("/hall")
     form = {"csrf_token": csrf, "draw": "1", "offer-rwd": "1", "offer-lucky_cube": "1",
-            "never": "\n".join(f"P1 + P{n}" for n in range(2, 201))}
+            "never": [f"{ids['P1']}-{ids[f'P{n}']}" for n in range(2, 201)]}
     drawn: dict = {}
 
     def draw() -> None:
