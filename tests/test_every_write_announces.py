@@ -282,6 +282,9 @@ SCENARIOS: dict[str, list[tuple[str, Callable]]] = {
                                                             lambda: done(round_time.start_next_night(conn, "leave")))[1])],
     "companion.night.service:redraw_round": [
         ("the round drawn again", lambda conn: (a_round(conn), lambda: done(night.redraw_round(conn)))[1])],
+    "companion.night.service:set_away": [
+        ("a player sits out the next round", lambda conn: (lambda ann: lambda: done(night.set_away(
+            conn, ann.id, night.SIT_OUT)))(done(night.join(conn, "Ann"))))],
     "companion.night.service:swap": [("two players swapped", _swap)],
     "companion.night.service:join_table": [("a late arrival seated", _join_table)],
     "companion.night.service:leave_table": [("a player leaves a table", _leave_table)],

@@ -145,10 +145,17 @@ class Player:
     key: str
     added_at: str
     left: bool = False
+    sit_out_round: int | None = None  # the round they sit out (issue 44), from their phone or the hall
+    leaving: bool = False  # leaving after their match: the next draw leaves them out, and off the list
+
+    def away_from(self, round_number: int) -> bool:
+        """Whether the draw of round ``round_number`` leaves them out (they asked, or the organiser)."""
+        return self.leaving or self.sit_out_round == round_number
 
 
 def _player(row: Mapping | None) -> Player | None:
-    return None if row is None else Player(row["id"], row["name"], row["key"], row["added_at"], row["left"])
+    return None if row is None else Player(row["id"], row["name"], row["key"], row["added_at"], row["left"],
+                                            row.get("sit_out_round"), bool(row.get("leaving")))
 
 
 def current_night(conn: Connection) -> int:
@@ -194,6 +201,7 @@ def join(conn: Connection, raw_name: str | None) -> Done:
         if found is not None:
             if found["left"]:
                 night_rows.update_player(conn, found["id"], left=False)
+                night_rows.set_away(conn, found["id"], None, False)
             joined = _player(dict(found, left=False))
         elif len(night_rows.roster(conn, night)) >= MAX_ROSTER:
             return refused([FieldError("name", T("Tonight's list is full ({max} players).", max=MAX_ROSTER))])
@@ -247,8 +255,28 @@ def set_left(conn: Connection, player_id: int, left: bool = True) -> Done:
         if player(conn, player_id) is None:
             return not_found()
         night_rows.update_player(conn, player_id, left=left)
+        if not left:  # back on the list: playing, whatever they said before they left
+            night_rows.set_away(conn, player_id, None, False)
     publish(Change("night"))
     return done()
+
+
+SIT_OUT, LEAVING = "sit_out", "leaving"  # what a player says of the next round (issue 44)
+
+
+def set_away(conn: Connection, player_id: int, away: str | None) -> Done:
+    """Late, leaving, back (issue 44), from the player's phone or the hall: ``"sit_out"`` the next
+    round (drawn without them, and with them again after), ``"leaving"`` after their match (the
+    next draw leaves them out and takes them off tonight's list; their results stay), or None:
+    playing on. Its value: the player as they are now."""
+    with write(conn):
+        if player(conn, player_id) is None:
+            return not_found()
+        next_round = len(night_rows.rounds(conn, current_night(conn))) + 1
+        night_rows.set_away(conn, player_id, next_round if away == SIT_OUT else None, away == LEAVING)
+        changed = player(conn, player_id)
+    publish(Change("night"))
+    return done(changed)
 
 
 # ---- rounds -------------------------------------------------------------------------------
@@ -437,10 +465,10 @@ def draw_round(conn: Connection, chosen: Sequence[seating.Chosen] | None = None,
         return refused(errors)
     listed = roster(conn)
     sitting_out = {pid for rt in left_playing for pid in rt.player_ids}
-    people = [p for p in listed if p.id not in sitting_out]
+    earlier = night_rounds(conn)
+    people = [p for p in listed if p.id not in sitting_out and not p.away_from(len(earlier) + 1)]
     if len(people) < 2:
         return refused([FieldError("games", T("Tonight's list needs at least two players for a draw."))])
-    earlier = night_rounds(conn)
     seed = seed or secrets.token_hex(4)
     seated, errors = _search(conn, people, earlier, how, seed, options_of, chosen=chosen, offered=offered)
     if errors:
@@ -453,6 +481,9 @@ def draw_round(conn: Connection, chosen: Sequence[seating.Chosen] | None = None,
         stamp = table_service.now()
         round_id = night_rows.insert_round(conn, night, len(earlier) + 1, stamp, seed, minutes, how.stored())
         night_rows.leave_playing(conn, [rt.table.id for rt in left_playing])
+        for p in listed:  # leaving after their match, which is over: off tonight's list now
+            if p.leaving and p.id not in sitting_out:
+                night_rows.update_player(conn, p.id, left=True)
         # A drawn table continues the night's numbering ("Table 8" after seven prepared or laptop
         # tables), so no two tables of the night share a label on the hall or in the seating list.
         first = next_table_number(conn)
@@ -513,7 +544,7 @@ def redraw_round(conn: Connection) -> Done:
     playing = {pid for r in earlier for rt in r.tables if rt.table.deals and not rt.table.match().over
                for pid in rt.player_ids}
     listed = roster(conn)
-    people = [p for p in listed if p.id not in playing]
+    people = [p for p in listed if p.id not in playing and not p.away_from(latest.number)]
     options_of = {rt.table.game.id: dict(rt.table.setup.options) for rt in latest.tables}
     seated, errors = _search(conn, people, earlier, latest.draw, secrets.token_hex(4), options_of,
                              chosen=[rt.table.game.id for rt in latest.tables])

@@ -44,7 +44,7 @@ CYCLE_MS = 8000  # how long the cycling mode shows each table
 # What a phone may open: the night's own pages (join, "me"). A table's pages, its seating and its
 # clock are the tables blueprint's (every /t/<token>/…).
 PHONE_ENDPOINTS = ("hall.join", "hall.join_post", "hall.me", "hall.me_live", "hall.me_summary", "hall.me_forget",
-                   "hall.my_season")
+                   "hall.my_season", "hall.me_away")
 
 
 @bp.before_request
@@ -430,8 +430,13 @@ def add_player():
 
 @bp.post("/hall/players/<int:player_id>")
 def edit_player(player_id: int):
-    """Rename (field ``name``), remove (``action=remove``) or bring back (``action=back``)."""
+    """Rename (field ``name``), remove (``action=remove``), bring back (``action=back``), or say
+    they sit out the next round (``sit_out``), leave after their match (``leaving``) or play on
+    (``stay``), as their phone may (issue 44)."""
     values = form_values()
+    if values.get("action") in (service.SIT_OUT, service.LEAVING, "stay"):
+        away = None if values["action"] == "stay" else values["action"]
+        return hall_answer(values, f"name-{player_id}", "#roster", lambda conn: service.set_away(conn, player_id, away))
     if values.get("action") in ("remove", "back"):
         left = values.get("action") == "remove"
         return hall_answer(values, f"name-{player_id}", "#roster", lambda conn: service.set_left(conn, player_id, left))
@@ -651,6 +656,22 @@ def join_post():
                   field="name")
 
 
+@bp.post("/night/me/away")
+def me_away():
+    """The player says it from their phone: sit out the next round, leave after this match, or
+    (an empty ``away``) play on (issue 44)."""
+    who = my_player()
+    if who is None:
+        return redirect(url_for("hall.join"), code=303)
+    away = request.form.get("away") or None
+    if away not in (None, service.SIT_OUT, service.LEAVING):
+        abort(400)
+    return answer(lambda: service.set_away(get_db(), who.id, away),
+                  saved=lambda _now: redirect(url_for("hall.me") + "#me-away", code=303),
+                  page=lambda errors, status: (render_template("night/me.html", **me_context(who)), status),
+                  field="away")
+
+
 @bp.post("/night/forget")
 def me_forget():
     forget_me(give_up=True)  # "Not Dea?": the name goes too, or stays for its player (issue 44)
@@ -682,6 +703,7 @@ def me_context(who: service.Player, signature: str | None = None) -> dict:
                           0 if round_time.round_time_is_up(r, rt) else r.seconds_left(rt),
                           paused=bool(r.paused_at), round_over=over)
     return dict(who=who, line=line, mine=table_page, summary=service.player_summary(results, who),
+                next_round=len(rounds) + 1,
                 signature=signature, poll_ms=2000, players=len(standings),
                 place_points_rule=place_points.PLACE_POINTS_RULE)
 

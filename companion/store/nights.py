@@ -59,7 +59,7 @@ def current_night(conn: sqlite3.Connection) -> int:
     return row["id"] if row else 0
 
 
-_PLAYER = "SELECT id, night, name, key, added_at, left, version FROM night_players"
+_PLAYER = "SELECT id, night, name, key, added_at, left, version, sit_out_round, leaving FROM night_players"
 
 
 @translated
@@ -67,19 +67,19 @@ def roster(conn: sqlite3.Connection, night: int, with_left: bool = False) -> lis
     """The night's players in the order they arrived (those who left too, with ``with_left``)."""
     rows = conn.execute(_PLAYER + " WHERE night = ?" + ("" if with_left else " AND left = 0") + " ORDER BY id",
                         (night,)).fetchall()
-    return [dict(r, left=bool(r["left"])) for r in rows]
+    return [dict(r, left=bool(r["left"]), leaving=bool(r["leaving"])) for r in rows]
 
 
 @translated
 def player(conn: sqlite3.Connection, player_id: int) -> dict | None:
     row = conn.execute(_PLAYER + " WHERE id = ?", (player_id,)).fetchone()
-    return None if row is None else dict(row, left=bool(row["left"]))
+    return None if row is None else dict(row, left=bool(row["left"]), leaving=bool(row["leaving"]))
 
 
 @translated
 def player_by_key(conn: sqlite3.Connection, night: int, key: str) -> dict | None:
     row = conn.execute(_PLAYER + " WHERE night = ? AND key = ?", (night, key)).fetchone()
-    return None if row is None else dict(row, left=bool(row["left"]))
+    return None if row is None else dict(row, left=bool(row["left"]), leaving=bool(row["leaving"]))
 
 
 @translated
@@ -106,6 +106,13 @@ def update_player(conn: sqlite3.Connection, player_id: int, *, name: str | None 
     if left is not None:
         conn.execute("UPDATE night_players SET left = ?, version = version + 1 WHERE id = ?",
                      (int(left), player_id))
+
+
+@translated
+def set_away(conn: sqlite3.Connection, player_id: int, sit_out_round: int | None, leaving: bool) -> None:
+    """The player sits out round ``sit_out_round`` (None: no round), or leaves after their match."""
+    conn.execute("UPDATE night_players SET sit_out_round = ?, leaving = ?, version = version + 1 WHERE id = ?",
+                 (sit_out_round, int(leaving), player_id))
 
 
 @translated

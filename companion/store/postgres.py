@@ -436,6 +436,8 @@ MIGRATIONS: list[str] = [
     ALTER TABLE tables ADD COLUMN opened_from text;
     ALTER TABLE round_tables ADD COLUMN left_playing integer NOT NULL DEFAULT 0;
     ALTER TABLE night_rounds ADD COLUMN paused_at text;
+    ALTER TABLE night_players ADD COLUMN sit_out_round integer;
+    ALTER TABLE night_players ADD COLUMN leaving integer NOT NULL DEFAULT 0;
     """,
 ]
 

@@ -248,6 +248,9 @@ MIGRATIONS: list[str] = [
     ALTER TABLE round_tables ADD COLUMN left_playing INTEGER NOT NULL DEFAULT 0;
     -- (issue 44) a round clock the organiser paused: when (UTC); resuming moves clock_from on.
     ALTER TABLE night_rounds ADD COLUMN paused_at TEXT;
+    -- (issue 44) a player sitting out one round (its number), or leaving after their match.
+    ALTER TABLE night_players ADD COLUMN sit_out_round INTEGER;
+    ALTER TABLE night_players ADD COLUMN leaving INTEGER NOT NULL DEFAULT 0;
     """,
 ]
 
