@@ -146,6 +146,13 @@ def _claim(conn):
     return lambda: done(claims.answer(conn, waiting.claim_id, True))
 
 
+def _refuse_all(conn):
+    ann = done(night.join(conn, "Ann"))
+    done(claims.join_as(conn, "device-1", "127.0.0.2", player_id=ann.id))
+    done(claims.join_as(conn, "device-2", "127.0.0.3", player_id=ann.id))
+    return lambda: done(claims.refuse_all(conn, ann.id))
+
+
 def _give_up_typo(conn):
     dea = done(claims.join_as(conn, "device-1", "127.0.0.2", name="Dea"))
     return lambda: done(claims.give_up(conn, dea.id, "device-1"))
@@ -285,6 +292,7 @@ SCENARIOS: dict[str, list[tuple[str, Callable]]] = {
     "companion.night.service:set_away": [
         ("a player sits out the next round", lambda conn: (lambda ann: lambda: done(night.set_away(
             conn, ann.id, night.SIT_OUT)))(done(night.join(conn, "Ann"))))],
+    "companion.night.claims:refuse_all": [("every phone asking for a name refused", _refuse_all)],
     "companion.night.service:swap": [("two players swapped", _swap)],
     "companion.night.service:join_table": [("a late arrival seated", _join_table)],
     "companion.night.service:leave_table": [("a player leaves a table", _leave_table)],

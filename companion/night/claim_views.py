@@ -49,6 +49,16 @@ def answer(claim_id: int):
                         page=lambda errors, status: hall_page({}, errors, status), field="claims")
 
 
+@bp.post("/hall/claims/refuse-all/<int:player_id>")
+def refuse_all(player_id: int):
+    """Every phone asking for this name refused at once (issue 44)."""
+    if (refused := laptop_only()) is not None:
+        return refused
+    return answer_write(lambda: claims.refuse_all(get_db(), player_id),
+                        saved=lambda _count: redirect(url_for("hall.index") + "#claims", code=303),
+                        page=lambda errors, status: hall_page({}, errors, status), field="claims")
+
+
 @bp.post("/hall/players/remove")
 def remove_many():
     """The roster's ticked names, taken off tonight's list in one action."""
@@ -66,3 +76,22 @@ def remove_many():
 def claim_time(stamp: str) -> str:
     """When a phone asked, on the laptop's clock."""
     return local_time(stamp, "%H:%M")
+
+
+# What tells phones apart from their User-Agent: the few families a room's phones have.
+_SYSTEMS = (("iPhone", "iPhone"), ("iPad", "iPad"), ("Android", "Android"), ("Windows", "Windows"),
+            ("Macintosh", "Mac"), ("CrOS", "ChromeOS"), ("Linux", "Linux"))
+_BROWSERS = (("SamsungBrowser", "Samsung Internet"), ("Edg", "Edge"), ("FxiOS", "Firefox"), ("Firefox", "Firefox"),
+             ("CriOS", "Chrome"), ("Chrome", "Chrome"), ("Safari", "Safari"))
+
+
+@bp.app_template_global("phone_words")
+def phone_words(user_agent: str | None) -> str:
+    """A phone as the organiser can tell it ("Chrome on Android"), from its User-Agent; "" when
+    it says neither (a made-up or missing one)."""
+    ua = user_agent or ""
+    system = next((name for mark, name in _SYSTEMS if mark in ua), None)
+    browser = next((name for mark, name in _BROWSERS if mark + "/" in ua), None)
+    if browser and system:
+        return gettext("%(browser)s on %(system)s", browser=browser, system=system)
+    return browser or system or ""

@@ -28,6 +28,7 @@ from ..names import name_key
 from ..outcomes import Done, Outcome, done, not_found, refused
 from ..store import Connection, write
 from ..store import nights as night_rows
+from ..store import players as player_rows
 from ..store import trust as claim_rows
 from ..serving.limits import NAMES_PER_NIGHT
 from ..tables import service as table_service
@@ -48,19 +49,19 @@ class Waiting:
 
 
 def join_as(conn: Connection, device: str, address: str | None, *, name: str | None = None,
-            player_id: int | None = None) -> Done:
+            player_id: int | None = None, user_agent: str | None = None) -> Done:
     """This phone asks to be a name on tonight's list: by tapping it (``player_id``) or by typing
     it (``name``; a new name joins the list). Its value: the player it now is, or
     :class:`Waiting`. ``address``: the device's, for its limit of names (None: the laptop, not
     limited)."""
-    joined = _join_as(conn, device, address, name=name, player_id=player_id)
+    joined = _join_as(conn, device, address, name=name, player_id=player_id, user_agent=user_agent)
     if joined.saved:
         publish(Change("night"))  # committed: the hall's roster and requests show it
     return joined
 
 
 def _join_as(conn: Connection, device: str, address: str | None, *, name: str | None,
-             player_id: int | None) -> Done:
+             player_id: int | None, user_agent: str | None = None) -> Done:
     typed = None
     if player_id is None:
         typed, errors = service.check_name(name)
@@ -89,8 +90,11 @@ def _join_as(conn: Connection, device: str, address: str | None, *, name: str | 
                 return refused([too_many_names()])
             claim_rows.take(conn, found.id, device, address)
             return done(found)
-        return done(Waiting(claim_rows.insert_claim(conn, found.id, device, address, table_service.now()),
-                            found.name))
+        return done(Waiting(claim_rows.insert_claim(conn, found.id, device, address, table_service.now(),
+                                                    (user_agent or "")[:USER_AGENT_KEPT] or None), found.name))
+
+
+KEPT_FOR_KNOWN = 40  # of tonight's list's MAX_ROSTER places: never taken by a name a phone made up
 
 
 def too_many_names() -> FieldError:
@@ -102,10 +106,17 @@ def _join_new(conn: Connection, tonight: int, name: str, device: str, address: s
     """Inside the write: a new name on the list, this phone's."""
     if address is not None and claim_rows.names_held(conn, tonight, address) >= MAX_NAMES_PER_DEVICE:
         return refused([too_many_names()])
-    if len(night_rows.roster(conn, tonight)) >= service.MAX_ROSTER:
+    listed = len(night_rows.roster(conn, tonight))
+    if listed >= service.MAX_ROSTER:
         return refused([FieldError("name", T("Tonight's list is full ({max} players).", max=service.MAX_ROSTER))])
-    stamp = table_service.now()
     key = name_key(name)
+    # Issue 44: 50 addresses x 4 names filled the list and a real player got "full". The last
+    # places are kept for names the season knows (a player of an earlier night) and the organiser's.
+    if listed >= service.MAX_ROSTER - KEPT_FOR_KNOWN and player_rows.name_map(conn).get(key) is None:
+        return refused([FieldError("name", T(
+            "Tonight's list is nearly full: its last {kept} places are kept for players of earlier nights. "
+            "Ask the organiser to add you on the laptop.", kept=KEPT_FOR_KNOWN))])
+    stamp = table_service.now()
     player_id = night_rows.insert_player(conn, tonight, name, key, stamp)
     claim_rows.set_owner(conn, player_id, device, address)
     return done(service.Player(player_id, name, key, stamp))
@@ -140,9 +151,32 @@ def claim_of(conn: Connection, claim_id: int, device: str) -> dict | None:
     return found if found is not None and found["device"] == device else None
 
 
+USER_AGENT_KEPT = 300  # of a phone's User-Agent: enough to name its browser and system
+REQUESTS_SHOWN = 5  # of one name's requests, the hall shows the latest so many (issue 44)
+
+
 def waiting(conn: Connection) -> list[dict]:
-    """Tonight's requests for names, for the organiser (oldest first)."""
-    return claim_rows.waiting_claims(conn, service.current_night(conn))
+    """Tonight's requests for names, for the organiser, one entry per name asked for (issue 44:
+    400 addresses asking for one name put 400 lines on the hall): its ``name``, ``player_id``,
+    how many phones ask (``count``), and the latest :data:`REQUESTS_SHOWN` of them (``shown``,
+    newest first, each with its ``address``, ``user_agent`` and ``asked_at``). Oldest name first."""
+    names: dict[int, dict] = {}
+    for row in claim_rows.waiting_claims(conn, service.current_night(conn)):
+        entry = names.setdefault(row["player_id"], {"player_id": row["player_id"], "name": row["name"],
+                                                    "count": 0, "all": []})
+        entry["count"] += 1
+        entry["all"].append(row)
+    return [dict(entry, shown=entry.pop("all")[::-1][:REQUESTS_SHOWN]) for entry in names.values()]
+
+
+def refuse_all(conn: Connection, player_id: int) -> Done:
+    """The organiser refuses every phone asking for this name; its value: how many."""
+    with write(conn):
+        if service.player(conn, player_id) is None:
+            return not_found()
+        refused_now = claim_rows.refuse_waiting(conn, player_id)
+    publish(Change("night"))
+    return done(refused_now)
 
 
 def answer(conn: Connection, claim_id: int, allow: bool) -> Done:

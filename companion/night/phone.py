@@ -5,7 +5,7 @@ and the request it waits on are kept in its session too."""
 
 from __future__ import annotations
 
-from flask import render_template, session
+from flask import render_template, request, session
 from flask_babel import gettext
 
 from ..store import get_db
@@ -62,7 +62,7 @@ def device_id(create: bool = False) -> str | None:
 def join_as_this_phone(conn, picked: int | None, name: str | None):
     """This phone asks for a name (tapped: ``picked``, else typed): claims.join_as's result, its
     value the player or claims.Waiting (remembered in the session, so the join page shows the wait)."""
-    found = claims.join_as(conn, device_id(create=True), phone_address(),
+    found = claims.join_as(conn, device_id(create=True), phone_address(), user_agent=request.user_agent.string,
                            player_id=picked if picked else None, name=None if picked else name)
     if not found.saved:
         return found

@@ -438,6 +438,7 @@ MIGRATIONS: list[str] = [
     ALTER TABLE night_rounds ADD COLUMN paused_at text;
     ALTER TABLE night_players ADD COLUMN sit_out_round integer;
     ALTER TABLE night_players ADD COLUMN leaving integer NOT NULL DEFAULT 0;
+    ALTER TABLE name_claims ADD COLUMN user_agent text;
     """,
 ]
 

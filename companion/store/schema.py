@@ -251,6 +251,8 @@ MIGRATIONS: list[str] = [
     -- (issue 44) a player sitting out one round (its number), or leaving after their match.
     ALTER TABLE night_players ADD COLUMN sit_out_round INTEGER;
     ALTER TABLE night_players ADD COLUMN leaving INTEGER NOT NULL DEFAULT 0;
+    -- (issue 44) what tells the phones asking for one name apart: their browser and system.
+    ALTER TABLE name_claims ADD COLUMN user_agent TEXT;
     """,
 ]
 

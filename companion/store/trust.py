@@ -84,14 +84,15 @@ def take(conn: sqlite3.Connection, player_id: int, device: str, address: str | N
 
 
 @translated
-def insert_claim(conn: sqlite3.Connection, player_id: int, device: str, address: str | None, stamp: str) -> int:
+def insert_claim(conn: sqlite3.Connection, player_id: int, device: str, address: str | None, stamp: str,
+                 user_agent: str | None = None) -> int:
     """A phone asks for a name another phone owns; its earlier waiting request is withdrawn (one
     waiting request per phone, and per address: new cookies don't fill the organiser's list).
     The name's version is bumped so the hall shows it."""
     conn.execute("UPDATE name_claims SET state = 'withdrawn' WHERE state = 'waiting' AND (device = ? OR address = ?)",
                  (device, address))
-    claim_id = conn.execute("INSERT INTO name_claims (player_id, device, address, asked_at) VALUES (?, ?, ?, ?)",
-                            (player_id, device, address, stamp)).lastrowid
+    claim_id = conn.execute("INSERT INTO name_claims (player_id, device, address, asked_at, user_agent)"
+                            " VALUES (?, ?, ?, ?, ?)", (player_id, device, address, stamp, user_agent)).lastrowid
     conn.execute("UPDATE night_players SET version = version + 1 WHERE id = ?", (player_id,))
     return claim_id
 
@@ -107,10 +108,20 @@ def claim(conn: sqlite3.Connection, claim_id: int) -> dict | None:
 @translated
 def waiting_claims(conn: sqlite3.Connection, night: int) -> list[dict]:
     """The night's requests the organiser has not answered, oldest first."""
-    rows = conn.execute("SELECT c.id, c.player_id, c.device, c.asked_at, c.state, p.name, p.night"
-                        " FROM name_claims AS c JOIN night_players AS p ON p.id = c.player_id"
+    rows = conn.execute("SELECT c.id, c.player_id, c.device, c.address, c.user_agent, c.asked_at, c.state, p.name,"
+                        " p.night FROM name_claims AS c JOIN night_players AS p ON p.id = c.player_id"
                         " WHERE p.night = ? AND c.state = 'waiting' AND p.left = 0 ORDER BY c.id", (night,)).fetchall()
     return [dict(r) for r in rows]
+
+
+@translated
+def refuse_waiting(conn: sqlite3.Connection, player_id: int) -> int:
+    """Every waiting request for this name refused; how many. The name's version is bumped so
+    the hall shows it."""
+    count = conn.execute("UPDATE name_claims SET state = 'refused' WHERE player_id = ? AND state = 'waiting'",
+                         (player_id,)).rowcount
+    conn.execute("UPDATE night_players SET version = version + 1 WHERE id = ?", (player_id,))
+    return count
 
 
 @translated

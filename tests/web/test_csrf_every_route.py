@@ -205,6 +205,7 @@ RECIPES: dict[str, tuple[Recipe, bool]] = {
     # Issue 32: the organiser answers a phone's request for a name, removes ticked names; a phone
     # stops waiting (nothing stored).
     "claims.answer": (lambda w: {"action": "allow"}, True),
+    "claims.refuse_all": (lambda w: {}, True),
     "claims.remove_many": (lambda w: {"player": str(_spare_player(w))}, True),
     "claims.cancel": (lambda w: {}, False),
 }
@@ -235,6 +236,20 @@ def _waiting_claim(world: World) -> int:
         finally:
             conn.close()
     return world._claim
+
+
+def _asked_for_name(world: World) -> int:
+    """A name another phone asks for (made once, when the URL is first built)."""
+    from companion import store
+    from companion.night import claims
+    if not hasattr(world, "_rae"):
+        conn = store.connect(world.db)
+        try:
+            world._rae = done(claims.join_as(conn, "phone-r1", "127.0.9.11", name="Rae")).id
+            done(claims.join_as(conn, "phone-r2", "127.0.9.12", name="Rae"))
+        finally:
+            conn.close()
+    return world._rae
 
 
 def _ended_table_id(world: World) -> int:
@@ -294,9 +309,9 @@ def _night_round(world: World) -> list[int]:
     conn = store.connect(world.db)
     try:
         # Max is the late arrival of _late_arrival: on the list without a seat, by design.
-        # Quinn and Rex (issue 32's recipes) join after the draw, as Max does.
+        # Quinn, Rex and Rae (issue 32's and 44's recipes) join after the draw, as Max does.
         if not night.night_rounds(conn) or len([p for p in night.roster(conn)
-                                                if p.name not in ("Max", "Quinn", "Rex")]) != 4:
+                                                if p.name not in ("Max", "Quinn", "Rex", "Rae")]) != 4:
             for player in night.roster(conn):  # exactly one table's worth on tonight's list
                 if player.name not in ("Ivy", "Jo", "Kim", "Lu"):
                     done(night.set_left(conn, player.id))
@@ -435,6 +450,7 @@ URL_PARAMS: dict[str, Callable[[World], dict[str, object]]] = {
     "players.player_json": lambda w: {"pid": _player_id(w, "Ann")},
     "players.at_table": lambda w: {"seat": 0},
     "claims.answer": lambda w: {"claim_id": _waiting_claim(w)},
+    "claims.refuse_all": lambda w: {"player_id": _asked_for_name(w)},
     "trust.record": lambda w: {"table_id": _ended_table_id(w)},
 }
 
