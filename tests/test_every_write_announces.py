@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 FEATURES = ("tables", "night", "players")
 
 # Tonight's rows (the hall, the screen, the phones' night pages show them) and the season's.
-NIGHT_ROWS = ("nights", "night_players", "night_rounds", "round_tables", "round_seats", "name_claims")
+NIGHT_ROWS = ("nights", "night_players", "night_rounds", "round_tables", "round_seats", "name_claims", "room_tables")
 SEASON_ROWS = ("players", "player_names", "seat_assignments", "results", "player_changes", "season")
 
 RWD_DEAL = {"chips": [3, 3, 3, 4], "tricks": [7, 2, 2, 2]}
@@ -293,6 +293,7 @@ SCENARIOS: dict[str, list[tuple[str, Callable]]] = {
         ("a player sits out the next round", lambda conn: (lambda ann: lambda: done(night.set_away(
             conn, ann.id, night.SIT_OUT)))(done(night.join(conn, "Ann"))))],
     "companion.night.claims:refuse_all": [("every phone asking for a name refused", _refuse_all)],
+    "companion.night.service:set_room": [("the room's tables set", lambda conn: lambda: done(night.set_room(conn, "1-8")))],
     "companion.night.service:swap": [("two players swapped", _swap)],
     "companion.night.service:join_table": [("a late arrival seated", _join_table)],
     "companion.night.service:leave_table": [("a player leaves a table", _leave_table)],

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from flask_babel import gettext
 
 from ..meetup import points as place_points
 from ..meetup.seating import entrant_seats
@@ -16,8 +15,9 @@ from . import service
 
 
 def round_label(rt: service.RoundTable) -> str:
-    # The table's night-wide number (as on the hall board), not its number within the round.
-    return rt.table.label or gettext("Table %(n)s", n=rt.table.seq or rt.number)
+    # The room's table, else the table's night-wide number (as on the hall board), never its
+    # number within the round.
+    return table_label(rt.table, rt.number)
 
 
 def night_name(conn) -> str:

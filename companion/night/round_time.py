@@ -147,7 +147,9 @@ def table_clock(conn: Connection, table: table_service.Table) -> dict | None:
         return None
     # Named as the hall board names it (the night-wide number, or the organiser's label), not by
     # its number within the round.
-    clock = {"round": found["number"], "table": table.seq or found["table_number"], "label": table.label,
+    numbered = table.label is not None and table.label.isdigit()  # a room's table "3": "Table 3"
+    clock = {"round": found["number"], "table": table.label if numbered else table.seq or found["table_number"],
+             "label": None if numbered else table.label,
              "seconds": None, "paused": bool(found.get("paused_at"))}
     if not table.match().over:
         clock["seconds"] = _row_seconds(found)

@@ -22,7 +22,7 @@ from typing import Mapping, Sequence
 from ..changes import Change, publish
 from ..games import GAMES
 from ..games import FieldError, Game, MatchSetup, Option
-from ..games.text import T
+from ..games.text import T, Tn
 from ..meetup import points as place_points
 from ..meetup import draw_process, seating
 from ..players import service as season
@@ -261,6 +261,78 @@ def set_left(conn: Connection, player_id: int, left: bool = True) -> Done:
     return done()
 
 
+# ---- the room's tables (issue 44) ---------------------------------------------------------
+
+MAX_ROOM_TABLES = 200
+MAX_ROOM_LABEL = 20
+
+
+@dataclass(frozen=True)
+class RoomTable:
+    id: int
+    label: str  # "3", "Window": a number reads "Table 3"
+
+
+def room(conn: Connection) -> list[RoomTable]:
+    """The room's tables, as the organiser set them (kept for later nights); none: tables are
+    numbered by the night, as before."""
+    return [RoomTable(row["id"], row["label"]) for row in night_rows.room_tables(conn)]
+
+
+def read_room(raw: str | None) -> tuple[list[str], list[FieldError]]:
+    """The room's tables as typed: a count ("8"), a range ("1-8", "1–8") or labels, separated by
+    commas or lines ("1-6, Window, Bar"). Returns the labels in order, each once, and what is wrong."""
+    labels: list[str] = []
+    for part in (raw or "").replace("\n", ",").replace("、", ",").split(","):
+        part = " ".join(part.split())
+        if not part:
+            continue
+        span = part.replace("–", "-").replace("〜", "-").replace("~", "-").split("-")
+        if len(span) == 2 and all(side.strip().isdigit() for side in span):
+            first, last = int(span[0]), int(span[1])
+            if first > last or last - first >= MAX_ROOM_TABLES:
+                return [], [FieldError("room", T("“{part}” is not a range of tables from low to high.", part=part))]
+            labels.extend(str(n) for n in range(first, last + 1))
+        elif part.isdigit() and len(labels) == 0 and "," not in (raw or "") and int(part) <= MAX_ROOM_TABLES:
+            labels.extend(str(n) for n in range(1, int(part) + 1))  # a count alone: tables 1 to N
+        elif len(part) > MAX_ROOM_LABEL:
+            return [], [FieldError("room", T("A table's label has at most {max} characters: {part}",
+                                             max=MAX_ROOM_LABEL, part=part[:MAX_ROOM_LABEL]))]
+        else:
+            labels.append(part)
+    unique = list(dict.fromkeys(labels))
+    if len(unique) > MAX_ROOM_TABLES:
+        return [], [FieldError("room", T("A room has at most {max} tables.", max=MAX_ROOM_TABLES))]
+    return unique, []
+
+
+def set_room(conn: Connection, raw: str | None) -> Done:
+    """The organiser sets the room's tables (empty: none, the night numbers its tables). A table
+    kept keeps its printed card. Its value: the room."""
+    labels, errors = read_room(raw)
+    if errors:
+        return refused(errors)
+    with write(conn):
+        night_rows.set_room_tables(conn, labels)
+    publish(Change("night"))
+    return done(room(conn))
+
+
+def free_room_tables(conn: Connection, rounds_: Sequence[Round] | None = None) -> list[RoomTable]:
+    """The room's tables nobody plays at now: none of tonight's tables there is still without a
+    result (a table left playing keeps its room table)."""
+    busy = {t.room_table for t in night_tables(conn) if t.room_table is not None and t.seated
+            and not t.match().over}
+    return [rt for rt in room(conn) if rt.id not in busy]
+
+
+def played_at(conn: Connection, room_table: int) -> Table | None:
+    """The table played at a room table now: the newest without a result, else the newest (a
+    printed card's code leads there); None before any."""
+    found = [t for token in table_rows.at_room_table(conn, room_table) if (t := table_service.load(conn, token))]
+    return next((t for t in found if t.seated and not t.match().over), found[0] if found else None)
+
+
 SIT_OUT, LEAVING = "sit_out", "leaving"  # what a player says of the next round (issue 44)
 
 
@@ -473,6 +545,17 @@ def draw_round(conn: Connection, chosen: Sequence[seating.Chosen] | None = None,
     seated, errors = _search(conn, people, earlier, how, seed, options_of, chosen=chosen, offered=offered)
     if errors:
         return refused(errors)
+    places: list[RoomTable | None] = [None] * len(seated)
+    if (the_room := room(conn)):  # every draw seats at the room's free tables, in the room's order
+        free = free_room_tables(conn)
+        if len(seated) > len(free):
+            return refused([FieldError("games", Tn(
+                "This draw needs {needed} table and the room has {free} free (of {all}): give fewer tables "
+                "or wait for a table to finish.",
+                "This draw needs {needed} tables and the room has {free} free (of {all}): give fewer tables "
+                "or wait for a table to finish.", len(seated), needed=len(seated), free=len(free),
+                all=len(the_room)))])
+        places = list(free[:len(seated)])
     with write(conn):
         night = current_night(conn)
         if len(night_rows.rounds(conn, night)) != len(earlier) or \
@@ -488,10 +571,11 @@ def draw_round(conn: Connection, chosen: Sequence[seating.Chosen] | None = None,
         # tables), so no two tables of the night share a label on the hall or in the seating list.
         first = next_table_number(conn)
         made = {}  # token -> revision (0: new)
-        for number, (game, players, player_ids) in enumerate(seated, start=1):
+        for number, ((game, players, player_ids), place) in enumerate(zip(seated, places), start=1):
             token = table_service.new_token()
             table_id = table_rows.insert_table(conn, token, game.id, players, options_of[game.id], stamp,
-                                               seq=first + number - 1)
+                                               seq=first + number - 1, label=place.label if place else None,
+                                               room_table=place.id if place else None)
             night_rows.insert_round_table(conn, round_id, table_id, number, list(player_ids))
             made[token] = 0
     publish(Change("night"))

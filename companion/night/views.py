@@ -44,7 +44,7 @@ CYCLE_MS = 8000  # how long the cycling mode shows each table
 # What a phone may open: the night's own pages (join, "me"). A table's pages, its seating and its
 # clock are the tables blueprint's (every /t/<token>/…).
 PHONE_ENDPOINTS = ("hall.join", "hall.join_post", "hall.me", "hall.me_live", "hall.me_summary", "hall.me_forget",
-                   "hall.my_season", "hall.me_away")
+                   "hall.my_season", "hall.me_away", "hall.room_table")
 
 
 @bp.before_request
@@ -160,7 +160,8 @@ def hall_context(cycle: bool = False, signature: str | None = None) -> dict:
                 leaderboard_order=place_points.LEADERBOARD_ORDER,
                 join_link=link, join_warning=warning, join_qr=None if warning else qr_svg(link),
                 clock=clock_of(latest), claims=claims.waiting(conn),
-                still_playing=[(rt, round_label(rt)) for rt in round_time.still_playing(rounds)], **draw_format_context(rounds), **time_context(conn, rounds),
+                still_playing=[(rt, round_label(rt)) for rt in round_time.still_playing(rounds)],
+                room_text=", ".join(place.label for place in service.room(conn)), **draw_format_context(rounds), **time_context(conn, rounds),
                 draw_start=draw_form_start(latest, people), drawn=drawn_text(latest.draw) if latest else None,
                 clashes=clash_text(latest, {p.id: p.name for p in service.roster(conn, with_left=True)}),
                 **rating_context(conn))
@@ -314,14 +315,46 @@ def prepare():
 
 @bp.get("/hall/cards")
 def cards():
-    """Printable QR cards for the night's tables: four to a page, or one big card per page."""
-    tables = service.night_tables(get_db())
+    """Printable QR cards: one per room table where the room's tables are set (its code opens
+    whatever is played there now, so it is printed once for every night), else one per table of
+    the night; four to a page, or one big card per page."""
+    conn = get_db()
     # Serving on the laptop alone: a code would open nothing on a phone, so none is printed.
-    _url, warning = join_url()
-    cards = [dict(table=t, link=join_link(t), qr=None if warning else qr_svg(join_link(t)),
-                  label=table_label(t, position))
-             for position, t in enumerate(tables, start=1)]
+    base, warning = join_url()
+    if (the_room := service.room(conn)):
+        links = [base.rstrip("/") + url_for("hall.room_table", room_id=place.id) for place in the_room]
+        cards = [dict(table=None, link=link, qr=None if warning else qr_svg(link),
+                      label=gettext("Table %(n)s", n=place.label) if place.label.isdigit() else place.label)
+                 for place, link in zip(the_room, links)]
+    else:
+        cards = [dict(table=t, link=join_link(t), qr=None if warning else qr_svg(join_link(t)),
+                      label=table_label(t, position))
+                 for position, t in enumerate(service.night_tables(conn), start=1)]
     return render_template("night/cards.html", cards=cards, big=request.args.get("big") == "1", warning=warning)
+
+
+@bp.get("/room/<int:room_id>")
+def room_table(room_id: int):
+    """A room table's printed card: the table played there now (the newest without a result,
+    else the newest), for any phone."""
+    conn = get_db()
+    place = next((p for p in service.room(conn) if p.id == room_id), None)
+    if place is None:
+        abort(404)
+    now = service.played_at(conn, room_id)
+    if now is None:
+        label = gettext("Table %(n)s", n=place.label) if place.label.isdigit() else place.label
+        # A card printed for the room is right; its table simply has no match yet.
+        return render_template("error.html", message=gettext(
+            "Nothing is played at %(table)s yet: the next draw seats players here.", table=label))
+    return redirect(url_for("tables.show", token=now.token), code=303)
+
+
+@bp.post("/hall/room")
+def set_room():
+    """The room's tables (a count, a range or labels), kept for later nights (issue 44)."""
+    values = form_values()
+    return hall_answer(values, "room", "#room", lambda conn: service.set_room(conn, values.get("room")))
 
 
 def unfinished_rows(tables: list[Table]) -> list[dict]:

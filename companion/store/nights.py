@@ -45,7 +45,10 @@ def night_signature(conn: sqlite3.Connection) -> str:
                           " (SELECT coalesce(sum(t.extra_minutes), 0) FROM round_tables AS t JOIN night_rounds AS q"
                           "  ON q.id = t.round_id WHERE q.night = ?)"
                           " FROM night_rounds AS r WHERE r.night = ?", (night, night)).fetchone()
-    return "-".join(str(v) for v in (*row, night, *people, *rounds))
+    # The room's tables (issue 44): the hall shows them, and where the next draw seats.
+    room = conn.execute("SELECT count(*), coalesce(sum(id * (position + 1)), 0), coalesce(max(id), 0)"
+                        " FROM room_tables").fetchone()
+    return "-".join(str(v) for v in (*row, night, *people, *rounds, *room))
 
 
 # --------------------------------------------------------------------------
@@ -224,6 +227,26 @@ def next_table_number(conn: sqlite3.Connection) -> int:
     """The number the night's next prepared table gets ("Table 3")."""
     return 1 + conn.execute("SELECT coalesce(max(seq), 0) FROM tables WHERE id > ?",
                             (night_after_table(conn),)).fetchone()[0]
+
+
+@translated
+def room_tables(conn: sqlite3.Connection) -> list[dict]:
+    """The room's tables (id, label), in the room's order."""
+    return [dict(r) for r in conn.execute("SELECT id, label FROM room_tables ORDER BY position, id")]
+
+
+@translated
+def set_room_tables(conn: sqlite3.Connection, labels: Sequence[str]) -> None:
+    """The room's tables anew (the caller holds ``store.write``): a label kept keeps its id, so
+    a card printed for it still opens its table; a label gone is gone, and a new one is added."""
+    kept = {row["label"]: row["id"] for row in conn.execute("SELECT id, label FROM room_tables")}
+    for label in set(kept) - set(labels):
+        conn.execute("DELETE FROM room_tables WHERE id = ?", (kept[label],))
+    for position, label in enumerate(labels):
+        if label in kept:
+            conn.execute("UPDATE room_tables SET position = ? WHERE id = ?", (position, kept[label]))
+        else:
+            conn.execute("INSERT INTO room_tables (position, label) VALUES (?, ?)", (position, label))
 
 
 @translated

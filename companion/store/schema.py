@@ -253,6 +253,10 @@ MIGRATIONS: list[str] = [
     ALTER TABLE night_players ADD COLUMN leaving INTEGER NOT NULL DEFAULT 0;
     -- (issue 44) what tells the phones asking for one name apart: their browser and system.
     ALTER TABLE name_claims ADD COLUMN user_agent TEXT;
+    -- (issue 44) the room's own tables, set once and kept for later nights: every draw seats at
+    -- free ones, so a table's number is the room's, and a printed card opens what is played there.
+    CREATE TABLE room_tables (id INTEGER PRIMARY KEY, position INTEGER NOT NULL, label TEXT NOT NULL);
+    ALTER TABLE tables ADD COLUMN room_table INTEGER;
     """,
 ]
 

@@ -29,6 +29,7 @@ def _record(row: sqlite3.Row, deals: list[dict[str, Any]]) -> dict[str, Any]:
             "label": row["label"], "seated": bool(row["seated"]), "rematch_token": row["rematch_token"],
             "seq": row["seq"], "rematch_of": row["rematch_of"], "ended_at_time": bool(row["ended_at_time"]),
             "ended_at": row["ended_at"], "ended_deals": row["ended_deals"], "opened_from": row["opened_from"],
+            "room_table": row["room_table"],
             "deals": deals}
 
 
@@ -91,6 +92,13 @@ def count_tables_after(conn: sqlite3.Connection, after_id: int, organised_or_pla
 
 
 @translated
+def at_room_table(conn: sqlite3.Connection, room_table: int) -> list[str]:
+    """The tokens of the tables played at this room table, the newest first."""
+    return [row[0] for row in conn.execute("SELECT token FROM tables WHERE room_table = ? ORDER BY id DESC LIMIT 20",
+                                           (room_table,))]
+
+
+@translated
 def busy_openers(conn: sqlite3.Connection, after_id: int, more_than: int) -> list[tuple[str, int]]:
     """The phones (addresses) that opened more than ``more_than`` tables with an id above
     ``after_id``, and how many each, the most first."""
@@ -143,15 +151,15 @@ def changes(conn: sqlite3.Connection, table_id: int) -> list[dict[str, Any]]:
 def insert_table(conn: sqlite3.Connection, token: str, game: str, players: Sequence[str],
                  options: Mapping[str, Any], stamp: str, *, rematch_of: int | None = None,
                  label: str | None = None, seq: int | None = None, seated: bool = True,
-                 opened_from: str | None = None) -> int:
+                 opened_from: str | None = None, room_table: int | None = None) -> int:
     """Store a new table (logged as 'create', or 'prepare' for one waiting for its players);
     returns its id. The only place a table is inserted. ``opened_from``: the address of the
     phone that opened it (None: the laptop)."""
     cur = conn.execute(
         "INSERT INTO tables (token, game, players, options, rematch_of, label, seq, seated, created_at, updated_at,"
-        " opened_from) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " opened_from, room_table) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (token, game, json.dumps(list(players), ensure_ascii=False), json.dumps(dict(options)), rematch_of,
-         label, seq, int(seated), stamp, stamp, opened_from))
+         label, seq, int(seated), stamp, stamp, opened_from, room_table))
     conn.execute("INSERT INTO changes (table_id, at, action) VALUES (?, ?, ?)",
                  (cur.lastrowid, stamp, "create" if seated else "prepare"))
     return cur.lastrowid

@@ -33,5 +33,8 @@ def join_link(table: Table) -> str:
 
 def table_label(table: Table, position: int) -> str:
     """What the hall, its files and a prepared table's seating call a table: the organiser's
-    label, else "Table <number>" (its number in the night, else ``position``)."""
-    return table.label or gettext("Table %(n)s", n=table.seq or position)
+    label (a room table's: "Window"; a number is "Table 3"), else "Table <number>" (its number
+    in the night, else ``position``)."""
+    if table.label and not table.label.isdigit():
+        return table.label
+    return gettext("Table %(n)s", n=table.label or table.seq or position)

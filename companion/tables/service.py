@@ -83,6 +83,7 @@ class Table:
     ended_at: str | None = None  # its match's finishing moment (UTC, ISO; see season_moved); None: never ended
     ended_deals: int | None = None  # the deals it had then
     opened_from: str | None = None  # the address of the phone that opened it (None: the laptop)
+    room_table: int | None = None  # the room's table it is played at (issue 44), if the room has them
 
     def progress(self, upto: int | None = None) -> Progress:
         """The match state after the first ``upto`` stored deals (all by default)."""
@@ -431,7 +432,7 @@ def table_of(record: Mapping[str, Any] | None) -> Table | None:
                  tuple(record["deals"]), record["label"], record["seated"], record["rematch_token"],
                  seq=record["seq"], ended_at_time=record.get("ended_at_time", False),
                  ended_at=record.get("ended_at"), ended_deals=record.get("ended_deals"),
-                 opened_from=record.get("opened_from"))
+                 opened_from=record.get("opened_from"), room_table=record.get("room_table"))
 
 
 def load(conn: Connection, token: str) -> Table | None:

@@ -57,6 +57,10 @@ def test_a_finished_match_stays_with_its_table(server_process):
     status, _h, body = at_table.request("POST", f"/t/{token}/deals", rwd_form(csrf_from(page), 1, [0, 8, 9], [5, 6, 6]))
     assert status == 303, body[:500]
     assert table_json(laptop, token)["over"] is True
+    # A phone's table is a side table: the organiser counts it (issue 43), so the players' pages list it.
+    hall = laptop.request("GET", "/hall")[2]
+    (added,) = re.findall(r'action="(/hall/tables/\d+/add)"', hall)
+    assert laptop.request("POST", added, {"csrf_token": csrf_from(hall)})[0] == 303
 
     # The stranger walks every player's page and the season table: no table's link anywhere,
     # a read-only record of the match instead.

@@ -51,7 +51,7 @@ def snapshot(db: str) -> dict[str, list[tuple]]:
     try:
         return {name: conn.execute(f"SELECT * FROM {name} ORDER BY rowid").fetchall()
                 for name in ("tables", "deals", "changes", "nights", "player_changes",
-                             "night_players", "night_rounds", "round_tables", "round_seats", "season")}
+                             "night_players", "night_rounds", "round_tables", "round_seats", "season", "room_tables")}
     finally:
         conn.close()
 
@@ -182,6 +182,7 @@ RECIPES: dict[str, tuple[Recipe, bool]] = {
     # Issue 44: the round's clock controls (pause answers a clock that runs, or is refused).
     "hall.start_round": (lambda w: _round_with_minutes(w) and {}, True),
     "hall.redraw": (lambda w: _night_round(w) and {}, True),
+    "hall.set_room": (lambda w: {"room": f"1-4, Side {next(FRESH)}"}, True),
     "hall.pause_clock": (lambda w: _night_round(w) and {"action": "pause"}, True),
     "hall.more_time_for_all": (lambda w: _night_round(w) and {}, True),
     "hall.join_table": (lambda w: {"player": str(_late_arrival(w)), "table": "1"}, True),
@@ -236,6 +237,19 @@ def _waiting_claim(world: World) -> int:
         finally:
             conn.close()
     return world._claim
+
+
+def _room_table(world: World) -> int:
+    """A room table (issue 44), made once."""
+    from companion import store
+    from companion.night import service as night
+    if not hasattr(world, "_room"):
+        conn = store.connect(world.db)
+        try:
+            world._room = done(night.set_room(conn, "1-4"))[0].id
+        finally:
+            conn.close()
+    return world._room
 
 
 def _asked_for_name(world: World) -> int:
@@ -451,6 +465,7 @@ URL_PARAMS: dict[str, Callable[[World], dict[str, object]]] = {
     "players.at_table": lambda w: {"seat": 0},
     "claims.answer": lambda w: {"claim_id": _waiting_claim(w)},
     "claims.refuse_all": lambda w: {"player_id": _asked_for_name(w)},
+    "hall.room_table": lambda w: {"room_id": _room_table(w)},
     "trust.record": lambda w: {"table_id": _ended_table_id(w)},
 }
 

@@ -1,0 +1,73 @@
+"""The room's tables (issue 44 item 6): table numbers moved every round ("Table 4…" in round 2)
+while the room's tables and the printed cards stayed put. Now the organiser sets the room's
+tables once (kept for later nights); every draw seats at free room tables, so a table keeps the
+room's number; a card printed for a room table opens whatever is played there now."""
+
+from __future__ import annotations
+
+import re
+
+from companion.night import service as night
+from companion.tables import service as tables
+from helpers import text_of
+import table_writes
+from table_writes import done
+
+SIXTEEN = [f"P{n}" for n in range(1, 17)]
+
+
+def labels(conn) -> list[str]:
+    return [rt.table.label for rt in night.night_rounds(conn)[-1].tables]
+
+
+def test_draws_seat_at_the_rooms_free_tables_and_a_card_follows_its_table(client, conn):
+    assert client.post("/hall/room", data={"room": "1-6, Window"}).status_code == 303
+    assert [t.label for t in night.room(conn)] == ["1", "2", "3", "4", "5", "6", "Window"]
+    cards = client.get("/hall/cards").get_data(as_text=True)  # printed before round 1
+    links = re.findall(r'<p class="tc-url">([^<]+)</p>', cards)
+    assert len(links) == 7 and "Window" in text_of(cards) and "Table 1" in text_of(cards)
+    first_card = "/" + links[0].split("/", 3)[3]
+    empty = client.get(first_card)  # nothing played at Table 1 yet: said so
+    assert empty.status_code == 200 and "Nothing is played at Table 1 yet" in text_of(empty.get_data(as_text=True))
+
+    for name in SIXTEEN:
+        done(night.join(conn, name))
+    assert client.post("/hall/rounds", data={"tables-rwd": "4"}).status_code == 303
+    assert labels(conn) == ["1", "2", "3", "4"]
+    first = night.night_rounds(conn)[0].tables
+    assert "Table 1" in text_of(client.get("/hall").get_data(as_text=True))
+    # Tables 1 and 2 finish; 3 and 4 play on into round 2, which seats its eight at free tables.
+    for rt in first[:2]:
+        table_writes.play_until_over(conn, rt.table.token, 0)
+    for rt in first[2:]:
+        table_writes.add_deal(conn, rt.table.token, 1, {"chips": [3, 3, 3, 4], "tricks": [7, 2, 2, 2]})
+    assert client.post("/hall/rounds", data={"tables-rwd": "2", "unfinished": "leave"}).status_code == 303
+    assert labels(conn) == ["1", "2"]  # the room's numbers again, never "Table 5"
+    second = night.night_rounds(conn)[-1].tables
+    assert client.get(first_card).headers["Location"].endswith(f"/t/{second[0].table.token}")
+    # More tables than the room has free: said, and nobody seated.
+    for rt in second:
+        table_writes.play_until_over(conn, rt.table.token, 0)
+    # A smaller room (tables 5 and 6 put away): 1, 2 and Window are free, 3 and 4 still play.
+    assert client.post("/hall/room", data={"room": "1-4, Window"}).status_code == 303
+    refused = client.post("/hall/rounds", data={"tables-miraiscope": "4", "unfinished": "leave"})
+    assert refused.status_code == 422
+    assert "This draw needs 4 tables and the room has 3 free (of 5)" in text_of(refused.get_data(as_text=True))
+    assert len(night.night_rounds(conn)) == 2
+
+
+def test_the_room_is_kept_for_later_nights_and_a_table_kept_keeps_its_card(client, conn):
+    done(night.set_room(conn, "8"))
+    assert [t.label for t in night.room(conn)] == [str(n) for n in range(1, 9)]
+    table_one = night.room(conn)[0].id
+    done(night.start_night(conn))
+    done(night.set_room(conn, "1-4, Window"))
+    assert night.room(conn)[0].id == table_one and [t.label for t in night.room(conn)][-1] == "Window"
+
+
+def test_what_cannot_be_read_as_tables_is_said_beside_the_field(client, conn):
+    refused = client.post("/hall/room", data={"room": "8-1"})
+    assert refused.status_code == 422
+    assert "“8-1” is not a range of tables from low to high." in text_of(refused.get_data(as_text=True))
+    assert 'value="8-1"' in refused.get_data(as_text=True)  # what was typed, kept
+    assert night.room(conn) == []
