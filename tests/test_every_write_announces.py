@@ -169,6 +169,13 @@ def _a_table_playing(conn):
     table_writes.add_deal(conn, drawn.tables[0].table.token, 1, RWD_DEAL)  # started, no result yet
 
 
+def _change_seat(conn):
+    people, drawn = a_round(conn, 4)
+    table_writes.add_deal(conn, drawn.tables[0].table.token, 1, RWD_DEAL)
+    late = done(night.join(conn, "Ivy"))
+    return lambda: done(night.change_seat(conn, drawn.tables[0].table.id, 1, late.id))
+
+
 def _swap(conn):
     people, drawn = a_round(conn, 8)
     a = drawn.tables[0].player_ids[0]
@@ -294,6 +301,7 @@ SCENARIOS: dict[str, list[tuple[str, Callable]]] = {
             conn, ann.id, night.SIT_OUT)))(done(night.join(conn, "Ann"))))],
     "companion.night.claims:refuse_all": [("every phone asking for a name refused", _refuse_all)],
     "companion.night.service:set_room": [("the room's tables set", lambda conn: lambda: done(night.set_room(conn, "1-8")))],
+    "companion.night.service:change_seat": [("a substitute takes a seat mid-match", _change_seat)],
     "companion.night.service:swap": [("two players swapped", _swap)],
     "companion.night.service:join_table": [("a late arrival seated", _join_table)],
     "companion.night.service:leave_table": [("a player leaves a table", _leave_table)],

@@ -98,6 +98,14 @@ def night_rows_of_deals(conn) -> list[dict]:
     rounds = service.night_rounds(conn, tables)
     where = {rt.table.id: (r, rt) for r in rounds for rt in r.tables}
     results = {found.table.id: found for found in service.night_results(conn, tables, rounds)}
+    # Issue 44: a seat taken by a substitute after deal N: its deals up to N are the one who left.
+    names = {p.id: p.name for p in service.roster(conn, with_left=True)}
+    earlier: dict[tuple[int, int], list[tuple[int, str, int | None]]] = {}
+    for change in service.seat_changes(conn, tables):
+        if change["action"] == "substitute":
+            was = change["before"]
+            earlier.setdefault((change["table_id"], was["seat"] - 1), []).append(
+                (change["number"], names.get(was.get("player_id"), was["player"]), was.get("player_id")))
     rows: list[dict] = []
     for position, table in enumerate(tables, start=1):
         if not table.seated:
@@ -113,10 +121,18 @@ def night_rows_of_deals(conn) -> list[dict]:
             for seat, typed in enumerate(table.setup.players):
                 entrant = seats[seat]
                 player_id = found.player_ids[seat] if found is not None else None
+                name = result.placings[seat].player if result is not None else typed
+                # The holder of the seat at this deal: the one who left, up to the deal after which
+                # the substitute took it (the earliest change that comes after this deal).
+                held = next(((n, was, pid) for n, was, pid in earlier.get((table.id, seat), ())
+                             if record.number <= n), None)
+                if held is not None:
+                    _n, name, player_id = held
+                    typed = held[1]
                 rows.append({"table": round_label(rt) if rt else table_label(table, position),
                              "game": table.game.name_en, "round": r.number if r else "",
                              "deal": record.number,
-                             "player": result.placings[seat].player if result is not None else typed,
+                             "player": name,
                              "player_id": "" if player_id is None else player_id, "entered_as": typed,
                              "points": record.score.points[entrant], "total": record.totals[entrant],
                              "place": ended[seat].place if last else "",

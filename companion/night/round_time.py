@@ -20,7 +20,7 @@ from . import service
 from ..tables import service as table_service
 from ..changes import Change, publish
 from ..games import FieldError
-from ..games.text import T
+from ..games.text import NameList, T
 from ..outcomes import Done, Outcome, done, not_found, refused
 from ..store import Connection, write
 from ..store import nights as night_rows
@@ -190,7 +190,7 @@ def draw_next_round(conn: Connection, unfinished_tables: str | None = None, **dr
     game's ruling). A table with no deal played is not playing: its players are drawn again."""
     playing = still_playing(service.night_rounds(conn))
     if playing and unfinished_tables not in (LEAVE, END):
-        labels = ", ".join(rt.table.label or str(rt.table.seq or rt.number) for rt in playing)
+        labels = NameList([rt.table.label or str(rt.table.seq or rt.number) for rt in playing])  # 「、」 in Japanese
         return refused([FieldError("unfinished", T(
             "Still playing: table {tables}. Choose below: leave them playing (their players sit out this draw and "
             "join the next) or end them at time now.", tables=labels))])

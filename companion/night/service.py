@@ -283,11 +283,12 @@ def read_room(raw: str | None) -> tuple[list[str], list[FieldError]]:
     """The room's tables as typed: a count ("8"), a range ("1-8", "1–8") or labels, separated by
     commas or lines ("1-6, Window, Bar"). Returns the labels in order, each once, and what is wrong."""
     labels: list[str] = []
-    for part in (raw or "").replace("\n", ",").replace("、", ",").split(","):
+    for part in (raw or "").replace("\n", ",").replace("、", ",").replace("，", ",").split(","):
         part = " ".join(part.split())
         if not part:
             continue
-        span = part.replace("–", "-").replace("〜", "-").replace("~", "-").split("-")
+        # A range as a Japanese keyboard types it too: 1〜8, 1～8 (full-width), 1－8.
+        span = part.replace("–", "-").replace("〜", "-").replace("～", "-").replace("~", "-").replace("－", "-").split("-")
         if len(span) == 2 and all(side.strip().isdigit() for side in span):
             first, last = int(span[0]), int(span[1])
             if first > last or last - first >= MAX_ROOM_TABLES:
@@ -771,6 +772,59 @@ def _reseat(conn: Connection, latest: Round, rt: RoundTable, player_ids: list[in
     night_rows.set_seats(conn, rt.table.id, player_ids)
     night_rows.bump_round(conn, latest.id)
     return done(revision)
+
+
+def change_seat(conn: Connection, table_id: int, seat: int, player_id: int, from_start: bool = False) -> Done:
+    """Mid-match (issue 44): ``player_id`` takes seat ``seat`` (0-based) of a round table that
+    has started and has no result: a substitute for a player who left, after the deals played
+    so far, or, ``from_start``, the person who really sat there (the wrong one was seated: the
+    seat's deals are theirs). Whoever holds the seat when the match ends gets its place and
+    place points; the table's log and the night's files say who took it after which deal. The
+    one who left keeps their other tables. Its value: the round."""
+    with write(conn):
+        rounds_ = night_rounds(conn)
+        found = next(((r, rt) for r in rounds_ for rt in r.tables if rt.table.id == table_id), None)
+        if found is None:
+            return not_found()
+        r, rt = found
+        who = player(conn, player_id)
+        if not 0 <= seat < len(rt.player_ids) or who is None or who.left:
+            return refused([FieldError("seat_change", T("Choose a seat at the table and a player on tonight's list."))])
+        if rt.player_ids[seat] == player_id:
+            return done(r)  # sent again (a double tap): the seat is theirs already
+        if rt.table.match().over:
+            return refused([FieldError("seat_change", T("This match has ended: its seats stay as they were."))])
+        if player_id in rt.player_ids:
+            return refused([FieldError("seat_change", T("{name} already sits at this table.", name=who.name))])
+        # Seated at a table playing now (started, or the latest round's): not free to take a seat.
+        busy = next((other for q in rounds_ for other in q.tables
+                     if player_id in other.player_ids and not other.table.match().over
+                     and (other.table.deals or q is rounds_[-1])), None)
+        if busy is not None:
+            return refused([FieldError("seat_change", T("{name} is playing at another table now.", name=who.name))])
+        names = list(rt.table.setup.players)
+        leaver = names[seat]
+        names[seat] = who.name
+        players, errors = table_service.check_setup(rt.table.game, names, rt.table.setup.options)
+        if errors:
+            return refused([FieldError("seat_change", error.message) for error in errors])
+        after = 0 if from_start else len(rt.table.deals)
+        revision = table_rows.change_seat(
+            conn, rt.table.id, players, "reseat" if from_start else "substitute", after,
+            {"seat": seat + 1, "player": leaver, "player_id": rt.player_ids[seat]},
+            {"seat": seat + 1, "player": who.name, "player_id": player_id}, table_service.now())
+        night_rows.set_seat(conn, rt.table.id, seat, player_id)
+        night_rows.bump_round(conn, r.id)
+    publish(Change("night"))
+    publish(Change("table", rt.table.token, revision))
+    return done(r)
+
+
+def seat_changes(conn: Connection, tables: Sequence[Table]) -> list[dict]:
+    """The night's seat changes (:func:`change_seat`), oldest first: table id, ``action``
+    ("substitute" or "reseat"), ``number`` (after which deal), ``before`` and ``after`` (the
+    seat's player: seat, name, id)."""
+    return table_rows.seat_changes(conn, [t.id for t in tables])
 
 
 def _latest(conn: Connection) -> Round | None:

@@ -161,7 +161,11 @@ def hall_context(cycle: bool = False, signature: str | None = None) -> dict:
                 join_link=link, join_warning=warning, join_qr=None if warning else qr_svg(link),
                 clock=clock_of(latest), claims=claims.waiting(conn),
                 still_playing=[(rt, round_label(rt)) for rt in round_time.still_playing(rounds)],
-                room_text=", ".join(place.label for place in service.room(conn)), **draw_format_context(rounds), **time_context(conn, rounds),
+                room_text=", ".join(place.label for place in service.room(conn)),
+                # Issue 44: the seats of started tables still playing, for "someone leaves mid-match".
+                started_seats=[(f"{rt.table.id}:{seat}", round_label(rt), names.get(pid, "?"))
+                               for _r, rt in round_time.playing_now(rounds) if rt.table.deals
+                               for seat, pid in enumerate(rt.player_ids)], **draw_format_context(rounds), **time_context(conn, rounds),
                 draw_start=draw_form_start(latest, people), drawn=drawn_text(latest.draw) if latest else None,
                 clashes=clash_text(latest, {p.id: p.name for p in service.roster(conn, with_left=True)}),
                 **rating_context(conn))
@@ -621,6 +625,19 @@ def clock():
     values = form_values()
     return hall_answer(values, "clock", "#seating",
                        lambda conn: service.start_clock(conn, small_number(values.get("minutes"))))
+
+
+@bp.post("/hall/seat-change")
+def seat_change():
+    """Mid-match (issue 44): who leaves a started table (``seat``: "<table id>:<seat>") and who
+    takes the seat (``player``), now (``when=now``) or as who really sat there from the start."""
+    values = form_values()
+    table_id, _, seat = (values.get("seat") or "").partition(":")
+    ids = small_number(table_id), small_number(seat), small_number(values.get("player"))
+    if None in ids or -1 in ids:
+        return hall_page(values, {"seat_change": [gettext("Choose who leaves and who takes the seat.")]}, 422)
+    return hall_answer(values, "seat_change", "#seat-change", lambda conn: service.change_seat(
+        conn, ids[0], ids[1], ids[2], from_start=values.get("when") == "start"))
 
 
 @bp.post("/hall/redraw")

@@ -190,6 +190,31 @@ def log_change(conn: sqlite3.Connection, table_id: int, action: str, number: int
 
 
 @translated
+def change_seat(conn: sqlite3.Connection, table_id: int, players: Sequence[str], action: str, after_deal: int,
+                before: dict, after: dict, stamp: str) -> int:
+    """A started table's seat taken by another player (issue 44): its players anew, logged as
+    ``action`` ("substitute": after deal ``after_deal``; "reseat": who really sat there, from
+    the start) with the seat's player before and after. Returns the new revision."""
+    conn.execute("UPDATE tables SET players = ? WHERE id = ?", (json.dumps(list(players), ensure_ascii=False), table_id))
+    return log_change(conn, table_id, action, after_deal, before, after, stamp)
+
+
+@translated
+def seat_changes(conn: sqlite3.Connection, table_ids: Sequence[int]) -> list[dict[str, Any]]:
+    """The seat changes of these tables, oldest first: table id, action, the deal after which,
+    and the seat's player before and after."""
+    found: list[dict[str, Any]] = []
+    ids = list(table_ids)
+    for start in range(0, len(ids), 500):
+        chunk = ids[start:start + 500]
+        for row in conn.execute("SELECT table_id, action, number, before, after FROM changes WHERE action IN"
+                                f" ('substitute', 'reseat') AND table_id IN ({','.join('?' * len(chunk))}) ORDER BY id",
+                                chunk):
+            found.append(dict(row, before=json.loads(row["before"]), after=json.loads(row["after"])))
+    return found
+
+
+@translated
 def insert_deal(conn: sqlite3.Connection, table_id: int, number: int, facts: dict[str, Any], stamp: str) -> None:
     conn.execute("INSERT INTO deals (table_id, number, facts, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
                  (table_id, number, _json(facts), stamp, stamp))

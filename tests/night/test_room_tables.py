@@ -71,3 +71,10 @@ def test_what_cannot_be_read_as_tables_is_said_beside_the_field(client, conn):
     assert "“8-1” is not a range of tables from low to high." in text_of(refused.get_data(as_text=True))
     assert 'value="8-1"' in refused.get_data(as_text=True)  # what was typed, kept
     assert night.room(conn) == []
+
+
+def test_a_japanese_keyboards_range_and_commas_are_read():
+    """The Japanese review: 「1～8」 from a Windows IME (full-width tilde) was one table labelled so."""
+    for typed in ("1～8", "1〜8", "1－8", "1-4，5-8", "1-4、5-8"):
+        labels, errors = night.read_room(typed)
+        assert errors == [] and labels == [str(n) for n in range(1, 9)], typed

@@ -182,6 +182,8 @@ RECIPES: dict[str, tuple[Recipe, bool]] = {
     # Issue 44: the round's clock controls (pause answers a clock that runs, or is refused).
     "hall.start_round": (lambda w: _round_with_minutes(w) and {}, True),
     "hall.redraw": (lambda w: _night_round(w) and {}, True),
+    # The late arrival takes seat 1 (sent again, the seat is theirs already: answered as saved).
+    "hall.seat_change": (lambda w: {"seat": f"{_round_table_id(w)}:0", "player": str(_substitute(w))}, True),
     "hall.set_room": (lambda w: {"room": f"1-4, Side {next(FRESH)}"}, True),
     "hall.pause_clock": (lambda w: _night_round(w) and {"action": "pause"}, True),
     "hall.more_time_for_all": (lambda w: _night_round(w) and {}, True),
@@ -325,7 +327,8 @@ def _night_round(world: World) -> list[int]:
         # Max is the late arrival of _late_arrival: on the list without a seat, by design.
         # Quinn, Rex and Rae (issue 32's and 44's recipes) join after the draw, as Max does.
         if not night.night_rounds(conn) or len([p for p in night.roster(conn)
-                                                if p.name not in ("Max", "Quinn", "Rex", "Rae")]) != 4:
+                                                if p.name not in ("Max", "Quinn", "Rex", "Rae")
+                                                and not p.name.startswith("Sub ")]) != 4:
             for player in night.roster(conn):  # exactly one table's worth on tonight's list
                 if player.name not in ("Ivy", "Jo", "Kim", "Lu"):
                     done(night.set_left(conn, player.id))
@@ -358,6 +361,18 @@ def _late_arrival(world: World) -> int:
     conn = store.connect(world.db)
     try:
         return done(night.join(conn, "Max")).id
+    finally:
+        conn.close()
+
+
+def _substitute(world: World) -> int:
+    """A player who just arrived, free to take a seat mid-match (a new name each world)."""
+    from companion import store
+    from companion.night import service as night
+    _night_round(world)
+    conn = store.connect(world.db)
+    try:
+        return done(night.join(conn, f"Sub {next(FRESH)}")).id
     finally:
         conn.close()
 
