@@ -302,6 +302,9 @@ SCENARIOS: dict[str, list[tuple[str, Callable]]] = {
     "companion.night.claims:refuse_all": [("every phone asking for a name refused", _refuse_all)],
     "companion.night.service:set_room": [("the room's tables set", lambda conn: lambda: done(night.set_room(conn, "1-8")))],
     "companion.night.service:change_seat": [("a substitute takes a seat mid-match", _change_seat)],
+    "companion.night.service:keep_at_table": [
+        ("a player keeps a room table", lambda conn: (lambda ann, room: lambda: done(night.keep_at_table(
+            conn, ann.id, room[0].id)))(done(night.join(conn, "Ann")), done(night.set_room(conn, "1-4"))))],
     "companion.night.service:swap": [("two players swapped", _swap)],
     "companion.night.service:join_table": [("a late arrival seated", _join_table)],
     "companion.night.service:leave_table": [("a player leaves a table", _leave_table)],

@@ -147,6 +147,7 @@ class Player:
     left: bool = False
     sit_out_round: int | None = None  # the round they sit out (issue 44), from their phone or the hall
     leaving: bool = False  # leaving after their match: the next draw leaves them out, and off the list
+    room_table: int | None = None  # the room's table they keep all night (mobility): every draw seats them there
 
     def away_from(self, round_number: int) -> bool:
         """Whether the draw of round ``round_number`` leaves them out (they asked, or the organiser)."""
@@ -155,7 +156,7 @@ class Player:
 
 def _player(row: Mapping | None) -> Player | None:
     return None if row is None else Player(row["id"], row["name"], row["key"], row["added_at"], row["left"],
-                                            row.get("sit_out_round"), bool(row.get("leaving")))
+                                            row.get("sit_out_round"), bool(row.get("leaving")), row.get("room_table"))
 
 
 def current_night(conn: Connection) -> int:
@@ -325,6 +326,38 @@ def free_room_tables(conn: Connection, rounds_: Sequence[Round] | None = None) -
     busy = {t.room_table for t in night_tables(conn) if t.room_table is not None and t.seated
             and not t.match().over}
     return [rt for rt in room(conn) if rt.id not in busy]
+
+
+def keep_at_table(conn: Connection, player_id: int, room_table: int | None) -> Done:
+    """A player who needs one table (mobility, issue 44) keeps this room table for the night:
+    every draw seats their table there (None: any table again). Its value: the player."""
+    with write(conn):
+        found = player(conn, player_id)
+        if found is None:
+            return not_found()
+        if room_table is not None and room_table not in {place.id for place in room(conn)}:
+            return refused([FieldError("keep", T("Choose one of the room's tables."))])
+        night_rows.keep_at_table(conn, player_id, room_table)
+        kept = player(conn, player_id)
+    publish(Change("night"))
+    return done(kept)
+
+
+def room_places(seated: Sequence[tuple[Game, list[str], tuple[int, ...]]], free: Sequence[RoomTable],
+                kept: Mapping[int, int]) -> list[RoomTable]:
+    """Which free room table each drawn table gets: a table with a player who keeps a room table
+    (``kept``: player id -> room table id) gets that one where it is free; the others the rest,
+    in the room's order. ``free`` holds at least as many as ``seated``."""
+    by_id = {place.id: place for place in free}
+    places: list[RoomTable | None] = [None] * len(seated)
+    taken: set[int] = set()
+    for index, (_game, _players, player_ids) in enumerate(seated):
+        wanted = next((kept[pid] for pid in player_ids if kept.get(pid) in by_id and kept[pid] not in taken), None)
+        if wanted is not None:
+            places[index] = by_id[wanted]
+            taken.add(wanted)
+    rest = iter(place for place in free if place.id not in taken)
+    return [place if place is not None else next(rest) for place in places]
 
 
 def played_at(conn: Connection, room_table: int) -> Table | None:
@@ -556,7 +589,7 @@ def draw_round(conn: Connection, chosen: Sequence[seating.Chosen] | None = None,
                 "This draw needs {needed} tables and the room has {free} free (of {all}): give fewer tables "
                 "or wait for a table to finish.", len(seated), needed=len(seated), free=len(free),
                 all=len(the_room)))])
-        places = list(free[:len(seated)])
+        places = room_places(seated, free, {p.id: p.room_table for p in people if p.room_table is not None})
     with write(conn):
         night = current_night(conn)
         if len(night_rows.rounds(conn, night)) != len(earlier) or \

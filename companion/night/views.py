@@ -141,6 +141,7 @@ def hall_context(cycle: bool = False, signature: str | None = None) -> dict:
                        playing_now=row["table"].id in playing)
     url, warning = join_url()
     link = url.rstrip("/") + url_for("hall.join")
+    the_room = service.room(conn)
     return dict(rows=rows, paging=paging, signature=signature,
                 poll_ms=HALL_POLL_MS, cycle_ms=CYCLE_MS, cycle=cycle,
                 started=local_time(started, HALL_TIME) if (started := service.night_started(conn)) else None,
@@ -161,7 +162,8 @@ def hall_context(cycle: bool = False, signature: str | None = None) -> dict:
                 join_link=link, join_warning=warning, join_qr=None if warning else qr_svg(link),
                 clock=clock_of(latest), claims=claims.waiting(conn),
                 still_playing=[(rt, round_label(rt)) for rt in round_time.still_playing(rounds)],
-                room_text=", ".join(place.label for place in service.room(conn)),
+                room_text=", ".join(place.label for place in the_room),
+                room_places=[(place.id, table_label_of_room(place)) for place in the_room],
                 # Issue 44: the seats of started tables still playing, for "someone leaves mid-match".
                 started_seats=[(f"{rt.table.id}:{seat}", round_label(rt), names.get(pid, "?"))
                                for _r, rt in round_time.playing_now(rounds) if rt.table.deals
@@ -327,14 +329,18 @@ def cards():
     base, warning = join_url()
     if (the_room := service.room(conn)):
         links = [base.rstrip("/") + url_for("hall.room_table", room_id=place.id) for place in the_room]
-        cards = [dict(table=None, link=link, qr=None if warning else qr_svg(link),
-                      label=gettext("Table %(n)s", n=place.label) if place.label.isdigit() else place.label)
+        cards = [dict(table=None, link=link, qr=None if warning else qr_svg(link), label=table_label_of_room(place))
                  for place, link in zip(the_room, links)]
     else:
         cards = [dict(table=t, link=join_link(t), qr=None if warning else qr_svg(join_link(t)),
                       label=table_label(t, position))
                  for position, t in enumerate(service.night_tables(conn), start=1)]
     return render_template("night/cards.html", cards=cards, big=request.args.get("big") == "1", warning=warning)
+
+
+def table_label_of_room(place: service.RoomTable) -> str:
+    """A room table as the pages name it: "Table 3", or its own label ("Window")."""
+    return gettext("Table %(n)s", n=place.label) if place.label.isdigit() else place.label
 
 
 @bp.get("/room/<int:room_id>")
@@ -347,11 +353,18 @@ def room_table(room_id: int):
         abort(404)
     now = service.played_at(conn, room_id)
     if now is None:
-        label = gettext("Table %(n)s", n=place.label) if place.label.isdigit() else place.label
         # A card printed for the room is right; its table simply has no match yet.
         return render_template("error.html", message=gettext(
-            "Nothing is played at %(table)s yet: the next draw seats players here.", table=label))
+            "Nothing is played at %(table)s yet: the next draw seats players here.", table=table_label_of_room(place)))
     return redirect(url_for("tables.show", token=now.token), code=303)
+
+
+@bp.post("/hall/keep-table")
+def keep_table():
+    """A player keeps one room table for the night (``room_table`` empty: any table again)."""
+    values = form_values()
+    who, place = small_number(values.get("player")), small_number(values.get("room_table"))
+    return hall_answer(values, "keep", "#room", lambda conn: service.keep_at_table(conn, who or 0, place))
 
 
 @bp.post("/hall/room")

@@ -62,7 +62,8 @@ def current_night(conn: sqlite3.Connection) -> int:
     return row["id"] if row else 0
 
 
-_PLAYER = "SELECT id, night, name, key, added_at, left, version, sit_out_round, leaving FROM night_players"
+_PLAYER = ("SELECT id, night, name, key, added_at, left, version, sit_out_round, leaving, room_table"
+           " FROM night_players")
 
 
 @translated
@@ -109,6 +110,12 @@ def update_player(conn: sqlite3.Connection, player_id: int, *, name: str | None 
     if left is not None:
         conn.execute("UPDATE night_players SET left = ?, version = version + 1 WHERE id = ?",
                      (int(left), player_id))
+
+
+@translated
+def keep_at_table(conn: sqlite3.Connection, player_id: int, room_table: int | None) -> None:
+    """The player keeps this room table for the night (None: any table)."""
+    conn.execute("UPDATE night_players SET room_table = ?, version = version + 1 WHERE id = ?", (room_table, player_id))
 
 
 @translated

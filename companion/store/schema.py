@@ -257,6 +257,8 @@ MIGRATIONS: list[str] = [
     -- free ones, so a table's number is the room's, and a printed card opens what is played there.
     CREATE TABLE room_tables (id INTEGER PRIMARY KEY, position INTEGER NOT NULL, label TEXT NOT NULL);
     ALTER TABLE tables ADD COLUMN room_table INTEGER;
+    -- a player who needs one table (mobility) keeps it for the night: every draw seats them there
+    ALTER TABLE night_players ADD COLUMN room_table INTEGER;
     """,
 ]
 

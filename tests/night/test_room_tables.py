@@ -78,3 +78,25 @@ def test_a_japanese_keyboards_range_and_commas_are_read():
     for typed in ("1～8", "1〜8", "1－8", "1-4，5-8", "1-4、5-8"):
         labels, errors = night.read_room(typed)
         assert errors == [] and labels == [str(n) for n in range(1, 9)], typed
+
+
+def test_a_player_who_needs_one_table_keeps_it_every_round(client, conn):
+    """Issue 44: a player who needs one table (mobility) is given it for the night; every draw
+    seats their table at that room table."""
+    done(night.set_room(conn, "1-4"))
+    for name in SIXTEEN[:8]:
+        done(night.join(conn, name))
+    p7 = next(p for p in night.roster(conn) if p.name == "P7")
+    table_three = night.room(conn)[2]
+    assert client.post("/hall/keep-table", data={"player": str(p7.id), "room_table": str(table_three.id)}
+                       ).status_code == 303
+    assert "P7 keeps Table 3" in text_of(client.get("/hall").get_data(as_text=True))
+    for number in range(3):
+        assert client.post("/hall/rounds", data={"tables-rwd": "2"}).status_code == 303
+        tables_now = night.night_rounds(conn)[-1].tables
+        mine = next(rt for rt in tables_now if p7.id in rt.player_ids)
+        assert mine.table.room_table == table_three.id and mine.table.label == "3", number
+        for rt in tables_now:
+            table_writes.play_until_over(conn, rt.table.token, 0)
+    assert client.post("/hall/keep-table", data={"player": str(p7.id), "room_table": ""}).status_code == 303
+    assert night.player(conn, p7.id).room_table is None

@@ -53,7 +53,7 @@ def test_odd_values_in_every_route_never_give_a_server_error(csrf_app):
     csrf = csrf_of(client.get(f"/t/{token}").get_data(as_text=True))
     assert client.post(f"/t/{token}/deals", data={"csrf_token": csrf, **rwd_rotating_deal_form(1)}).status_code == 303
     valid = {"token": token, "number": "1", "game_id": "rwd", "name": "score", "code": "ja",
-             "filename": "app.js", "table_id": "1", "pid": "1", "player_id": "1", "seat": "0", "claim_id": "1"}
+             "filename": "app.js", "table_id": "1", "pid": "1", "player_id": "1", "seat": "0", "claim_id": "1", "room_id": "1"}
     names = field_names(client, [f"/t/{token}", f"/t/{token}/deals/1/edit", "/hall", "/players/1", "/season",
                                  "/tables/new?game=rwd&players=4", "/night"])
     server_errors: list[str] = []
