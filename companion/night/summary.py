@@ -72,6 +72,8 @@ class NightSummary:
     rows: tuple[SummaryRow, ...]  # tonight's tables, in the night's order
     apart: tuple[SummaryRow, ...]  # side tables: shown apart, never counted
     apart_numbers: Mapping[int, int] = field(default_factory=dict)  # table id -> "Side table n", as on the hall
+    # Issue 44: tables they left mid-match: (the table, after which deal, who took the seat).
+    left: tuple[tuple[service.Table, int, str], ...] = ()
 
     @property
     def counted(self) -> tuple[SummaryRow, ...]:
@@ -111,8 +113,13 @@ def night_summary(conn: Connection, who: service.Player,
     results = service.night_results(conn) if results is None else results
     apart = side_tables(conn)
     apart_results = service.night_results(conn, apart, [])
+    tables = {found.table.id: found.table for found in results}
+    left = tuple((tables[change["table_id"]], change["number"], change["after"]["player"])
+                 for change in service.seat_changes(conn, list(tables.values()))
+                 if change["action"] == "substitute" and change["before"].get("player_id") == who.id
+                 and change["table_id"] in tables)
     return NightSummary(rows_of(results, who), rows_of(apart_results, who),
-                        {table.id: number for number, table in enumerate(apart, start=1)})
+                        {table.id: number for number, table in enumerate(apart, start=1)}, left)
 
 
 # Unicode's vulgar fractions: the place points a table of up to six entrants can give.

@@ -343,6 +343,9 @@ def table_label_of_room(place: service.RoomTable) -> str:
     return gettext("Table %(n)s", n=place.label) if place.label.isdigit() else place.label
 
 
+bp.add_app_template_global(table_label, "table_label")  # one naming of a table, in every page
+
+
 @bp.get("/room/<int:room_id>")
 def room_table(room_id: int):
     """A room table's printed card: the table played there now (the newest without a result,

@@ -57,3 +57,18 @@ def test_refused_where_it_would_make_no_sense(client, conn):
         refused = client.post("/hall/seat-change", data={"seat": f"{one.table.id}:1", "player": str(pid)})
         assert refused.status_code == 422
     assert tables.load(conn, one.table.token).setup.players == one.table.setup.players
+
+
+def test_the_one_who_left_reads_it_in_their_night(app, client, conn):
+    """Issue 44: the leaver's night says they left after deal 2 and who took the seat."""
+    from helpers import join_night
+    phones = join_night(app, EIGHT[:4])
+    assert client.post("/hall/rounds", data={"tables-rwd": "1"}).status_code == 303
+    (rt,) = night.night_rounds(conn)[0].tables
+    for number in (1, 2):
+        table_writes.add_deal(conn, rt.table.token, number, A_DEAL)
+    leaver = night.player(conn, rt.player_ids[1]).name
+    sub = done(night.join(conn, "Ivy"))
+    assert client.post("/hall/seat-change", data={"seat": f"{rt.table.id}:1", "player": str(sub.id)}).status_code == 303
+    summary = text_of(phones[leaver].get("/night/me/summary").get_data(as_text=True))
+    assert f"Table {rt.table.seq}: you left after deal 2; Ivy took your seat." in summary
