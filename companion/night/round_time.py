@@ -67,7 +67,7 @@ def end_at_time(conn: Connection, token: str, write_id: str | None = None) -> ta
 def left_playing(rounds: list[service.Round]) -> list[tuple[service.Round, service.RoundTable]]:
     """Tables of earlier rounds still playing (a deal played, no result yet) when a later round
     was drawn: left playing by the organiser (issue 44), as if their round were the latest."""
-    return [(r, rt) for r in rounds[:-1] for rt in r.tables if rt.table.deals and not rt.table.match().over]
+    return service.still_playing(rounds[:-1])
 
 
 def playing_now(rounds: list[service.Round]) -> list[tuple[service.Round, service.RoundTable]]:
@@ -177,18 +177,13 @@ def table_clock_ending(conn: Connection, table: table_service.Table, found: Mapp
 LEAVE, END = "leave", "end"  # what the organiser chose for the tables still playing
 
 
-def still_playing(rounds: list[service.Round]) -> list[service.RoundTable]:
-    """The tables that would be stranded by a new draw: a deal played and no result, any round."""
-    return [rt for r in rounds for rt in r.tables if rt.table.deals and not rt.table.match().over]
-
-
 def draw_next_round(conn: Connection, unfinished_tables: str | None = None, **draw) -> Done:
     """Draw the next round (``draw``: :func:`service.draw_round`'s choices). Where tables still
     play, refused (field "unfinished", naming them) until the organiser chooses: ``"leave"``
     them playing (their players sit this draw out and join the next; their phones keep Call time
     and End at time), or ``"end"`` them at time now (each ends with the deals played, by its
     game's ruling). A table with no deal played is not playing: its players are drawn again."""
-    playing = still_playing(service.night_rounds(conn))
+    playing = [rt for _r, rt in service.still_playing(service.night_rounds(conn))]
     if playing and unfinished_tables not in (LEAVE, END):
         labels = NameList([rt.table.label or str(rt.table.seq or rt.number) for rt in playing])  # 「、」 in Japanese
         return refused([FieldError("unfinished", T(

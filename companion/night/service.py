@@ -645,6 +645,12 @@ def _search(conn: Connection, people: Sequence[Player], earlier: Sequence[Round]
     return seated, []
 
 
+def still_playing(rounds: Sequence[Round]) -> list[tuple[Round, RoundTable]]:
+    """The tables of ``rounds`` still playing: a deal played and no result yet (what a new draw
+    would strand, issue 44), each with its round."""
+    return [(r, rt) for r in rounds for rt in r.tables if rt.table.deals and not rt.table.match().over]
+
+
 def redraw_round(conn: Connection) -> Done:
     """Fix a draw (issue 44): until any table of the latest round has a deal, the round is drawn
     again, the same way and wishes, the same games, clock and match formats, with a new seed and
@@ -659,8 +665,7 @@ def redraw_round(conn: Connection) -> Done:
     if any(rt.table.deals for rt in latest.tables):
         return refused([FieldError("redraw", T("A table of round {n} has a deal already: swap or move players at "
                                                "the tables without one instead.", n=latest.number))])
-    playing = {pid for r in earlier for rt in r.tables if rt.table.deals and not rt.table.match().over
-               for pid in rt.player_ids}
+    playing = {pid for _r, rt in still_playing(earlier) for pid in rt.player_ids}
     listed = roster(conn)
     people = [p for p in listed if p.id not in playing and not p.away_from(latest.number)]
     options_of = {rt.table.game.id: dict(rt.table.setup.options) for rt in latest.tables}

@@ -20,7 +20,7 @@ from ..qr import qr_svg
 from ..numbers import ascii_number, number_or_error
 from ..tables.forms import option_values
 from ..tables import additions
-from ..tables.links import join_link
+from ..tables.links import join_link, label_text
 from ..tables.service import MAX_NAME, Table
 from ..web import render_text
 from ..web.downloads import csv_download, json_download
@@ -161,7 +161,7 @@ def hall_context(cycle: bool = False, signature: str | None = None) -> dict:
                 leaderboard_order=place_points.LEADERBOARD_ORDER,
                 join_link=link, join_warning=warning, join_qr=None if warning else qr_svg(link),
                 clock=clock_of(latest), claims=claims.waiting(conn),
-                still_playing=[(rt, round_label(rt)) for rt in round_time.still_playing(rounds)],
+                still_playing=[(rt, round_label(rt)) for _r, rt in service.still_playing(rounds)],
                 room_text=", ".join(place.label for place in the_room),
                 room_places=[(place.id, table_label_of_room(place)) for place in the_room],
                 # Issue 44: the seats of started tables still playing, for "someone leaves mid-match".
@@ -340,7 +340,7 @@ def cards():
 
 def table_label_of_room(place: service.RoomTable) -> str:
     """A room table as the pages name it: "Table 3", or its own label ("Window")."""
-    return gettext("Table %(n)s", n=place.label) if place.label.isdigit() else place.label
+    return label_text(place.label)
 
 
 bp.add_app_template_global(table_label, "table_label")  # one naming of a table, in every page

@@ -35,6 +35,9 @@ def table_label(table: Table, position: int) -> str:
     """What the hall, its files and a prepared table's seating call a table: the organiser's
     label (a room table's: "Window"; a number is "Table 3"), else "Table <number>" (its number
     in the night, else ``position``)."""
-    if table.label and not table.label.isdigit():
-        return table.label
-    return gettext("Table %(n)s", n=table.label or table.seq or position)
+    return label_text(table.label) if table.label else gettext("Table %(n)s", n=table.seq or position)
+
+
+def label_text(label: str) -> str:
+    """A table's label as the pages say it: a number is "Table 3", a word ("Window") itself."""
+    return gettext("Table %(n)s", n=label) if label.isdigit() else label
