@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from flask_babel import gettext
+
 
 from ..meetup import points as place_points
 from ..meetup.seating import entrant_seats
@@ -18,6 +20,12 @@ def round_label(rt: service.RoundTable) -> str:
     # The room's table, else the table's night-wide number (as on the hall board), never its
     # number within the round.
     return table_label(rt.table, rt.number)
+
+
+def across_rounds(r: service.Round, rt: service.RoundTable) -> str:
+    """A round's table where tables of several rounds are listed (the night's files, tables still
+    playing, a player's history): "R2 · Table 3", as the room's Table 3 holds a table each round."""
+    return gettext("R%(n)s · %(table)s", n=r.number, table=round_label(rt))
 
 
 def night_name(conn) -> str:
@@ -49,7 +57,7 @@ def night_document(conn) -> dict:
 
     def table_entry(position: int, t: Table) -> dict:
         r, rt = where.get(t.id, (None, None))
-        label = round_label(rt) if rt else table_label(t, position)
+        label = across_rounds(r, rt) if rt else table_label(t, position)
         return dict(table_document(t), label=label, token=t.token, seated=t.seated,
                     round=r.number if r else None, result=result(t))
 
@@ -129,7 +137,7 @@ def night_rows_of_deals(conn) -> list[dict]:
                 if held is not None:
                     _n, name, player_id = held
                     typed = held[1]
-                rows.append({"table": round_label(rt) if rt else table_label(table, position),
+                rows.append({"table": across_rounds(r, rt) if rt else table_label(table, position),
                              "game": table.game.name_en, "round": r.number if r else "",
                              "deal": record.number,
                              "player": name,

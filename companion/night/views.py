@@ -30,7 +30,7 @@ from ..web.live import unchanged
 from ..web.outcomes import answer, status_of
 from ..web.times import local_time
 from . import service
-from .exports import CSV_COLUMNS, night_document, night_name, night_rows_of_deals, round_label, table_label
+from .exports import CSV_COLUMNS, across_rounds, night_document, night_name, night_rows_of_deals, round_label, table_label
 from . import claims, round_time, side_tables
 from .summary import fraction_text, night_summary
 from .phone import forget_me, join_as_this_phone, join_page, my_player, remember_me, waiting_page
@@ -161,12 +161,13 @@ def hall_context(cycle: bool = False, signature: str | None = None) -> dict:
                 leaderboard_order=place_points.LEADERBOARD_ORDER,
                 join_link=link, join_warning=warning, join_qr=None if warning else qr_svg(link),
                 clock=clock_of(latest), claims=claims.waiting(conn),
-                still_playing=[(rt, round_label(rt)) for _r, rt in service.still_playing(rounds)],
+                still_playing=[(rt, across_rounds(r, rt)) for r, rt in service.still_playing(rounds)],
                 room_text=", ".join(place.label for place in the_room),
                 room_places=[(place.id, table_label_of_room(place)) for place in the_room],
                 # Issue 44: the seats of started tables still playing, for "someone leaves mid-match".
-                started_seats=[(f"{rt.table.id}:{seat}", round_label(rt), names.get(pid, "?"))
-                               for _r, rt in round_time.playing_now(rounds) if rt.table.deals
+                started_seats=[(f"{rt.table.id}:{seat}", across_rounds(r, rt) if r is not latest else round_label(rt),
+                                names.get(pid, "?"))
+                               for r, rt in round_time.playing_now(rounds) if rt.table.deals
                                for seat, pid in enumerate(rt.player_ids)], **draw_format_context(rounds), **time_context(conn, rounds),
                 draw_start=draw_form_start(latest, people), drawn=drawn_text(latest.draw) if latest else None,
                 clashes=clash_text(latest, {p.id: p.name for p in service.roster(conn, with_left=True)}),

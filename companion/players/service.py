@@ -54,12 +54,19 @@ def now() -> str:
 
 
 def table_label(table: dict[str, Any]) -> str:
-    """How a match names its table: the organiser's label, else its number in the night."""
+    """How a match names its table: the organiser's label, else its number in the night; a
+    round's table with its round ("R2 · Table 3"), as the room's table 3 holds one table a round
+    (issue 44: a player's history lists tables of several rounds)."""
     if table.get("label"):
-        return str(table["label"])
-    if table.get("seq"):
-        return str(table["seq"])
-    return f"#{table['id']}"
+        label = str(table["label"])
+    elif table.get("seq"):
+        label = str(table["seq"])
+    else:
+        return f"#{table['id']}"
+    if not table.get("round"):
+        return label
+    # In the files' one language (the night's files are English, issue 48), as the night's CSV names it.
+    return f"R{table['round']} · " + (f"Table {label}" if label.isdigit() else label)
 
 
 # --------------------------------------------------------------------------

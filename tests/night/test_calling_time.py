@@ -114,7 +114,7 @@ def test_a_table_ends_at_time_in_one_tap_once_the_organiser_calls_time(app, clie
     doc = json.loads(client.get("/hall/export.json").get_data(as_text=True))
     assert [t["ended_at_time"] for t in doc["tables"]] == [True, False]
     rows = list(csv.DictReader(io.StringIO(client.get("/hall/export.csv").get_data(as_text=True).lstrip("\ufeff"))))
-    assert {row["ended_at_time"] for row in rows if row["table"] == "Table 1"} == {"yes"}
+    assert {row["ended_at_time"] for row in rows if row["table"] == "R1 · Table 1"} == {"yes"}
 
     # Undoing the end at time reopens the match: it runs again and counts for nobody.
     assert phone.post(f"/t/{rt.table.token}/finish", data={"finished": "0"}).status_code == 303

@@ -62,7 +62,7 @@ def test_the_json_holds_roster_rounds_results_and_leaderboard(client, conn):
             assert [s["seat"] for s in t["seats"]] == [1, 2, 3, 4]
     by_token = {t["token"]: t for t in doc["tables"]}
     finished = by_token[rounds[0].tables[0].table.token]
-    assert finished["round"] == 1 and finished["label"] == "Table 1" and finished["result"]["over"]
+    assert finished["round"] == 1 and finished["label"] == "R1 · Table 1" and finished["result"]["over"]
     places = [(p["player"], p["place"], p["place_points"]) for p in finished["result"]["placings"]]
     winner = ids[rounds[0].tables[0].player_ids[0]]
     assert places[0] == (winner, 1, 1.0)
@@ -83,7 +83,7 @@ def test_the_csv_is_one_row_per_player_per_deal(client, conn):
                             "place", "place_points", "place_points_exact", "ended_at_time"]
     first = rounds[0].tables[0].table
     deals = len(store.load(conn, first.token).deals)
-    mine = [r for r in rows if r["round"] == "1" and r["table"] == "Table 1"]
+    mine = [r for r in rows if r["round"] == "1" and r["table"] == "R1 · Table 1"]
     assert len(mine) == deals * 4
     doc = {t["token"]: t for t in json.loads(client.get("/hall/export.json").get_data(as_text=True))["tables"]}
     table_doc = doc[first.token]
@@ -98,7 +98,7 @@ def test_the_csv_is_one_row_per_player_per_deal(client, conn):
             assert (int(row["place"]), float(row["place_points"])) == (placing["place"], placing["place_points"])
         else:
             assert row["place"] == row["place_points"] == ""
-    other = [r for r in rows if r["round"] == "1" and r["table"] == "Table 2"]
+    other = [r for r in rows if r["round"] == "1" and r["table"] == "R1 · Table 2"]
     assert len(other) == 4 and {r["deal"] for r in other} == {"1"}
     assert {(r["place"], r["place_points"]) for r in other} == {("", "")}  # still being played
     assert not [r for r in rows if r["round"] == "2"]  # round 2 has no deals yet

@@ -5,6 +5,9 @@ room's number; a card printed for a room table opens whatever is played there no
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 import re
 
 from companion.night import service as night
@@ -100,3 +103,35 @@ def test_a_player_who_needs_one_table_keeps_it_every_round(client, conn):
             table_writes.play_until_over(conn, rt.table.token, 0)
     assert client.post("/hall/keep-table", data={"player": str(p7.id), "room_table": ""}).status_code == 303
     assert night.player(conn, p7.id).room_table is None
+
+
+def test_tables_of_several_rounds_are_named_with_their_round(client, conn):
+    """Issue 44: the room's Table 1 holds a table each round, so where tables of several rounds
+    are listed (the night's files, a table still playing at the next draw, a player's history)
+    it is "R2 · Table 1", never two tables both called "Table 1"."""
+    assert client.post("/hall/room", data={"room": "1-4"}).status_code == 303
+    for name in SIXTEEN[:8]:
+        done(night.join(conn, name))
+    assert client.post("/hall/rounds", data={"tables-rwd": "2"}).status_code == 303
+    first = night.night_rounds(conn)[0].tables
+    table_writes.play_until_over(conn, first[0].table.token, 0)
+    table_writes.add_deal(conn, first[1].table.token, 1, {"chips": [3, 3, 3, 4], "tricks": [7, 2, 2, 2]})
+    # The next draw names the table still playing with its round.
+    hall = text_of(client.get("/hall").get_data(as_text=True))
+    assert "1 table is still playing: R1 · Table 2" in hall
+    assert client.post("/hall/rounds", data={"tables-rwd": "1", "unfinished": "leave"}).status_code == 303
+    second = night.night_rounds(conn)[-1].tables
+    assert [rt.table.label for rt in second] == ["1"]  # the room's Table 1 again
+    table_writes.play_until_over(conn, second[0].table.token, 0)
+    rows = list(csv.DictReader(io.StringIO(client.get("/hall/export.csv").get_data().decode("utf-8-sig"))))
+    assert {(r["round"], r["table"]) for r in rows} == {("1", "R1 · Table 1"), ("1", "R1 · Table 2"),
+                                                      ("2", "R2 · Table 1")}
+    doc = json.loads(client.get("/hall/export.json").get_data(as_text=True))
+    assert sorted(t["label"] for t in doc["tables"]) == ["R1 · Table 1", "R1 · Table 2", "R2 · Table 1"]
+    # A player at Table 1 in both rounds: their history tells the two apart.
+    both = set(first[0].player_ids) & set(second[0].player_ids)
+    name = next(p.name for p in night.roster(conn) if p.id in both)
+    pid = next(p["player_id"] for p in json.loads(client.get("/season.json").get_data(as_text=True))["ranked"]
+               if p["name"] == name)
+    history = json.loads(client.get(f"/players/{pid}/history.json").get_data(as_text=True))["matches"]
+    assert sorted(m["table"] for m in history) == ["R1 · Table 1", "R2 · Table 1"]

@@ -411,10 +411,10 @@ def test_the_nights_files_are_in_one_language_whatever_the_browser(app, client, 
     a_table_ended_at_time(app, client, conn)
     for lang in ("en", "ja"):
         rows = csv_of(client.get("/hall/export.csv", headers={"Accept-Language": lang}))
-        assert {r["table"] for r in rows} == {"Table 1"} and {r["game"] for r in rows} == {"Lucky Cube"}
+        assert {r["table"] for r in rows} == {"R1 · Table 1"} and {r["game"] for r in rows} == {"Lucky Cube"}
         doc = json.loads(client.get("/hall/export.json", headers={"Accept-Language": lang}).get_data(as_text=True))
         labels = [t["label"] for t in doc["tables"]] + [t["label"] for r in doc["rounds"] for t in r["tables"]]
-        assert labels == ["Table 1", "Table 2"] * 2
+        assert labels == ["R1 · Table 1", "R1 · Table 2", "Table 1", "Table 2"]
         assert doc["place_points_rule"].startswith("Place points")
         text = json.dumps(doc, ensure_ascii=False)
         assert "テーブル" not in text and not re.search(r"[\u3040-\u30ff]", text)
