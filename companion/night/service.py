@@ -111,13 +111,25 @@ def prepare(conn: Connection, game_id: str, players: int, count: int,
     placeholders = [str(seat + 1) for seat in range(players)]
     tokens = []
     with write(conn):
+        # With the room's tables set, prepared tables take free ones, as a draw's do (issue 44),
+        # named as the room names them unless the organiser gave a label of their own.
+        places: list[RoomTable | None] = [None] * count
+        if (the_room := room(conn)):
+            free = free_room_tables(conn)
+            if count > len(free):
+                return refused([FieldError("count", Tn(
+                    "The room has {free} table free (of {all}): prepare at most that many.",
+                    "The room has {free} tables free (of {all}): prepare at most that many.",
+                    len(free), free=len(free), all=len(the_room)))])
+            places = list(free[:count])
         first = next_table_number(conn)
         stamp = table_service.now()
-        for offset in range(count):
+        for offset, place in enumerate(places):
             token = table_service.new_token()
+            own = label.replace("{n}", str(first + offset))[:table_service.MAX_NAME]
             table_rows.insert_table(conn, token, game_id, placeholders, options, stamp, seated=False,
-                                    seq=first + offset,
-                                    label=label.replace("{n}", str(first + offset))[:table_service.MAX_NAME] or None)
+                                    seq=first + offset, label=own or (place.label if place else None),
+                                    room_table=place.id if place else None)
             tokens.append(token)
     publish(Change("night"))
     publish_tables({token: 0 for token in tokens})
@@ -320,12 +332,9 @@ def set_room(conn: Connection, raw: str | None) -> Done:
     return done(room(conn))
 
 
-def free_room_tables(conn: Connection, rounds_: Sequence[Round] | None = None) -> list[RoomTable]:
-    """The room's tables nobody plays at now: none of tonight's tables there is still without a
-    result (a table left playing keeps its room table)."""
-    busy = {t.room_table for t in night_tables(conn) if t.room_table is not None and t.seated
-            and not t.match().over}
-    return [rt for rt in room(conn) if rt.id not in busy]
+def free_room_tables(conn: Connection) -> list[RoomTable]:
+    """The room's tables nobody plays at now (:func:`tables.service.free_room_tables`)."""
+    return [RoomTable(row["id"], row["label"]) for row in table_service.free_room_tables(conn)]
 
 
 def keep_at_table(conn: Connection, player_id: int, room_table: int | None) -> Done:
@@ -594,6 +603,9 @@ def draw_round(conn: Connection, chosen: Sequence[seating.Chosen] | None = None,
         night = current_night(conn)
         if len(night_rows.rounds(conn, night)) != len(earlier) or \
                 [p["id"] for p in night_rows.roster(conn, night)] != [p.id for p in listed]:
+            return conflict(T("The list changed while drawing. Draw again."))
+        if not {place.id for place in places if place} <= {place.id for place in free_room_tables(conn)}:
+            # a table opened on the laptop meanwhile took one of the room's tables
             return conflict(T("The list changed while drawing. Draw again."))
         stamp = table_service.now()
         round_id = night_rows.insert_round(conn, night, len(earlier) + 1, stamp, seed, minutes, how.stored())

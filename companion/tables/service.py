@@ -296,13 +296,28 @@ def create(conn: Connection, game_id: str, names: Sequence[str], options: dict[s
     token = new_token()
     with write(conn):
         seq = night_rows.next_table_number(conn) if numbered else None
+        # The organiser's table sits at the room's first free table, as a drawn one (issue 44);
+        # with none free (or no room set) it is numbered by the night.
+        place = next(iter(free_room_tables(conn)), None) if numbered else None
         table_rows.insert_table(conn, token, game_id, names, options, now(), rematch_of=rematch_of, seq=seq,
-                                opened_from=opened_from)
+                                opened_from=opened_from, label=place["label"] if place else None,
+                                room_table=place["id"] if place else None)
         stored = load(conn, token)
     publish(Change("table", token, 0))
     if numbered:  # one more table of the night's (the hall's board lists it)
         publish(Change("night"))
     return Written(Outcome.SAVED, stored)
+
+
+def free_room_tables(conn: Connection) -> list[dict[str, Any]]:
+    """The room's tables (id, label; in the room's order) nobody plays at now: none of tonight's
+    tables there waits for its players or is without a result (a table left playing keeps its
+    room table). Drawn, prepared and laptop tables all take them (issue 44)."""
+    tonight = (table_of(record) for record in
+               table_rows.tables_after(conn, night_rows.night_after_table(conn), organised_or_played=True))
+    busy = {t.room_table for t in tonight
+            if t is not None and t.room_table is not None and (not t.seated or not t.match().over)}
+    return [row for row in night_rows.room_tables(conn) if row["id"] not in busy]
 
 
 MAX_WRITE_ID = table_rows.MAX_WRITE_ID

@@ -12,7 +12,7 @@ import re
 
 from companion.night import service as night
 from companion.tables import service as tables
-from helpers import text_of
+from helpers import create_table, text_of
 import table_writes
 from table_writes import done
 
@@ -135,3 +135,28 @@ def test_tables_of_several_rounds_are_named_with_their_round(client, conn):
                if p["name"] == name)
     history = json.loads(client.get(f"/players/{pid}/history.json").get_data(as_text=True))["matches"]
     assert sorted(m["table"] for m in history) == ["R1 · Table 1", "R2 · Table 1"]
+
+
+def test_prepared_and_laptop_tables_take_the_rooms_free_tables(client, conn):
+    """Issue 44: with the room's tables set, a prepared table and a table opened on the laptop
+    sit at free room tables, as a drawn one does, so a card printed for the room opens them and
+    the next draw seats at the tables still free; more than the room has free is said."""
+    assert client.post("/hall/room", data={"room": "1-3, Window"}).status_code == 303
+    cards = client.get("/hall/cards").get_data(as_text=True)
+    links = ["/" + link.split("/", 3)[3] for link in re.findall(r'<p class="tc-url">([^<]+)</p>', cards)]
+    assert client.post("/hall/prepare", data={"game": "rwd", "players": "4", "count": "2"}).status_code == 303
+    opened = create_table(client, "rwd", ["Ann", "Bo", "Cy", "Di"])  # the laptop's own table
+    made = night.night_tables(conn)
+    assert [t.label for t in made] == ["1", "2", "3"]  # the room's, not the night's "Table 1, 2, 3"
+    assert client.get(links[2]).headers["Location"].endswith(f"/t/{opened}")
+    refused = client.post("/hall/prepare", data={"game": "rwd", "players": "4", "count": "2"})
+    assert refused.status_code == 422
+    assert "The room has 1 table free (of 4): prepare at most that many." in text_of(refused.get_data(as_text=True))
+    for name in SIXTEEN[:4]:
+        done(night.join(conn, name))
+    assert client.post("/hall/rounds", data={"tables-rwd": "1"}).status_code == 303
+    assert labels(conn) == ["Window"]  # the one table still free
+    assert client.post("/hall/rounds", data={"tables-rwd": "1", "unfinished": "leave"}).status_code == 422
+    # The laptop's table ends: its room table is free for the next.
+    table_writes.play_until_over(conn, opened, 0)
+    assert [place.label for place in night.free_room_tables(conn)] == ["3"]

@@ -184,7 +184,7 @@ RECIPES: dict[str, tuple[Recipe, bool]] = {
     "hall.redraw": (lambda w: _night_round(w) and {}, True),
     # The late arrival takes seat 1 (sent again, the seat is theirs already: answered as saved).
     "hall.seat_change": (lambda w: {"seat": f"{_round_table_id(w)}:0", "player": str(_substitute(w))}, True),
-    "hall.set_room": (lambda w: {"room": f"1-4, Side {next(FRESH)}"}, True),
+    "hall.set_room": (lambda w: {"room": f"1-40, Side {next(FRESH)}"}, True),
     "hall.keep_table": (lambda w: {"player": str(_night_roster(w)[0]), "room_table": str(_room_table(w))}, True),
     "hall.pause_clock": (lambda w: _night_round(w) and {"action": "pause"}, True),
     "hall.more_time_for_all": (lambda w: _night_round(w) and {}, True),
@@ -249,7 +249,7 @@ def _room_table(world: World) -> int:
     if not hasattr(world, "_room"):
         conn = store.connect(world.db)
         try:
-            world._room = done(night.set_room(conn, "1-4"))[0].id
+            world._room = done(night.set_room(conn, "1-40"))[0].id  # room for every table the sweep opens
         finally:
             conn.close()
     return world._room
