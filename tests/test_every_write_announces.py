@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 FEATURES = ("tables", "night", "players")
 
 # Tonight's rows (the hall, the screen, the phones' night pages show them) and the season's.
-NIGHT_ROWS = ("nights", "night_players", "night_rounds", "round_tables", "round_seats", "name_claims", "room_tables")
+NIGHT_ROWS = ("nights", "night_players", "night_rounds", "round_tables", "round_seats", "name_claims", "room_tables", "hall_settings")
 SEASON_ROWS = ("players", "player_names", "seat_assignments", "results", "player_changes", "season")
 
 RWD_DEAL = {"chips": [3, 3, 3, 4], "tricks": [7, 2, 2, 2]}
@@ -311,7 +311,11 @@ SCENARIOS: dict[str, list[tuple[str, Callable]]] = {
     "companion.night.service:start_clock": [
         ("the round clock started", lambda conn: (a_round(conn), lambda: done(night.start_clock(conn, 45)))[1])],
     "companion.night.service:start_round": [
-        ("Start round 1", lambda conn: (a_round(conn), lambda: done(night.start_round(conn)))[1])],
+        ("Start round 1", lambda conn: (a_round(conn), lambda: done(night.start_round(conn)))[1]),
+        ("a round held for review shown", lambda conn: (done(night.set_review_draws(conn, True)), a_round(conn),
+                                                        lambda: done(night.start_round(conn)))[2])],
+    "companion.night.service:set_review_draws": [
+        ("each draw held for review", lambda conn: lambda: done(night.set_review_draws(conn, True)))],
     "companion.night.service:pause_clock": [
         ("the clock paused", lambda conn: (a_round(conn), done(night.start_round(conn)),
                                            lambda: done(night.pause_clock(conn)))[2])],

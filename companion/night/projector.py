@@ -70,7 +70,7 @@ def screen_context(conn: Connection, signature: str | None = None) -> dict:
     if signature is None:
         signature = service.night_signature(conn)  # first: see night_signature
     tables = service.night_tables(conn)
-    rounds = service.night_rounds(conn, tables)
+    rounds = service.shown_rounds(service.night_rounds(conn, tables))  # not a round held for review
     latest = rounds[-1] if rounds else None
     standings = service.leaderboard(service.night_results(conn, tables, rounds))
     state = screen_state(latest, bool(standings))

@@ -372,7 +372,9 @@ def room_places(seated: Sequence[tuple[Game, list[str], tuple[int, ...]]], free:
 def played_at(conn: Connection, room_table: int) -> Table | None:
     """The table played at a room table now: the newest without a result, else the newest (a
     printed card's code leads there); None before any."""
-    found = [t for token in table_rows.at_room_table(conn, room_table) if (t := table_service.load(conn, token))]
+    held = {rt.table.id for r in night_rounds(conn) if r.held for rt in r.tables}  # not shown yet: not there yet
+    found = [t for token in table_rows.at_room_table(conn, room_table)
+             if (t := table_service.load(conn, token)) and t.id not in held]
     return next((t for t in found if t.seated and not t.match().over), found[0] if found else None)
 
 
@@ -468,6 +470,7 @@ class Round:
     tables: tuple[RoundTable, ...] = field(default=())
     draw: HowDrawn = HowDrawn()
     paused_at: str | None = None  # its clock paused then (UTC), None: running or not started
+    held: bool = False  # drawn for the organiser's review: shown on the hall only until "Start round N"
 
     def seating(self) -> tuple[seating.Seating, ...]:
         return tuple(seating.Seating(t.table.game.id, t.player_ids) for t in self.tables)
@@ -504,8 +507,27 @@ def night_rounds(conn: Connection, tables: Sequence[Table] | None = None) -> lis
                                         t["time_called"])
                              for t in row["tables"] if t["table_id"] in by_id)
         found.append(Round(row["id"], row["number"], row["drawn_at"], row["seed"], row["minutes"], row["clock_from"],
-                           round_tables, HowDrawn.read(row["draw"]), row["paused_at"]))
+                           round_tables, HowDrawn.read(row["draw"]), row["paused_at"], bool(row["held"])))
     return found
+
+
+def shown_rounds(rounds: Sequence[Round]) -> list[Round]:
+    """The rounds the room and the phones see: not one held for the organiser's review (issue 44,
+    "Review each draw before it is shown"), which only the hall shows until "Start round N"."""
+    return [r for r in rounds if not r.held]
+
+
+def review_draws(conn: Connection) -> bool:
+    return night_rows.review_draws(conn)
+
+
+def set_review_draws(conn: Connection, on: bool) -> Done:
+    """The hall's setting, kept for later nights: each draw is held, shown on the hall only,
+    until the organiser presses "Start round N"."""
+    with write(conn):
+        night_rows.set_review_draws(conn, on)
+    publish(Change("night"))
+    return done(on)
 
 
 def _names(conn: Connection) -> dict[int, str]:
@@ -557,7 +579,7 @@ def draw_round(conn: Connection, chosen: Sequence[seating.Chosen] | None = None,
                seed: str | None = None, formats: Mapping[str, Mapping[str, int]] | None = None,
                by_standings: bool = False, balanced: bool = False, every_game: bool = False,
                newcomers: bool = False, never: Sequence[tuple[int, int]] = (),
-               left_playing: Sequence[RoundTable] = ()) -> Done:
+               left_playing: Sequence[RoundTable] = (), review: bool | None = None) -> Done:
     """Draw the next round for tonight's roster and create its tables with the players seated
     in the drawn order (one transaction). ``by_standings``: players with similar place points
     so far sit together (the leaders at the round's first table) instead of mixing; the room's wishes (issue
@@ -568,8 +590,9 @@ def draw_round(conn: Connection, chosen: Sequence[seating.Chosen] | None = None,
     drawing. ``formats``: per game, its match-format options (:func:`match_format`) for the
     round's tables of that game. The round keeps its way and wishes (:class:`HowDrawn`).
     ``left_playing``: tables of earlier rounds the organiser leaves playing: their players sit
-    this draw out and join the next (round_time.draw_next_round decides). Its value: the round
-    drawn."""
+    this draw out and join the next (round_time.draw_next_round decides). ``review``: the hall's
+    "Review each draw before it is shown", kept for later draws (None: as kept): the round is
+    held, shown on the hall only, until :func:`start_round`. Its value: the round drawn."""
     how = HowDrawn("standings" if by_standings else "balanced" if balanced else "mix", every_game, newcomers,
                    tuple((a, b) for a, b in never))
     minutes, errors = _minutes(minutes)
@@ -608,7 +631,10 @@ def draw_round(conn: Connection, chosen: Sequence[seating.Chosen] | None = None,
             # a table opened on the laptop meanwhile took one of the room's tables
             return conflict(T("The list changed while drawing. Draw again."))
         stamp = table_service.now()
-        round_id = night_rows.insert_round(conn, night, len(earlier) + 1, stamp, seed, minutes, how.stored())
+        if review is not None:
+            night_rows.set_review_draws(conn, review)
+        round_id = night_rows.insert_round(conn, night, len(earlier) + 1, stamp, seed, minutes, how.stored(),
+                                           held=night_rows.review_draws(conn))
         night_rows.leave_playing(conn, [rt.table.id for rt in left_playing])
         for p in listed:  # leaving after their match, which is over: off tonight's list now
             if p.leaving and p.id not in sitting_out:
@@ -962,19 +988,23 @@ def start_clock(conn: Connection, minutes: int | None) -> Done:
 
 
 def start_round(conn: Connection) -> Done:
-    """"Start round N": the latest round's clock starts now from the minutes its draw set (it
-    never starts by itself). Refused without minutes (set them with :func:`start_clock`) or when
-    it runs already."""
+    """"Start round N": a round held for review is shown to the room and the phones, and its
+    clock starts now from the minutes its draw set (it never starts by itself). Refused when
+    there is nothing to start: a round shown already without minutes (set them with
+    :func:`start_clock`), or whose clock runs already."""
     with write(conn):
         rounds_ = night_rows.rounds(conn, current_night(conn))
         if not rounds_:
             return no_round()
         latest = rounds_[-1]
-        if not latest["minutes"]:
+        if latest["held"]:
+            night_rows.show_round(conn, latest["id"])
+        elif not latest["minutes"]:
             return refused([FieldError("clock", T("This round has no clock: give it minutes below."))])
-        if latest["clock_from"]:
+        elif latest["clock_from"]:
             return refused([FieldError("clock", T("Round {n}'s clock has started already.", n=latest["number"]))])
-        night_rows.set_clock(conn, latest["id"], latest["minutes"], table_service.now())
+        if latest["minutes"] and not latest["clock_from"]:
+            night_rows.set_clock(conn, latest["id"], latest["minutes"], table_service.now())
         moved = table_rows.shown_again(conn, night_rows.round_table_ids(conn, latest["id"]))
     publish(Change("night"))
     publish_tables(moved)

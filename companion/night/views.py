@@ -171,7 +171,7 @@ def hall_context(cycle: bool = False, signature: str | None = None) -> dict:
                                for seat, pid in enumerate(rt.player_ids)], **draw_format_context(rounds), **time_context(conn, rounds),
                 draw_start=draw_form_start(latest, people), drawn=drawn_text(latest.draw) if latest else None,
                 clashes=clash_text(latest, {p.id: p.name for p in service.roster(conn, with_left=True)}),
-                **rating_context(conn))
+                review_draws=service.review_draws(conn), **rating_context(conn))
 
 
 def rating_context(conn) -> dict:
@@ -590,7 +590,7 @@ def draw():
     return hall_answer(values, "games", "#seating", lambda conn: round_time.draw_next_round(
         conn, values.get("unfinished"), chosen=chosen, offered=offered, minutes=minutes, formats=draw_formats(values),
         by_standings=way == "standings", balanced=way == "balanced", every_game=bool(values.get("every_game")),
-        newcomers=bool(values.get("newcomers")), never=never), merged=False)
+        newcomers=bool(values.get("newcomers")), never=never, review=bool(values.get("review"))), merged=False)
 
 
 DRAW_WISHES = ("by", "every_game", "newcomers", "never")  # the draw form's way and wishes
@@ -755,6 +755,8 @@ def me_context(who: service.Player, signature: str | None = None) -> dict:
     results = service.night_results(conn, tables, rounds)
     standings = service.leaderboard(results)
     line = next((s for s in standings if s.key == place_points.player_key(who.name)), None)
+    held = rounds[-1] if rounds and rounds[-1].held else None  # the organiser reviews it: not shown yet
+    rounds = service.shown_rounds(rounds)
     latest = rounds[-1] if rounds else None
     # Their table: the latest round's, or one left playing from an earlier round (issue 44).
     where = next(((r, found) for r in [latest, *(r for r, _rt in round_time.left_playing(rounds))]
@@ -770,7 +772,7 @@ def me_context(who: service.Player, signature: str | None = None) -> dict:
                           0 if round_time.round_time_is_up(r, rt) else r.seconds_left(rt),
                           paused=bool(r.paused_at), round_over=over)
     return dict(who=who, line=line, mine=table_page, summary=service.player_summary(results, who),
-                next_round=len(rounds) + 1,
+                next_round=len(rounds) + 1 + bool(held), held=held,
                 signature=signature, poll_ms=2000, players=len(standings),
                 place_points_rule=place_points.PLACE_POINTS_RULE)
 

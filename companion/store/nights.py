@@ -48,7 +48,7 @@ def night_signature(conn: sqlite3.Connection) -> str:
     # The room's tables (issue 44): the hall shows them, and where the next draw seats.
     room = conn.execute("SELECT count(*), coalesce(sum(id * (position + 1)), 0), coalesce(max(id), 0)"
                         " FROM room_tables").fetchone()
-    return "-".join(str(v) for v in (*row, night, *people, *rounds, *room))
+    return "-".join(str(v) for v in (*row, night, *people, *rounds, *room, int(review_draws(conn))))
 
 
 # --------------------------------------------------------------------------
@@ -131,7 +131,7 @@ def rounds(conn: sqlite3.Connection, night: int) -> list[dict]:
     :func:`insert_round`, decoded; None for a round drawn before it was stored), its tables
     (table id, number, extra minutes) and its seats (table id -> player ids in seat order)."""
     found = [dict(r, draw=None if r["draw"] is None else json.loads(r["draw"]), tables=[]) for r in conn.execute(
-        "SELECT id, number, drawn_at, seed, minutes, clock_from, paused_at, version, draw FROM night_rounds"
+        "SELECT id, number, drawn_at, seed, minutes, clock_from, paused_at, version, draw, held FROM night_rounds"
         " WHERE night = ?"
         " ORDER BY number", (night,))]
     by_id = {r["id"]: r for r in found}
@@ -155,11 +155,32 @@ def rounds(conn: sqlite3.Connection, night: int) -> list[dict]:
 
 @translated
 def insert_round(conn: sqlite3.Connection, night: int, number: int, stamp: str, seed: str,
-                 minutes: int | None, draw: dict[str, Any] | None = None) -> int:
-    """A new round; ``draw``: how it was drawn (JSON-able), kept for the next draw's form."""
+                 minutes: int | None, draw: dict[str, Any] | None = None, held: bool = False) -> int:
+    """A new round; ``draw``: how it was drawn (JSON-able), kept for the next draw's form;
+    ``held``: shown on the hall only, for the organiser to review, until :func:`show_round`."""
     stored = None if draw is None else json.dumps(draw, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-    return conn.execute("INSERT INTO night_rounds (night, number, drawn_at, seed, minutes, draw)"
-                        " VALUES (?, ?, ?, ?, ?, ?)", (night, number, stamp, seed, minutes, stored)).lastrowid
+    return conn.execute("INSERT INTO night_rounds (night, number, drawn_at, seed, minutes, draw, held)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?)", (night, number, stamp, seed, minutes, stored,
+                                                         int(held))).lastrowid
+
+
+@translated
+def show_round(conn: sqlite3.Connection, round_id: int) -> None:
+    """A round held for review is shown to the room and the phones."""
+    conn.execute("UPDATE night_rounds SET held = 0, version = version + 1 WHERE id = ?", (round_id,))
+
+
+@translated
+def review_draws(conn: sqlite3.Connection) -> bool:
+    """The hall's setting: each draw is held for the organiser's review until "Start round N"."""
+    row = conn.execute("SELECT review_draws FROM hall_settings WHERE id = 1").fetchone()
+    return bool(row and row[0])
+
+
+@translated
+def set_review_draws(conn: sqlite3.Connection, on: bool) -> None:
+    conn.execute("INSERT INTO hall_settings (id, review_draws) VALUES (1, ?)"
+                 " ON CONFLICT (id) DO UPDATE SET review_draws = excluded.review_draws", (int(on),))
 
 
 @translated

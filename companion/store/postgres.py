@@ -444,6 +444,11 @@ MIGRATIONS: list[str] = [
     ALTER TABLE tables ADD COLUMN room_table integer;
     ALTER TABLE night_players ADD COLUMN room_table integer;
     """,
+    # 6 (SQLite's 13): the hall's "Review each draw before it is shown", and a round held for it.
+    """
+    CREATE TABLE hall_settings (id integer PRIMARY KEY CHECK (id = 1), review_draws integer NOT NULL DEFAULT 0);
+    ALTER TABLE night_rounds ADD COLUMN held integer NOT NULL DEFAULT 0;
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

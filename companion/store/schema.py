@@ -260,6 +260,12 @@ MIGRATIONS: list[str] = [
     -- a player who needs one table (mobility) keeps it for the night: every draw seats them there
     ALTER TABLE night_players ADD COLUMN room_table INTEGER;
     """,
+    # 13: the hall's "Review each draw before it is shown" (issue 44), kept for later nights: a
+    # round drawn with it on is held, shown on the hall only, until "Start round N".
+    """
+    CREATE TABLE hall_settings (id INTEGER PRIMARY KEY CHECK (id = 1), review_draws INTEGER NOT NULL DEFAULT 0);
+    ALTER TABLE night_rounds ADD COLUMN held INTEGER NOT NULL DEFAULT 0;
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -51,7 +51,7 @@ def snapshot(db: str) -> dict[str, list[tuple]]:
     try:
         return {name: conn.execute(f"SELECT * FROM {name} ORDER BY rowid").fetchall()
                 for name in ("tables", "deals", "changes", "nights", "player_changes",
-                             "night_players", "night_rounds", "round_tables", "round_seats", "season", "room_tables")}
+                             "night_players", "night_rounds", "round_tables", "round_seats", "season", "room_tables", "hall_settings")}
     finally:
         conn.close()
 
