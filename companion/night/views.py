@@ -30,6 +30,7 @@ from ..web.live import unchanged
 from ..web.outcomes import answer, status_of
 from ..web.times import local_time
 from . import service
+from .pad import pad_of
 from .exports import CSV_COLUMNS, across_rounds, night_document, night_name, night_rows_of_deals, round_label, table_label
 from . import claims, round_time, side_tables
 from .summary import fraction_text, night_summary
@@ -337,6 +338,29 @@ def cards():
                       label=table_label(t, position))
                  for position, t in enumerate(service.night_tables(conn), start=1)]
     return render_template("night/cards.html", cards=cards, big=request.args.get("big") == "1", warning=warning)
+
+
+@bp.get("/hall/pad")
+def pad():
+    """The paper pads of a round (issue 45; ``?round=N``, the latest by default): one A4 page per
+    table with its label, game, seats in order, code and a grid of the deal form's facts, for
+    writing deals down when phones die; the organiser types them in afterwards."""
+    conn = get_db()
+    tables = service.night_tables(conn)
+    rounds = [r for r in service.night_rounds(conn, tables) if r.tables]
+    raw = request.args.get("round", "").strip()
+    number = ascii_number(raw, 3) if raw else (rounds[-1].number if rounds else None)
+    chosen = next((r for r in rounds if r.number == number), None)
+    if chosen is None:
+        message = (gettext("No round has been drawn tonight yet: the pads follow a round's seating.") if not rounds
+                   else gettext("Round %(n)s has no tables tonight.", n=raw[:12]))
+        return render_template("night/pad.html", pads=[], rounds=rounds, chosen=None, message=message), 404
+    base, warning = join_url()
+    pads = [dict(pad=pad_of(rt.table, round_label(rt), gettext("Checked by (initials)"), gettext("Deal")),
+                 link=join_link(rt.table), qr=None if warning else qr_svg(join_link(rt.table)))
+            for rt in chosen.tables]
+    return render_template("night/pad.html", pads=pads, rounds=rounds, chosen=chosen, night=night_name(conn),
+                           warning=warning, message=None)
 
 
 def table_label_of_room(place: service.RoomTable) -> str:
