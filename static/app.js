@@ -76,8 +76,21 @@
     if (calc) calc.scrollIntoView({ block: "start" });
   };
 
-  document.addEventListener("DOMContentLoaded", () => { restoreTicks(document); showKeypads(document); showCleared(); });
-  document.addEventListener("htmx:after:swap", () => { restoreTicks(document); showKeypads(document); });
+  // Two sides agree (issue 45): a change this phone saved waits for another seat. The list is
+  // rendered once for every phone at the table; this phone's own items say so instead of
+  // offering Confirm (the laptop would refuse it, saying the same: confirming.why_not).
+  const markOwnSaves = () => {
+    const me = document.querySelector('meta[name="phone-id"]');
+    for (const item of document.querySelectorAll("#confirm-box li[data-by]")) {
+      const mine = Boolean(me) && item.dataset.by === me.content;
+      const form = item.querySelector("form.confirm-one"), note = item.querySelector(".mine-note");
+      if (form) form.hidden = mine;
+      if (note) note.hidden = !mine;
+    }
+  };
+
+  document.addEventListener("DOMContentLoaded", () => { restoreTicks(document); showKeypads(document); showCleared(); markOwnSaves(); });
+  document.addEventListener("htmx:after:swap", () => { restoreTicks(document); showKeypads(document); markOwnSaves(); });
 })();
 
 // The table page's entry form: drafts that survive a reload (kept by drafts.js), a form that

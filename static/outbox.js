@@ -619,7 +619,8 @@
       if (res.redirected) { go(res.url); return; }
       if (res.ok) {
         // Where the plain form would have gone: the table (its banner is waiting in the session).
-        const hash = { undo: "#entry-wrap", finish: "#sheet", edit: "#deal-" + item.number, deal: "#entry-wrap" }[item.kind] || "";
+        const hash = { undo: "#entry-wrap", finish: "#sheet", edit: "#deal-" + item.number, deal: "#entry-wrap",
+                       confirm: "#sheet" }[item.kind] || "";
         go("/t/" + item.table + hash);
         return;
       }

@@ -22,6 +22,7 @@ from companion.night import service as night
 from companion.players import service as players
 from companion.tables import service as tables
 import table_writes
+from companion.tables.confirming import Who
 from table_writes import done
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -243,6 +244,14 @@ def _correct(conn):
                                        was=tables.fingerprint(table.deals[0]))
 
 
+def _a_pending_deal(conn) -> str:
+    """A side table asking for confirmation, with a deal phone A saved (issue 45)."""
+    token = table_writes.create(conn, "rwd", ["Ann", "Bo", "Cy", "Dee"], {})
+    done(tables.set_confirming(conn, token, True))
+    done(tables.enter_deal(conn, token, 1, {"chips": [3, 3, 3, 4], "tricks": [7, 2, 2, 2]}, who=Who("phone-a")))
+    return token
+
+
 def a_table_at_time(conn) -> str:
     """A round table with a deal played whose time is called: its match may end at time."""
     drawn = a_round(conn, 4)[1]
@@ -314,6 +323,14 @@ SCENARIOS: dict[str, list[tuple[str, Callable]]] = {
         ("Start round 1", lambda conn: (a_round(conn), lambda: done(night.start_round(conn)))[1]),
         ("a round held for review shown", lambda conn: (done(night.set_review_draws(conn, True)), a_round(conn),
                                                         lambda: done(night.start_round(conn)))[2])],
+    "companion.night.service:set_confirm_deals": [
+        ("confirming turned on", lambda conn: lambda: done(night.set_confirm_deals(conn, True)))],
+    "companion.tables.service:confirm": [
+        ("another seat confirms a deal", lambda conn: (lambda token: lambda: done(tables.confirm(
+            conn, token, who=Who("phone-b", opened_at="2000-01-01T00:00:00+00:00"))))(_a_pending_deal(conn)))],
+    "companion.tables.service:set_confirming": [
+        ("a side table asks for confirmation", lambda conn: (lambda token: lambda: done(tables.set_confirming(
+            conn, token, True)))(table_writes.create(conn, "rwd", ["Ann", "Bo", "Cy", "Dee"], {})))],
     "companion.night.service:set_review_draws": [
         ("each draw held for review", lambda conn: lambda: done(night.set_review_draws(conn, True)))],
     "companion.night.service:pause_clock": [

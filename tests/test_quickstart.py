@@ -211,7 +211,7 @@ def legacy_database(folder: Path, deals: int) -> tuple[Path, sqlite3.Connection]
     conn.execute("INSERT INTO tables (token, game, players, options, created_at, updated_at) "
                  "VALUES ('tok', 'rwd', '[\"A\",\"B\",\"C\"]', '{}', 'now', 'now')")
     for number in range(1, deals + 1):
-        conn.execute("INSERT INTO deals VALUES (1, ?, '{}', 'now', 'now')", (number,))
+        conn.execute("INSERT INTO deals (table_id, number, facts, created_at, updated_at) VALUES (1, ?, '{}', 'now', 'now')", (number,))
     assert (folder / "companion.sqlite-wal").stat().st_size > 0
     return path, conn
 
@@ -434,7 +434,7 @@ def test_backup_while_another_connection_writes_has_every_committed_deal(tmp_pat
         while not done.is_set() and number < 100_000:
             number += 1
             conn.execute("BEGIN IMMEDIATE")
-            conn.execute("INSERT INTO deals VALUES (1, ?, '{\"x\": 1}', 'now', 'now')", (number,))
+            conn.execute("INSERT INTO deals (table_id, number, facts, created_at, updated_at) VALUES (1, ?, '{\"x\": 1}', 'now', 'now')", (number,))
             conn.execute("UPDATE tables SET revision = ? WHERE id = 1", (number,))
             conn.execute("COMMIT")
             committed[0] = number

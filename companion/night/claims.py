@@ -18,7 +18,6 @@ No Flask here: the views pass the phone's device id and address.
 
 from __future__ import annotations
 
-import secrets
 from dataclasses import dataclass
 
 from ..changes import Change, publish
@@ -35,10 +34,6 @@ from ..tables import service as table_service
 from . import service
 
 MAX_NAMES_PER_DEVICE = NAMES_PER_NIGHT  # companion/serving/limits.py: how much each device may do
-
-
-def new_device_id() -> str:
-    return secrets.token_urlsafe(12)
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from flask_babel import gettext
 
 from ..store import get_db
 from ..web.host import phone_address
+from ..web.phone_id import device_id
 from . import claims, service
 
 
@@ -45,18 +46,7 @@ def forget_me(give_up: bool = False) -> None:
     session.pop(SESSION_KEY, None)
 
 
-DEVICE_KEY = "device"  # this phone's id in its (signed) session cookie
 CLAIM_KEY = "night_claim"  # the request this phone is waiting on
-
-
-def device_id(create: bool = False) -> str | None:
-    """This phone's device id (made on its first join; None before, unless ``create``)."""
-    found = session.get(DEVICE_KEY)
-    if not isinstance(found, str) and create:
-        found = session[DEVICE_KEY] = claims.new_device_id()
-    return found if isinstance(found, str) else None
-
-
 
 
 def join_as_this_phone(conn, picked: int | None, name: str | None):

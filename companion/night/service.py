@@ -521,6 +521,20 @@ def review_draws(conn: Connection) -> bool:
     return night_rows.review_draws(conn)
 
 
+def confirm_deals(conn: Connection) -> bool:
+    return night_rows.confirm_deals(conn)
+
+
+def set_confirm_deals(conn: Connection, on: bool) -> Done:
+    """The hall's setting (issue 45), on unless turned off, kept for later nights: each of the
+    night's tables asks a phone of another seat to confirm each deal a phone saves (a table
+    decides at its first deal, so one already playing keeps what it had)."""
+    with write(conn):
+        night_rows.set_confirm_deals(conn, on)
+    publish(Change("night"))
+    return done(on)
+
+
 def set_review_draws(conn: Connection, on: bool) -> Done:
     """The hall's setting, kept for later nights: each draw is held, shown on the hall only,
     until the organiser presses "Start round N"."""
@@ -1095,6 +1109,8 @@ def night_results(conn: Connection, tables: Sequence[Table] | None = None,
             result = place_points.result_of(table.match())
         except Exception:  # a table whose facts no longer replay: left out, never a 500
             continue
+        if not table.confirmed:  # issue 45: a match counts once another seat confirmed its deals
+            result = replace(result, over=False)
         r, rt = where.get(table.id, (None, None))
         ids = rt.player_ids if rt else tuple(by_key.get(name_key(n)) for n in table.setup.players)
         placings = tuple(replace(p, player=names.get(ids[p.seat], p.player) if ids[p.seat] else p.player)

@@ -172,7 +172,8 @@ def hall_context(cycle: bool = False, signature: str | None = None) -> dict:
                                for seat, pid in enumerate(rt.player_ids)], **draw_format_context(rounds), **time_context(conn, rounds),
                 draw_start=draw_form_start(latest, people), drawn=drawn_text(latest.draw) if latest else None,
                 clashes=clash_text(latest, {p.id: p.name for p in service.roster(conn, with_left=True)}),
-                review_draws=service.review_draws(conn), **rating_context(conn))
+                review_draws=service.review_draws(conn), confirm_deals=service.confirm_deals(conn),
+                **rating_context(conn))
 
 
 def rating_context(conn) -> dict:
@@ -393,6 +394,13 @@ def keep_table():
     values = form_values()
     who, place = small_number(values.get("player")), small_number(values.get("room_table"))
     return hall_answer(values, "keep", "#room", lambda conn: service.keep_at_table(conn, who or 0, place))
+
+
+@bp.post("/hall/confirming")
+def set_confirm():
+    """Confirming deals on or off for the night's tables from now on (issue 45)."""
+    on = request.form.get("on") == "1"
+    return hall_answer({}, "confirming", "#confirming", lambda conn: service.set_confirm_deals(conn, on))
 
 
 @bp.post("/hall/room")

@@ -107,7 +107,8 @@ def refresh(conn: Connection) -> int:
                 except (InvalidDeal, ValueError, KeyError, TypeError):  # a table its game no longer reads
                     result = None
                 if result is not None:
-                    over, at_time = result.over, result.at_time
+                    # Issue 45: a match counts once another seat confirmed every deal of it.
+                    over, at_time = result.over and not table.get("unconfirmed"), result.at_time
                     names = [p.player for p in result.placings]
                     places = [p.place for p in result.placings]
                     scores = [p.score for p in result.placings]

@@ -48,7 +48,8 @@ def night_signature(conn: sqlite3.Connection) -> str:
     # The room's tables (issue 44): the hall shows them, and where the next draw seats.
     room = conn.execute("SELECT count(*), coalesce(sum(id * (position + 1)), 0), coalesce(max(id), 0)"
                         " FROM room_tables").fetchone()
-    return "-".join(str(v) for v in (*row, night, *people, *rounds, *room, int(review_draws(conn))))
+    return "-".join(str(v) for v in (*row, night, *people, *rounds, *room, int(review_draws(conn)),
+                                      int(confirm_deals(conn))))
 
 
 # --------------------------------------------------------------------------
@@ -175,6 +176,28 @@ def review_draws(conn: sqlite3.Connection) -> bool:
     """The hall's setting: each draw is held for the organiser's review until "Start round N"."""
     row = conn.execute("SELECT review_draws FROM hall_settings WHERE id = 1").fetchone()
     return bool(row and row[0])
+
+
+@translated
+def keys_held(conn: sqlite3.Connection, device: str) -> list[str]:
+    """The name keys of tonight's players this phone (its device id) holds: the seats it stands
+    for at a table (issue 45)."""
+    return [row[0] for row in conn.execute(
+        "SELECT key FROM night_players WHERE owner = ? AND left = 0 AND night = ?", (device, current_night(conn)))]
+
+
+@translated
+def confirm_deals(conn: sqlite3.Connection) -> bool:
+    """The hall's setting (issue 45, on unless turned off): the night's tables ask another seat
+    to confirm each deal a phone saves."""
+    row = conn.execute("SELECT confirm_deals FROM hall_settings WHERE id = 1").fetchone()
+    return True if row is None else bool(row[0])
+
+
+@translated
+def set_confirm_deals(conn: sqlite3.Connection, on: bool) -> None:
+    conn.execute("INSERT INTO hall_settings (id, confirm_deals) VALUES (1, ?)"
+                 " ON CONFLICT (id) DO UPDATE SET confirm_deals = excluded.confirm_deals", (int(on),))
 
 
 @translated

@@ -36,7 +36,9 @@ def stale_tables(conn: sqlite3.Connection, limit: int = 500) -> list[dict[str, A
             " (SELECT n.started_at FROM nights AS n WHERE n.after_table < t.id ORDER BY n.id DESC LIMIT 1)"
             "  AS night_started,"
             " (SELECT nr.number FROM round_tables AS rt JOIN night_rounds AS nr ON nr.id = rt.round_id"
-            "  WHERE rt.table_id = t.id) AS round_number"
+            "  WHERE rt.table_id = t.id) AS round_number,"
+            " (t.pending_undos IS NOT NULL OR EXISTS (SELECT 1 FROM deals AS p WHERE p.table_id = t.id"
+            "  AND p.pending IS NOT NULL)) AS unconfirmed"
             " FROM (SELECT t.* FROM tables AS t LEFT JOIN results AS r ON r.table_id = t.id"
             "       WHERE t.seated = 1 AND (r.table_id IS NULL OR r.revision != t.revision"
             "                                OR r.finished != t.finished) ORDER BY t.id LIMIT ?) AS t"
@@ -49,7 +51,7 @@ def stale_tables(conn: sqlite3.Connection, limit: int = 500) -> list[dict[str, A
                 "revision": row["revision"], "created_at": row["created_at"], "updated_at": row["updated_at"],
                 "ended_at": row["ended_at"],
                 "label": row["label"], "seq": row["seq"], "night_started": row["night_started"],
-                "round": row["round_number"],
+                "round": row["round_number"], "unconfirmed": bool(row["unconfirmed"]),
                 "ended_at_time": bool(row["ended_at_time"]), "counted": bool(row["counted"]), "deals": []}
         if row["deal_facts"] is not None:
             record["deals"].append(json.loads(row["deal_facts"]))

@@ -446,8 +446,13 @@ MIGRATIONS: list[str] = [
     """,
     # 6 (SQLite's 13): the hall's "Review each draw before it is shown", and a round held for it.
     """
-    CREATE TABLE hall_settings (id integer PRIMARY KEY CHECK (id = 1), review_draws integer NOT NULL DEFAULT 0);
+    CREATE TABLE hall_settings (id integer PRIMARY KEY CHECK (id = 1), review_draws integer NOT NULL DEFAULT 0,
+                                confirm_deals integer NOT NULL DEFAULT 1);
     ALTER TABLE night_rounds ADD COLUMN held integer NOT NULL DEFAULT 0;
+    -- and deals waiting for another seat's confirmation (issue 45)
+    ALTER TABLE deals ADD COLUMN pending text;
+    ALTER TABLE tables ADD COLUMN pending_undos text;
+    ALTER TABLE tables ADD COLUMN confirm integer;
     """,
 ]
 

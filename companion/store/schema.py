@@ -263,8 +263,18 @@ MIGRATIONS: list[str] = [
     # 13: the hall's "Review each draw before it is shown" (issue 44), kept for later nights: a
     # round drawn with it on is held, shown on the hall only, until "Start round N".
     """
-    CREATE TABLE hall_settings (id INTEGER PRIMARY KEY CHECK (id = 1), review_draws INTEGER NOT NULL DEFAULT 0);
+    CREATE TABLE hall_settings (id INTEGER PRIMARY KEY CHECK (id = 1), review_draws INTEGER NOT NULL DEFAULT 0,
+                                confirm_deals INTEGER NOT NULL DEFAULT 1);
     ALTER TABLE night_rounds ADD COLUMN held INTEGER NOT NULL DEFAULT 0;
+    -- Two sides agree (issue 45): a deal a phone saved at a table that asks for confirmation
+    -- waits for a phone of another seat: JSON {"by": device, "seats": [...], "at": UTC}, NULL
+    -- once confirmed (or entered on the laptop). An undone confirmed deal waits the same way
+    -- (tables.pending_undos, a JSON list). tables.confirm: whether the table asks (decided at
+    -- its first deal from the hall's confirm_deals for the night's tables; a side table's seat
+    -- may turn it on before); NULL until then.
+    ALTER TABLE deals ADD COLUMN pending TEXT;
+    ALTER TABLE tables ADD COLUMN pending_undos TEXT;
+    ALTER TABLE tables ADD COLUMN confirm INTEGER;
     """,
 ]
 

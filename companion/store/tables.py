@@ -21,7 +21,9 @@ def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
-def _record(row: sqlite3.Row, deals: list[dict[str, Any]]) -> dict[str, Any]:
+def _record(row: sqlite3.Row, deals: list[dict[str, Any]], pending: list[dict[str, Any] | None] | None = None
+            ) -> dict[str, Any]:
+    """``pending``: per deal, what waits for another seat's confirmation (issue 45), or None."""
     return {"id": row["id"], "token": row["token"], "game": row["game"],
             "players": json.loads(row["players"]), "options": json.loads(row["options"]),
             "finished": bool(row["finished"]), "revision": row["revision"],
@@ -30,6 +32,9 @@ def _record(row: sqlite3.Row, deals: list[dict[str, Any]]) -> dict[str, Any]:
             "seq": row["seq"], "rematch_of": row["rematch_of"], "ended_at_time": bool(row["ended_at_time"]),
             "ended_at": row["ended_at"], "ended_deals": row["ended_deals"], "opened_from": row["opened_from"],
             "room_table": row["room_table"],
+            "confirm": None if row["confirm"] is None else bool(row["confirm"]),
+            "pending_undos": json.loads(row["pending_undos"]) if row["pending_undos"] else [],
+            "pending": [None] * len(deals) if pending is None else pending,
             "deals": deals}
 
 
@@ -39,9 +44,9 @@ def load_table(conn: sqlite3.Connection, token: str) -> dict[str, Any] | None:
     row = conn.execute(_TABLE_COLUMNS + " FROM tables AS t WHERE t.token = ?", (token,)).fetchone()
     if row is None:
         return None
-    deals = [json.loads(r["facts"]) for r in conn.execute(
-        "SELECT facts FROM deals WHERE table_id = ? ORDER BY number", (row["id"],))]
-    return _record(row, deals)
+    rows = conn.execute("SELECT facts, pending FROM deals WHERE table_id = ? ORDER BY number", (row["id"],)).fetchall()
+    return _record(row, [json.loads(r["facts"]) for r in rows],
+                   [json.loads(r["pending"]) if r["pending"] else None for r in rows])
 
 
 @translated
@@ -62,7 +67,7 @@ def tables_after(conn: sqlite3.Connection, after_id: int, organised_or_played: b
         which += (" AND t.id IN (SELECT t.id FROM tables AS t WHERE t.id > ?" + which
                   + " ORDER BY t.id DESC LIMIT ? OFFSET ?)")
         params = (after_id, after_id, newest, skip)
-    for row in conn.execute(_TABLE_COLUMNS + ", d.facts AS deal_facts FROM tables AS t"
+    for row in conn.execute(_TABLE_COLUMNS + ", d.facts AS deal_facts, d.pending AS deal_pending FROM tables AS t"
                             " LEFT JOIN deals AS d ON d.table_id = t.id"
                             " WHERE t.id > ?" + which + " ORDER BY t.id, d.number", params):
         record = found.get(row["id"])
@@ -70,6 +75,7 @@ def tables_after(conn: sqlite3.Connection, after_id: int, organised_or_played: b
             record = found[row["id"]] = _record(row, [])
         if row["deal_facts"] is not None:
             record["deals"].append(json.loads(row["deal_facts"]))
+            record["pending"].append(json.loads(row["deal_pending"]) if row["deal_pending"] else None)
     return list(found.values())
 
 
@@ -215,15 +221,37 @@ def seat_changes(conn: sqlite3.Connection, table_ids: Sequence[int]) -> list[dic
 
 
 @translated
-def insert_deal(conn: sqlite3.Connection, table_id: int, number: int, facts: dict[str, Any], stamp: str) -> None:
-    conn.execute("INSERT INTO deals (table_id, number, facts, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
-                 (table_id, number, _json(facts), stamp, stamp))
+def insert_deal(conn: sqlite3.Connection, table_id: int, number: int, facts: dict[str, Any], stamp: str,
+                pending: dict[str, Any] | None = None) -> None:
+    """``pending``: who saved it, while it waits for another seat's confirmation (None: confirmed)."""
+    conn.execute("INSERT INTO deals (table_id, number, facts, created_at, updated_at, pending)"
+                 " VALUES (?, ?, ?, ?, ?, ?)",
+                 (table_id, number, _json(facts), stamp, stamp, None if pending is None else _json(pending)))
 
 
 @translated
 def update_deal(conn: sqlite3.Connection, table_id: int, number: int, facts: dict[str, Any], stamp: str) -> None:
     conn.execute("UPDATE deals SET facts = ?, updated_at = ? WHERE table_id = ? AND number = ?",
                  (_json(facts), stamp, table_id, number))
+
+
+@translated
+def set_pending(conn: sqlite3.Connection, table_id: int, number: int, pending: dict[str, Any] | None) -> None:
+    """Deal ``number`` waits for another seat's confirmation (``pending``: who changed it), or not (None)."""
+    conn.execute("UPDATE deals SET pending = ? WHERE table_id = ? AND number = ?",
+                 (None if pending is None else _json(pending), table_id, number))
+
+
+@translated
+def set_pending_undos(conn: sqlite3.Connection, table_id: int, undos: Sequence[dict[str, Any]]) -> None:
+    """The undone confirmed deals still waiting for another seat's confirmation of the undo."""
+    conn.execute("UPDATE tables SET pending_undos = ? WHERE id = ?", (_json(list(undos)) if undos else None, table_id))
+
+
+@translated
+def set_confirm(conn: sqlite3.Connection, table_id: int, on: bool) -> None:
+    """Whether the table asks another seat to confirm each deal (issue 45)."""
+    conn.execute("UPDATE tables SET confirm = ? WHERE id = ?", (int(on), table_id))
 
 
 @translated

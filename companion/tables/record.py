@@ -7,10 +7,13 @@ from __future__ import annotations
 from flask import Blueprint, abort, g, render_template, session
 
 from ..store import get_db
+from ..store import nights as night_rows
 from ..store import players as player_rows
+from ..web.phone_id import device_id
 from ..web.host import is_host_request
 from ..web.times import local_time
 from . import access, service
+from .confirming import LAPTOP, Who
 
 bp = Blueprint("trust", __name__)
 
@@ -30,6 +33,18 @@ def lock_key(table: service.Table) -> str:
     """The part of a cached rendering's key that says which buttons it shows."""
     lock = change_lock(table)
     return lock.reason if lock else ""
+
+
+def who_here(token: str) -> Who:
+    """Who this device is at the table ``token`` (issue 45): the laptop, or a phone with its id
+    (made now if it has none: what it saves is told apart from what others confirm), the names
+    it holds tonight and when it first opened the table while its match ran."""
+    if is_host_request():
+        return LAPTOP
+    device = device_id(create=True)
+    opened = session.get(access.SESSION_KEY)
+    return Who(device, opened_at=opened.get(token) if isinstance(opened, dict) else None,
+               keys=frozenset(night_rows.keys_held(get_db(), device)))
 
 
 def remember_opened(table: service.Table) -> None:

@@ -32,6 +32,7 @@ from ..games.text import T, Text, Tn, join_sentences
 # Names are cleaned and compared in companion/names.py (pure: the meetup roster and the season's
 # statistics compare names by this same rule without importing storage).
 from ..names import clean_name, name_key  # noqa: F401
+from .confirming import LAPTOP, ToConfirm, Who, why_not
 from ..changes import Change, publish
 from ..numbers import ascii_number
 # The one vocabulary of writes (issue 41), the tables' by these names too.
@@ -84,6 +85,27 @@ class Table:
     ended_deals: int | None = None  # the deals it had then
     opened_from: str | None = None  # the address of the phone that opened it (None: the laptop)
     room_table: int | None = None  # the room's table it is played at (issue 44), if the room has them
+    confirm: bool | None = None  # asks another seat to confirm each deal (issue 45); None: not decided yet
+    pending: tuple[dict[str, Any] | None, ...] = ()  # per deal: who saved it, while it waits for confirmation
+    pending_undos: tuple[dict[str, Any], ...] = ()  # confirmed deals undone, the undo waiting for confirmation
+
+    def to_confirm(self) -> tuple[ToConfirm, ...]:
+        """What waits for another seat's confirmation, in deal order (issue 45)."""
+        found = [ToConfirm("deal", number, by) for number, by in enumerate(self.pending, start=1) if by]
+        found += [ToConfirm("undo", undo["number"], undo) for undo in self.pending_undos]
+        return tuple(sorted(found, key=lambda item: (item.number, item.kind)))
+
+    @property
+    def confirmed(self) -> bool:
+        """Nothing waits for confirmation: outside the table its match counts (once over)."""
+        return not any(self.pending) and not self.pending_undos
+
+    def teams(self) -> tuple[int, ...] | None:
+        """Each seat's team in a team game (None: everyone plays alone)."""
+        n = len(self.setup.players)
+        found = tuple(self.game.team_of(n, seat) for seat in range(n))
+        return None if all(team is None for team in found) else tuple(-1 - s if t is None else t
+                                                                       for s, t in enumerate(found))
 
     def progress(self, upto: int | None = None) -> Progress:
         """The match state after the first ``upto`` stored deals (all by default)."""
@@ -447,7 +469,9 @@ def table_of(record: Mapping[str, Any] | None) -> Table | None:
                  tuple(record["deals"]), record["label"], record["seated"], record["rematch_token"],
                  seq=record["seq"], ended_at_time=record.get("ended_at_time", False),
                  ended_at=record.get("ended_at"), ended_deals=record.get("ended_deals"),
-                 opened_from=record.get("opened_from"), room_table=record.get("room_table"))
+                 opened_from=record.get("opened_from"), room_table=record.get("room_table"),
+                 confirm=record.get("confirm"), pending=tuple(record.get("pending") or ()),
+                 pending_undos=tuple(record.get("pending_undos") or ()))
 
 
 def load(conn: Connection, token: str) -> Table | None:
@@ -502,12 +526,14 @@ def _collision(table: Table, number: int, facts: dict[str, Any] | None, form: Ma
 
 
 def enter_deal(conn: Connection, token: str, number: int, facts: dict[str, Any] | None = None, *,
-               form: Mapping[str, str] | None = None, write_id: str | None = None) -> Written:
+               form: Mapping[str, str] | None = None, write_id: str | None = None, who: Who = LAPTOP) -> Written:
     """Record deal ``number``, unless that deal exists already (another phone was first).
 
     Give the ``facts``, or the ``form`` fields a phone sent: then the game reads them against
     the match as stored, so an entry (the request players wait on) reads and replays the table
-    once, inside the lock. Returns what happened, with the table as stored.
+    once, inside the lock. Returns what happened, with the table as stored. ``who``: the device
+    saving it; at a table that asks for confirmation a phone's deal waits for another seat's
+    (issue 45), the laptop's is confirmed.
     """
     with write(conn):
         table, answered = _opened(conn, token, write_id)
@@ -540,10 +566,22 @@ def enter_deal(conn: Connection, token: str, number: int, facts: dict[str, Any] 
         except InvalidDeal as exc:
             return Written(Outcome.REFUSED, table, number, errors=tuple(exc.errors))
         stamp = now()
-        table_rows.insert_deal(conn, table.id, number, facts, stamp)
+        who = who.seated([name_key(name) for name in table.setup.players])
+        asks = asks_confirmation(conn, table, number)
+        if table.confirm is None and number == 1:
+            table_rows.set_confirm(conn, table.id, asks)
+        pending = who.mark(stamp) if asks and not who.organiser else None
+        table_rows.insert_deal(conn, table.id, number, facts, stamp, pending)
+        # An undo of this deal number waiting for confirmation gives way to the deal now saved
+        # there, which waits (or not) on its own.
+        undos = tuple(u for u in table.pending_undos if u["number"] < number)
+        if undos != table.pending_undos:
+            table_rows.set_pending_undos(conn, table.id, undos)
         revision = _touch(conn, table.id, "add", number, None, facts, stamp)
         remember_outcome(conn, table, write_id, {"action": "add", "number": number})
-        stored = replace(table, deals=table.deals + (facts,), revision=revision, updated_at=stamp)
+        stored = replace(table, deals=table.deals + (facts,), revision=revision, updated_at=stamp,
+                         pending=table.pending + (pending,), pending_undos=undos,
+                         confirm=asks if table.confirm is None and number == 1 else table.confirm)
         REPLAYS.put((stored.token, stored.revision, len(stored.deals)), after)
         season = season_moved(conn, table, stored, stamp)
     return announced(Written(Outcome.SAVED, stored, number, season=season))
@@ -671,9 +709,11 @@ def check_entry(table: Table, form: Mapping[str, str], correcting: int | None = 
 def correct_deal(conn: Connection, token: str, number: int, facts: dict[str, Any] | None = None, *,
                  form: Mapping[str, str] | None = None, was: str, choices: Mapping[int, Any] | None = None,
                  write_id: str | None = None, remove_after_end: int | None = None,
-                 gate: Gate | None = None) -> Written:
+                 gate: Gate | None = None, who: Who = LAPTOP) -> Written:
     """Replace deal ``number``; everything after it is recomputed. ``was`` guards a concurrent edit.
-    ``gate``: may the device asking change this table (asked inside the write)?
+    ``gate``: may the device asking change this table (asked inside the write)? ``who``: the
+    device; where the table asks for confirmation a phone's correction waits for another
+    seat's, even of a confirmed deal; the laptop's is confirmed (issue 45).
 
     Give the ``facts`` (and ``choices``), or the correction ``form`` a phone sent: then the game
     reads it against the match as stored, inside the lock, as :func:`enter_deal` does.
@@ -720,16 +760,21 @@ def correct_deal(conn: Connection, token: str, number: int, facts: dict[str, Any
             if before != after:
                 table_rows.update_deal(conn, table.id, later, after, now())
                 _touch(conn, table.id, "edit", later, before, after)
+        if table.confirm:
+            who = who.seated([name_key(name) for name in table.setup.players])
+            table_rows.set_pending(conn, table.id, number, None if who.organiser else who.mark(now()))
         stored = load(conn, token)
         season = season_moved(conn, table, stored)
     return announced(Written(Outcome.SAVED, stored, number, season=season))
 
 
 def undo_deal(conn: Connection, token: str, number: int, write_id: str | None = None,
-              gate: Gate | None = None) -> Written:
+              gate: Gate | None = None, who: Who = LAPTOP) -> Written:
     """Remove the last deal, only if it is still deal ``number`` (two phones can't undo twice).
     What happened carries the removed deal's facts (``undone``), to give back to the form.
-    ``gate``: may the device asking change this table (asked inside the write)?"""
+    ``gate``: may the device asking change this table (asked inside the write)? ``who``: the
+    device; where the table asks for confirmation, a phone's undo of a confirmed deal waits for
+    another seat's confirmation as a deal does (one still waiting just goes; issue 45)."""
     with write(conn):
         table, answered = _opened(conn, token, write_id, gate)
         if answered is not None:
@@ -738,11 +783,76 @@ def undo_deal(conn: Connection, token: str, number: int, write_id: str | None = 
             return Written(Outcome.CONFLICT, table, number, message=T(
                 "Nothing was undone: deal {number} is no longer the last deal.", number=number))
         table_rows.delete_deal(conn, table.id, number)
+        if table.confirm and not who.organiser and not table.pending[number - 1]:
+            who = who.seated([name_key(name) for name in table.setup.players])
+            table_rows.set_pending_undos(conn, table.id, table.pending_undos + (
+                dict(who.mark(now()), number=number, facts=table.deals[-1]),))
         _touch(conn, table.id, "undo", number, table.deals[-1], None)
         remember_outcome(conn, table, write_id, {"action": "undo", "number": number})
         stored = load(conn, token)
         season = season_moved(conn, table, stored)
     return announced(Written(Outcome.SAVED, stored, number, undone=table.deals[-1], season=season))
+
+
+def asks_confirmation(conn: Connection, table: Table, number: int) -> bool:
+    """Whether deal ``number`` saved from a phone waits for another seat (issue 45): as the table
+    decided at its first deal; a table deciding now asks where it is one of the night's (it has
+    a number) and the hall's setting is on, or a seat turned it on. A table with deals from
+    before confirmation existed never asks."""
+    if table.confirm is not None:
+        return table.confirm
+    return number == 1 and table.seq is not None and night_rows.confirm_deals(conn)
+
+
+def confirm(conn: Connection, token: str, keys: Sequence[str] | None = None, *, who: Who,
+            write_id: str | None = None) -> Written:
+    """``who`` confirms what waits at the table (``keys``: :attr:`ToConfirm.key` of each, None:
+    all it may confirm). Each is checked by :func:`confirming.why_not`; refused, with the reason,
+    when none may be. Nothing left waiting (another phone confirmed first): SAME, with a sentence."""
+    with write(conn):
+        table, answered = _opened(conn, token, write_id)
+        if answered is not None:
+            return answered
+        waiting = [item for item in table.to_confirm() if keys is None or item.key in keys]
+        if not waiting:
+            return Written(Outcome.SAME, table, message=T("Nothing here waits for confirmation any more."))
+        teams = table.teams()
+        who = who.seated([name_key(name) for name in table.setup.players])
+        reasons = [(item, why_not(item, who, teams)) for item in waiting]
+        allowed = [item for item, reason in reasons if reason is None]
+        if not allowed:
+            return Written(Outcome.REFUSED, table, errors=(FieldError("confirm", reasons[0][1]),))
+        stamp = now()
+        for item in allowed:
+            if item.kind == "deal":
+                table_rows.set_pending(conn, table.id, item.number, None)
+        undos = tuple(u for u in table.pending_undos if ToConfirm("undo", u["number"], u) not in allowed)
+        if undos != table.pending_undos:
+            table_rows.set_pending_undos(conn, table.id, undos)
+        _touch(conn, table.id, "confirm", None, None,
+               {"confirmed": [item.key for item in allowed], "by": who.mark(stamp)}, stamp)
+        remember_outcome(conn, table, write_id, {"action": "confirm"})
+        stored = load(conn, token)
+        season = season_moved(conn, table, stored, stamp)
+    return announced(Written(Outcome.SAVED, stored, season=season))
+
+
+def set_confirming(conn: Connection, token: str, on: bool, write_id: str | None = None,
+                   gate: Gate | None = None) -> Written:
+    """A side table's seat asks (or stops asking) another seat to confirm each deal: only before
+    the first deal (the night's tables follow the hall's setting)."""
+    with write(conn):
+        table, answered = _opened(conn, token, write_id, gate)
+        if answered is not None:
+            return answered
+        if table.deals or table.seq is not None:
+            return Written(Outcome.REFUSED, table, errors=(FieldError("confirm", T(
+                "Confirmation is chosen before the first deal, and the night's tables follow the hall."),),))
+        table_rows.set_confirm(conn, table.id, on)
+        revision = _touch(conn, table.id, "confirming", None, None, {"on": on})
+        remember_outcome(conn, table, write_id, {"action": "confirming"})
+        stored = replace(table, confirm=on, revision=revision)
+    return announced(Written(Outcome.SAVED, stored))
 
 
 def finish_match(conn: Connection, token: str, finished: bool, write_id: str | None = None,

@@ -29,6 +29,7 @@ from ..web import render_text
 from ..web.downloads import csv_download, json_download
 from ..web.forms import form_values, group_errors
 from ..web.host import is_host_request, phone_address
+from ..web.phone_id import device_id
 from ..web.outcomes import NOT_SAVED, STALE, STATUS, answer, status_of
 from ..web.refusals import storage_message
 from ..web.times import local_time
@@ -40,7 +41,7 @@ from .exports import download_name, export_rows, fact_groups, table_document
 from .forms import option_values, write_id
 from . import additions
 from .links import TOKEN_SHAPE, join_link, table_label, table_or_404, table_url
-from .record import change_lock, device_key, lock_key, remember_opened
+from .record import change_lock, device_key, lock_key, remember_opened, who_here
 
 bp = Blueprint("tables", __name__)
 
@@ -229,6 +230,7 @@ def page_context(table: service.Table, **kw) -> dict:
     context["join_link"] = join_link(table)
     context["join_qr"] = qr_svg(context["join_link"])
     context["additions"] = additions.parts_of(get_db(), table)  # what other features show here
+    context["phone_id"] = None if is_host_request() else device_id()  # its own saves wait for another seat
     return context
 
 
@@ -381,7 +383,7 @@ def add_deal(token: str):
                             errors={"deal": [gettext("This form is missing its deal number. Reload the page.")]})
     try:
         # The service reads the form against the match as stored, in one read and one replay.
-        entry = service.enter_deal(get_db(), token, number, form=values, write_id=write_id())
+        entry = service.enter_deal(get_db(), token, number, form=values, write_id=write_id(), who=who_here(token))
     except StorageError as error:
         return render_entry(table_or_404(token), NOT_SAVED, values=values, errors={"deal": [storage_message(error)]})
     table = entry.table
@@ -528,7 +530,7 @@ def update(token: str, number: int):
         # asking whether this device may change the table (a finished match's trust).
         correction = service.correct_deal(get_db(), token, number, form=values, was=was, write_id=write_id(),
                                           remove_after_end=request.form.get("remove_after_end", type=number_or_error),
-                                          gate=change_gate)
+                                          gate=change_gate, who=who_here(token))
     except StorageError as error:
         return render_edit(table_or_404(token), number, values, {"deal": [storage_message(error)]}, None, was,
                            NOT_SAVED)
@@ -561,7 +563,7 @@ def undo(token: str):
     if not TOKEN_SHAPE.match(token):
         abort(404)
     number = request.form.get("number", type=number_or_error) or 0
-    undone = service.undo_deal(get_db(), token, number, write_id=write_id(), gate=change_gate)
+    undone = service.undo_deal(get_db(), token, number, write_id=write_id(), gate=change_gate, who=who_here(token))
     table = undone.table
     if table is None:
         abort(status_of(undone))
@@ -573,6 +575,42 @@ def undo(token: str):
     values = table.game.form_values(undone.undone) if undone.undone is not None else None
     tell(table, "undone", undone.number, values=values)  # a resend: the first time's number
     return redirect(table_url(table) + "#entry-wrap", code=303)
+
+
+@bp.post("/t/<token>/confirm")
+def confirm(token: str):
+    """A phone of another seat (or the laptop) confirms what waits at the table (issue 45): one
+    deal (``item``: "deal-4"), or everything it may (``item`` "all")."""
+    if not TOKEN_SHAPE.match(token):
+        abort(404)
+    item = request.form.get("item", "all")
+    done = service.confirm(get_db(), token, None if item == "all" else [item], who=who_here(token),
+                           write_id=write_id())
+    table = done.table
+    if table is None:
+        abort(status_of(done))
+    if done.outcome is Outcome.REFUSED:
+        return stale(table, done.errors[0].message)
+    # SAME: nothing waits any more (a double tap, or another phone confirmed first): as confirmed.
+    tell(table, "confirmed")
+    return redirect(table_url(table) + "#sheet", code=303)
+
+
+@bp.post("/t/<token>/confirming")
+def confirming(token: str):
+    """A side table's seat turns confirmation on (or off) before the first deal (issue 45)."""
+    if not TOKEN_SHAPE.match(token):
+        abort(404)
+    done = service.set_confirming(get_db(), token, request.form.get("on") == "1", write_id=write_id(),
+                                  gate=change_gate)
+    table = done.table
+    if table is None:
+        abort(status_of(done))
+    if done.outcome is Outcome.LOCKED:
+        return locked(table, done.lock)
+    if done.outcome is Outcome.REFUSED:
+        return stale(table, done.errors[0].message)
+    return redirect(table_url(table), code=303)
 
 
 @bp.post("/t/<token>/finish")

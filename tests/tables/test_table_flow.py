@@ -44,7 +44,7 @@ def lucky_table(client) -> str:
 def test_save_answer_refreshes_every_part_and_confirms_with_points_and_undo(client):
     token = rwd_table(client)
     html = post(client, token, 1, RWD_WIN).get_data(as_text=True)
-    assert set(partials(html)) == {"#live", "#history", "#actions", "#jump"}
+    assert set(partials(html)) == {"#live", "#history", "#confirm-box", "#actions", "#jump"}
     banner = re.search(r'<div class="saved-banner.*?</div>', html, re.S).group(0)
     assert "Deal 1 saved." in text_of(banner)
     assert re.search(r"Ann\s*\+3\s*Bo\s*-1\s*Cy\s*-2", text_of(banner))

@@ -170,7 +170,11 @@ RECIPES: dict[str, tuple[Recipe, bool]] = {
     "tables.update": (_edit_fields, True),
     "tables.undo": (lambda w: {"number": "1"}, True),
     "tables.finish": (lambda w: {"finished": "1"}, True),
+    # Issue 45: the laptop confirms a phone's deal; a side table's seat asks for confirmation.
+    "tables.confirm": (lambda w: {"item": "all"}, True),
+    "tables.confirming": (lambda w: {"on": "1"}, True),
     "tables.rematch": (lambda w: {}, True),
+    "hall.set_confirm": (lambda w: {"on": "1"}, True),
     "hall.prepare": (lambda w: {"game": GAME, "players": "4", "count": "2", "label": ""}, True),
     "hall.new_night": (lambda w: {"unfinished": "leave"}, True),  # the world's match is still in play (issue 25)
     "tables.seat_players": (lambda w: {"players": "4", **{f"name-{i}": f"{name}3" for i, name in enumerate(NAMES)}}, True),
@@ -433,6 +437,38 @@ def _timed_out_table(world: World) -> tuple[int, str]:
     return world._timed_out
 
 
+def _fresh_side_table(world: World) -> str:
+    """A side table without a deal: its seat may ask another to confirm each deal (issue 45)."""
+    from companion import store
+    if not hasattr(world, "_fresh_side"):
+        conn = store.connect(world.db)
+        try:
+            world._fresh_side = table_writes.create(conn, GAME, ["Sam", "Tom", "Uma", "Vic"],
+                                                    {"first_dealer": 0, "deals": 0})
+        finally:
+            conn.close()
+    return world._fresh_side
+
+
+def _pending_table(world: World) -> str:
+    """A table whose deal 1 a phone saved and waits for another seat's confirmation (issue 45):
+    the laptop may confirm it."""
+    from companion import store
+    from companion.tables import service as tables
+    from companion.tables.confirming import Who
+    if hasattr(world, "_pending"):
+        return world._pending
+    conn = store.connect(world.db)
+    try:
+        token = table_writes.create(conn, GAME, ["Sam", "Tom", "Uma", "Vic"], {"first_dealer": 0, "deals": 0})
+        done(tables.set_confirming(conn, token, True))
+        assert tables.enter_deal(conn, token, 1, form=DEAL_1, who=Who("phone-a")).saved
+        world._pending = token
+        return token
+    finally:
+        conn.close()
+
+
 def _side_table_id(world: World) -> int:
     """A table a phone opened and played outside the draws: a side table of the night (issue 33)."""
     from companion import store
@@ -469,6 +505,8 @@ URL_PARAMS: dict[str, Callable[[World], dict[str, object]]] = {
     "hall.call_time_for_round": lambda w: _night_round(w) and {},
     "tables.addition_act": lambda w: {"token": _timed_out_table(w)[1], "action": "end-at-time"},
     "tables.addition_part": lambda w: {"token": w.token, "name": "clock"},
+    "tables.confirm": lambda w: {"token": _pending_table(w)},
+    "tables.confirming": lambda w: {"token": _fresh_side_table(w)},
     "hall.end_table_at_time": lambda w: {"table_id": _timed_out_table(w)[0]},
     "hall.add_side_table": lambda w: {"table_id": _side_table_id(w)},
     "players.rename": lambda w: {"pid": _player_id(w, "Ann")},

@@ -1,0 +1,167 @@
+"""Two sides agree (issue 45): a deal a phone saves at one of the night's tables waits for a
+phone of another seat (in a team game, of the other team); outside the table the match counts
+once it is over and nothing waits. The laptop's own entries are confirmed. A correction of a
+confirmed deal waits again; an undo of one waits as a deal does. One rule says who may confirm
+and why not (companion/tables/confirming.py), shown on the page."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from companion.night import service as night
+from companion.tables import service as tables
+from companion.tables.confirming import LAPTOP, ToConfirm, Who, why_not
+from helpers import join_night, rwd_deal_form, text_of
+import table_writes
+from table_writes import done
+
+FOUR = ["Ann", "Bob", "Cy", "Di"]
+SAVED_AT = "2026-11-29T20:00:00+00:00"
+
+
+def saved_by(device: str, seats=(), at: str = SAVED_AT) -> ToConfirm:
+    return ToConfirm("deal", 4, {"by": device, "seats": list(seats), "at": at})
+
+
+# --- the rule, case by case -------------------------------------------------------------------
+
+
+def test_who_may_confirm_a_deal_each_case_with_its_reason():
+    item = saved_by("phone-a", seats=[0])
+    assert why_not(item, LAPTOP) is None  # the organiser
+    assert "This phone saved deal 4" in str(why_not(item, Who("phone-a", seats=(0,))))  # the same phone
+    assert why_not(item, Who("phone-b", seats=(1,))) is None  # another seat
+    # A phone whose claim moved: the seat that saved it, from another phone.
+    assert "Your seat saved deal 4" in str(why_not(item, Who("phone-c", seats=(0,))))
+    # An onlooker or a phone of another table: no seat here, where the deal came from a named seat.
+    assert "Only a player at this table" in str(why_not(item, Who("phone-d")))
+    # Twin Shoot: seats 0 and 1 are partners; a teammate may not, the other team may.
+    teams = (0, 0, 1, 1)
+    assert "Your team saved deal 4" in str(why_not(item, Who("phone-e", seats=(1,)), teams))
+    assert why_not(item, Who("phone-f", seats=(2,)), teams) is None
+
+
+def test_at_a_side_table_a_phone_that_had_it_open_before_the_deal_stands_for_a_seat():
+    item = saved_by("phone-a")  # nobody at a side table has a name on tonight's list
+    assert why_not(item, Who("phone-b", opened_at="2026-11-29T19:59:00+00:00")) is None
+    assert "had this table open before deal 4" in str(why_not(item, Who("phone-b", opened_at="2026-11-29T20:01:00+00:00")))
+    assert "had this table open before deal 4" in str(why_not(item, Who("phone-b")))
+
+
+# --- at a real night's table ---------------------------------------------------------------------
+
+
+def drawn_table(client, conn, app) -> tuple[dict, str]:
+    phones = join_night(app, FOUR)
+    assert client.post("/hall/rounds", data={"tables-rwd": "1"}).status_code == 303
+    (rt,) = night.night_rounds(conn)[-1].tables
+    return phones, rt.table.token
+
+
+def seat_phone(phones: dict, conn, token: str, seat: int):
+    return phones[tables.load(conn, token).setup.players[seat]]
+
+
+def board(client) -> dict[str, str]:
+    doc = json.loads(client.get("/hall/export.json").get_data(as_text=True))
+    return {line["name"]: line["place_points_exact"] for line in doc["leaderboard"]}
+
+
+@pytest.mark.confirming
+def test_a_match_counts_once_another_seat_confirms_its_deals(app, client, conn):
+    phones, token = drawn_table(client, conn, app)
+    a, b = seat_phone(phones, conn, token, 0), seat_phone(phones, conn, token, 1)
+    for number in (1, 2, 3):  # seat 1 wins three deals: the match is over
+        assert a.post(f"/t/{token}/deals", data=rwd_deal_form(number, 0)).status_code == 303
+    table = tables.load(conn, token)
+    assert table.match().over and [item.key for item in table.to_confirm()] == ["deal-1", "deal-2", "deal-3"]
+    assert board(client) == {}  # not counted yet
+    page = text_of(b.get(f"/t/{token}").get_data(as_text=True))
+    assert "3 changes to confirm" in page and "Confirm all 3" in page
+    # The phone that saved them may not: it is told why, and nothing changes.
+    refused = a.post(f"/t/{token}/confirm", data={"item": "deal-1"})
+    assert refused.status_code == 409
+    assert "This phone saved deal 1: a phone of another seat confirms it." in text_of(refused.get_data(as_text=True))
+    assert b.post(f"/t/{token}/confirm", data={"item": "deal-1"}).status_code == 303
+    assert [item.key for item in tables.load(conn, token).to_confirm()] == ["deal-2", "deal-3"]
+    assert b.post(f"/t/{token}/confirm", data={"item": "all"}).status_code == 303
+    assert tables.load(conn, token).confirmed and len(board(client)) == 4
+    assert "Confirmed." in text_of(b.get(f"/t/{token}").get_data(as_text=True))
+    # A second tap (or another phone first): answered as confirmed, nothing else happens.
+    assert b.post(f"/t/{token}/confirm", data={"item": "all"}).status_code == 303
+    log = [c["action"] for c in tables.changes(conn, tables.load(conn, token).id)]
+    assert log.count("confirm") == 2
+
+
+@pytest.mark.confirming
+def test_the_laptops_deals_are_confirmed_a_correction_or_undo_from_a_phone_waits_again(app, client, conn):
+    phones, token = drawn_table(client, conn, app)
+    a, b = seat_phone(phones, conn, token, 0), seat_phone(phones, conn, token, 1)
+    assert client.post(f"/t/{token}/deals", data=rwd_deal_form(1, 0)).status_code == 303  # the laptop
+    assert tables.load(conn, token).confirmed
+    # A phone corrects the confirmed deal 1: it waits again.
+    table = tables.load(conn, token)
+    form = dict(rwd_deal_form(1, 1), was=tables.fingerprint(table.deals[0]))
+    form.pop("number")
+    assert a.post(f"/t/{token}/deals/1", data=form).status_code == 303
+    assert [item.key for item in tables.load(conn, token).to_confirm()] == ["deal-1"]
+    assert b.post(f"/t/{token}/confirm", data={"item": "deal-1"}).status_code == 303
+    # A phone undoes the confirmed deal 1: the undo waits.
+    assert a.post(f"/t/{token}/undo", data={"number": "1"}).status_code == 303
+    table = tables.load(conn, token)
+    assert table.deals == () and [item.key for item in table.to_confirm()] == ["undo-1"]
+    assert "Deal 1 undone" in text_of(b.get(f"/t/{token}").get_data(as_text=True))
+    # A deal saved again in its place takes over the waiting undo, and waits itself.
+    assert a.post(f"/t/{token}/deals", data=rwd_deal_form(1, 2)).status_code == 303
+    assert [item.key for item in tables.load(conn, token).to_confirm()] == ["deal-1"]
+
+
+@pytest.mark.confirming
+def test_the_season_ignores_a_match_until_it_is_confirmed(app, client, conn):
+    phones, token = drawn_table(client, conn, app)
+    a, b = seat_phone(phones, conn, token, 0), seat_phone(phones, conn, token, 2)
+    for number in (1, 2, 3):
+        assert a.post(f"/t/{token}/deals", data=rwd_deal_form(number, 0)).status_code == 303
+    season = json.loads(client.get("/season.json").get_data(as_text=True))
+    assert season["ranked"] == []
+    assert b.post(f"/t/{token}/confirm", data={"item": "all"}).status_code == 303
+    season = json.loads(client.get("/season.json").get_data(as_text=True))
+    assert len(season["ranked"]) == 4
+
+
+@pytest.mark.confirming
+def test_the_hall_turns_confirming_off_for_tables_from_then_on(app, client, conn):
+    phones, token = drawn_table(client, conn, app)
+    a = seat_phone(phones, conn, token, 0)
+    assert a.post(f"/t/{token}/deals", data=rwd_deal_form(1, 0)).status_code == 303
+    assert "Turn confirming off" in text_of(client.get("/hall").get_data(as_text=True))
+    assert client.post("/hall/confirming", data={"on": "0"}).status_code == 303
+    assert not night.confirm_deals(conn)
+    # This table decided at its first deal: it still asks.
+    assert a.post(f"/t/{token}/deals", data=rwd_deal_form(2, 0)).status_code == 303
+    assert [item.key for item in tables.load(conn, token).to_confirm()] == ["deal-1", "deal-2"]
+
+
+def test_a_side_table_asks_only_if_a_seat_turns_it_on_before_its_first_deal(app, client, conn):
+    phone = app.test_client()
+    phone.environ_base.update({"REMOTE_ADDR": "192.168.1.50"})
+    token = table_writes.create(conn, "rwd", FOUR, {})
+    assert "Ask another seat to confirm each deal" in text_of(phone.get(f"/t/{token}").get_data(as_text=True))
+    assert phone.post(f"/t/{token}/confirming", data={"on": "1"}).status_code == 303
+    assert phone.post(f"/t/{token}/deals", data=rwd_deal_form(1, 0)).status_code == 303
+    assert [item.key for item in tables.load(conn, token).to_confirm()] == ["deal-1"]
+    refused = phone.post(f"/t/{token}/confirming", data={"on": "0"})
+    assert refused.status_code == 409 and "before the first deal" in text_of(refused.get_data(as_text=True))
+    # Another phone that had the table open before the deal confirms it.
+    other = app.test_client()
+    other.environ_base.update({"REMOTE_ADDR": "192.168.1.51"})
+    later = other.post(f"/t/{token}/confirm", data={"item": "all"})
+    assert later.status_code == 409  # it opened the table only now
+    second = table_writes.create(conn, "rwd", FOUR, {})
+    done(tables.set_confirming(conn, second, True))
+    other.get(f"/t/{second}")  # open before the deal
+    assert phone.post(f"/t/{second}/deals", data=rwd_deal_form(1, 0)).status_code == 303
+    assert other.post(f"/t/{second}/confirm", data={"item": "all"}).status_code == 303
+    assert tables.load(conn, second).confirmed
