@@ -92,6 +92,19 @@ def test_the_total_is_the_exact_sum_of_the_rows_and_the_leaderboards_line(app, c
     assert "Place 4 of 4 · 1.17 place points" in page
 
 
+def test_a_room_table_is_named_as_the_hall_names_it(app, client, conn):
+    """Issue 44: at the room's tables a match's table is "Table 3" on My night, as on the hall and
+    in the night's files, never the room's bare label ("Round 1 · 3")."""
+    phones = join_night(app, ["Ann", "Bo", "Cy", "Di"])
+    assert client.post("/hall/room", data={"room": "3-4"}).status_code == 303
+    assert client.post("/hall/rounds", data={"tables-rwd": "1"}).status_code == 303
+    (rt,) = night.night_rounds(conn)[-1].tables
+    assert rt.table.label == "3"
+    table_writes.play_until_over(conn, rt.table.token, 0)
+    assert "Round 1 · Table 3 RWD (Rewind)" in summary_text(phones["Ann"])
+    assert "第1ラウンド · テーブル3 RWD(リワインド)" in summary_text(phones["Ann"], "ja")
+
+
 @pytest.mark.parametrize("value, text", [
     (Fraction(0), "0"), (Fraction(1), "1"), (Fraction(1, 2), "½"), (Fraction(17, 6), "2⅚"),
     (Fraction(3, 10), "³⁄₁₀"), (Fraction(13, 10), "1³⁄₁₀"), (Fraction(49, 12), "4¹⁄₁₂"), (Fraction(1, 10), "⅒"), (Fraction(9, 4), "2¼")])
