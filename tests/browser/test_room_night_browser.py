@@ -567,7 +567,10 @@ def play_the_night(night: Night, hall) -> None:
     # --- the night's end: every table kept its room label, and every line adds up -------------
     doc = night.export()
     assert {t["token"]: t["label"] for r in doc["rounds"] for t in r["tables"]} == labels
-    assert {t["token"]: t["label"] for t in doc["tables"]} == labels
+    # Where tables of several rounds are listed, each is named with its round ("R2 · Table 1").
+    round_of = {t["token"]: r["number"] for r in doc["rounds"] for t in r["tables"]}
+    assert {t["token"]: t["label"] for t in doc["tables"]} == {
+        token: f"R{round_of[token]} · {label}" for token, label in labels.items()}
     assert all(t["over"] for t in doc["tables"])
     kept = [t["label"] for r in doc["rounds"] for t in r["tables"]
             if KEEPER in [s["name"] for s in t["seats"]]]
@@ -579,7 +582,7 @@ def play_the_night(night: Night, hall) -> None:
     rows = list(csv.DictReader(io.StringIO(body.removeprefix("\ufeff"))))
 
     def players_at(table: dict) -> list[set[str]]:
-        found = [r for r in rows if r["round"] == "2" and r["table"] == table["label"]]
+        found = [r for r in rows if r["round"] == "2" and r["table"] == f"R2 · {table['label']}"]
         return [{r["player"] for r in found if r["deal"] == str(n)} for n in range(1, 10) if
                 any(r["deal"] == str(n) for r in found)]
 
