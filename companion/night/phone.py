@@ -26,7 +26,9 @@ def my_player() -> service.Player | None:
     if mine.get("night") != service.current_night(conn):
         return None
     found = service.player(conn, mine.get("id") if isinstance(mine.get("id"), int) else None)
-    if found is None or found.left:
+    # A player who left after their match keeps their night on their phone (and may come back);
+    # a name the organiser took off the list is no longer this phone's.
+    if found is None or (found.left and not found.leaving):
         return None
     # Issue 32: a name is the phone's that joined as it (another phone got it from the organiser).
     return found if owns(conn, found.id) else None

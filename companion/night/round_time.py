@@ -185,9 +185,11 @@ def draw_next_round(conn: Connection, unfinished_tables: str | None = None, **dr
     game's ruling). A table with no deal played is not playing: its players are drawn again."""
     playing = [rt for _r, rt in service.still_playing(service.night_rounds(conn))]
     if playing and unfinished_tables not in (LEAVE, END):
-        labels = NameList([rt.table.label or str(rt.table.seq or rt.number) for rt in playing])  # 「、」 in Japanese
+        # Named as the hall names them ("Table 3", a room's "Window"), 「、」 between them in Japanese.
+        labels = NameList([T("Table {n}", n=label) if (label := rt.table.label or str(rt.table.seq or rt.number))
+                           .isdigit() else label for rt in playing])
         return refused([FieldError("unfinished", T(
-            "Still playing: table {tables}. Choose below: leave them playing (their players sit out this draw and "
+            "Still playing: {tables}. Choose below: leave them playing (their players sit out this draw and "
             "join the next) or end them at time now.", tables=labels))])
     if playing and unfinished_tables == END:
         for rt in playing:  # the organiser's word is the time called: each ends now, as the hall's End at time

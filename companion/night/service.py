@@ -268,8 +268,9 @@ def set_left(conn: Connection, player_id: int, left: bool = True) -> Done:
         if player(conn, player_id) is None:
             return not_found()
         night_rows.update_player(conn, player_id, left=left)
-        if not left:  # back on the list: playing, whatever they said before they left
-            night_rows.set_away(conn, player_id, None, False)
+        # Back on the list: playing, whatever they said before they left. Taken off by the
+        # organiser: not "leaving" (a leaver's phone keeps their night; a removed name's doesn't).
+        night_rows.set_away(conn, player_id, None, False)
     publish(Change("night"))
     return done()
 
@@ -387,10 +388,12 @@ def set_away(conn: Connection, player_id: int, away: str | None) -> Done:
     next draw leaves them out and takes them off tonight's list; their results stay), or None:
     playing on. Its value: the player as they are now."""
     with write(conn):
-        if player(conn, player_id) is None:
+        if (found := player(conn, player_id)) is None:
             return not_found()
         next_round = len(night_rows.rounds(conn, current_night(conn))) + 1
         night_rows.set_away(conn, player_id, next_round if away == SIT_OUT else None, away == LEAVING)
+        if away is None and found.left and found.leaving:  # left after their match, and came back
+            night_rows.update_player(conn, player_id, left=False)
         changed = player(conn, player_id)
     publish(Change("night"))
     return done(changed)
@@ -721,7 +724,8 @@ def redraw_round(conn: Connection) -> Done:
     listed = roster(conn)
     people = [p for p in listed if p.id not in playing and not p.away_from(latest.number)]
     options_of = {rt.table.game.id: dict(rt.table.setup.options) for rt in latest.tables}
-    seated, errors = _search(conn, people, earlier, latest.draw, secrets.token_hex(4), options_of,
+    seed = secrets.token_hex(4)  # kept with the round, as a first draw's is
+    seated, errors = _search(conn, people, earlier, latest.draw, seed, options_of,
                              chosen=[rt.table.game.id for rt in latest.tables])
     if errors:
         return refused([FieldError("redraw", e.message) for e in errors])
@@ -741,7 +745,7 @@ def redraw_round(conn: Connection) -> Done:
                 return started(TABLE_STARTED)
             moved[rt.table.token] = table_rows.seat_players(conn, rt.table.id, players, rt.table.setup.options, stamp)
             night_rows.set_seats(conn, rt.table.id, list(player_ids))
-        night_rows.bump_round(conn, latest.id)
+        night_rows.bump_round(conn, latest.id, seed)
     publish(Change("night"))
     publish_tables(moved)
     return done(_latest(conn))

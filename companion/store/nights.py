@@ -229,8 +229,10 @@ def set_seats(conn: sqlite3.Connection, table_id: int, player_ids: list[int]) ->
 
 
 @translated
-def bump_round(conn: sqlite3.Connection, round_id: int) -> None:
-    conn.execute("UPDATE night_rounds SET version = version + 1 WHERE id = ?", (round_id,))
+def bump_round(conn: sqlite3.Connection, round_id: int, seed: str | None = None) -> None:
+    """The round changed (``seed``: drawn again with this seed)."""
+    conn.execute("UPDATE night_rounds SET version = version + 1, seed = coalesce(?, seed) WHERE id = ?",
+                 (seed, round_id))
 
 
 @translated

@@ -446,7 +446,7 @@ def play_the_night(night: Night, hall) -> None:
     # --- round 2: a table still playing is left playing ----------------------------------------
     refused = night.draw(3, status=422)
     room_number = long_table["label"].removeprefix("Table ")  # named by its room label: "table 3"
-    assert f"Still playing: table {room_number}. Choose below" in re.sub(r"\s+", " ", refused)
+    assert f"Still playing: Table {room_number}. Choose below" in re.sub(r"\s+", " ", refused)
     night.draw(3, unfinished="leave")
     doc = night.export()
     second = night.seating(2)

@@ -50,6 +50,29 @@ def test_a_leaver_leaves_at_the_next_draw_and_keeps_their_results(app, client, c
     assert not night.player(conn, hal.id).leaving
 
 
+def test_a_leavers_phone_keeps_their_night_and_can_come_back(app, client, conn):
+    """Found by the 16-player night: once the draw took a leaver off tonight's list, their phone
+    lost My night (/night/me/summary answered 303 to /night) while the leaderboard kept their
+    line. A name the organiser removed is still no longer the phone's."""
+    phones = join_night(app, EIGHT)
+    draw(client)
+    assert phones["Hal"].post("/night/me/away", data={"away": "leaving"}).status_code == 303
+    draw(client, tables=2)
+    assert "Hal" not in seated(conn)
+    summary = phones["Hal"].get("/night/me/summary")
+    assert summary.status_code == 200 and "Hal" in text_of(summary.get_data(as_text=True))
+    page = text_of(phones["Hal"].get("/night/me").get_data(as_text=True))
+    assert "You left tonight's list after your match." in page
+    assert phones["Hal"].post("/night/me/away", data={"away": ""}).status_code == 303  # "I'm back"
+    assert not night.player(conn, next(p.id for p in night.roster(conn, with_left=True) if p.name == "Hal")).left
+    draw(client, tables=2)
+    assert "Hal" in seated(conn)
+    # The organiser removes Gus: his phone is no longer Gus's.
+    gus = next(p for p in night.roster(conn) if p.name == "Gus")
+    assert client.post(f"/hall/players/{gus.id}", data={"action": "remove"}).status_code == 303
+    assert phones["Gus"].get("/night/me/summary").status_code == 303
+
+
 def test_the_organiser_says_it_from_the_hall_and_takes_it_back(app, client, conn):
     join_night(app, EIGHT)
     bo = next(p for p in night.roster(conn) if p.name == "Bo")

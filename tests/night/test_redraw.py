@@ -30,6 +30,7 @@ def test_a_redraw_seats_a_late_arrival_at_the_same_tables(client, conn):
     assert client.post("/hall/redraw").status_code == 303
     rounds = night.night_rounds(conn)
     assert len(rounds) == 1 and rounds[0].minutes == 30 and rounds[0].draw == first.draw
+    assert rounds[0].seed != first.seed  # the round keeps the seed it was drawn again with
     after = seats(conn)
     assert [(token, seq) for token, seq, _ids in after] == [(token, seq) for token, seq, _ids in before]
     seated = [pid for _token, _seq, ids in after for pid in ids]

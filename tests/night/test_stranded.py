@@ -39,7 +39,7 @@ def test_drawing_while_a_table_plays_names_it_and_draws_nothing(client, conn):
     refused = client.post("/hall/rounds", data={"tables-rwd": "1"})
     assert refused.status_code == 422
     page = text_of(refused.get_data(as_text=True))
-    assert f"Still playing: table {rt.table.seq}." in page
+    assert f"Still playing: Table {rt.table.seq}." in page
     assert "Leave them playing" in page and "End them at time now" in page
     assert len(night.night_rounds(conn)) == 1
     # The hall lists it before the organiser presses anything: the choice is on the form.
