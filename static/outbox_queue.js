@@ -8,14 +8,14 @@
   // The table's writes (templates/tables/): a deal, a correction, undo, finish or reopen,
   // rematch, seating the players, confirming another phone's deals (issue 45) or asking for it. A table token's shape, [A-Za-z0-9_-]{16,64}, is a copy of
   // companion/tokens.py (TOKEN_PATTERN), the one definition; change them together.
-  const WRITE = /^\/t\/([A-Za-z0-9_-]{16,64})\/(deals(?:\/(\d+))?|undo|finish|rematch|players|confirm|confirming)$/;
+  const WRITE = /^\/t\/([A-Za-z0-9_-]{16,64})\/(deals(?:\/(\d+)(\/dispute)?)?|undo|finish|rematch|players|confirm|confirming)$/;
   const FIRST_DELAY = 1000, MAX_DELAY = 5000;
 
   // {table, path, kind, edits} for a write's path, or null for any other path.
   function writeOfPath(path) {
     const m = WRITE.exec(path);
     if (!m) return null;
-    const kind = m[2] === "deals" ? "deal" : m[3] ? "edit" : m[2] === "players" ? "seat" : m[2];
+    const kind = m[4] ? "dispute" : m[2] === "deals" ? "deal" : m[3] ? "edit" : m[2] === "players" ? "seat" : m[2];
     return { table: m[1], path, kind, edits: m[3] ? parseInt(m[3], 10) : null };
   }
 
@@ -136,7 +136,7 @@
   function titleOf(item, say) {
     const n = item.number;
     if (item.kind === "finish") return field(item, "finished") === "0" ? say("reopen") : say("finish");
-    if (["deal", "edit", "undo"].includes(item.kind)) return say(item.kind, n);
+    if (["deal", "edit", "undo", "dispute"].includes(item.kind)) return say(item.kind, n);
     if (item.kind === "confirm" || item.kind === "confirming") return say(item.kind);
     return say(item.kind === "rematch" ? "rematch" : "seat");
   }

@@ -252,6 +252,15 @@ def _a_pending_deal(conn) -> str:
     return token
 
 
+def _a_disputed_deal(conn) -> str:
+    """A side table's deal 1, saved by phone A, disputed by phone B (issue 45)."""
+    token = _a_pending_deal(conn)
+    done(tables.dispute(conn, token, 1, {"chips-0": "3", "chips-1": "3", "chips-2": "3", "chips-3": "4",
+                                         "tricks-0": "2", "tricks-1": "7", "tricks-2": "2", "tricks-3": "2"},
+                        who=Who("phone-b", opened_at="2000-01-01T00:00:00+00:00")))
+    return token
+
+
 def a_table_at_time(conn) -> str:
     """A round table with a deal played whose time is called: its match may end at time."""
     drawn = a_round(conn, 4)[1]
@@ -328,6 +337,14 @@ SCENARIOS: dict[str, list[tuple[str, Callable]]] = {
     "companion.tables.service:confirm": [
         ("another seat confirms a deal", lambda conn: (lambda token: lambda: done(tables.confirm(
             conn, token, who=Who("phone-b", opened_at="2000-01-01T00:00:00+00:00"))))(_a_pending_deal(conn)))],
+    "companion.tables.service:dispute": [
+        ("another seat disputes a deal", lambda conn: (lambda token: lambda: done(tables.dispute(
+            conn, token, 1, {"chips-0": "3", "chips-1": "3", "chips-2": "3", "chips-3": "4", "tricks-0": "2",
+                             "tricks-1": "7", "tricks-2": "2", "tricks-3": "2"},
+            who=Who("phone-b", opened_at="2000-01-01T00:00:00+00:00"))))(_a_pending_deal(conn)))],
+    "companion.tables.service:settle": [
+        ("the organiser keeps the saved version", lambda conn: (lambda token: lambda: done(tables.settle(
+            conn, token, 1, "saved")))(_a_disputed_deal(conn)))],
     "companion.tables.service:set_confirming": [
         ("a side table asks for confirmation", lambda conn: (lambda token: lambda: done(tables.set_confirming(
             conn, token, True)))(table_writes.create(conn, "rwd", ["Ann", "Bo", "Cy", "Dee"], {})))],

@@ -14,13 +14,13 @@ tables and the phones say so.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Mapping
+from typing import Mapping, Sequence
 
 from . import service
 from ..tables import service as table_service
 from ..changes import Change, publish
 from ..games import FieldError
-from ..games.text import NameList, T
+from ..games.text import NameList, T, Text
 from ..outcomes import Done, Outcome, done, not_found, refused
 from ..store import Connection, write
 from ..store import nights as night_rows
@@ -49,8 +49,27 @@ def round_time_is_up(r: service.Round, rt: service.RoundTable, now: datetime | N
 
 
 def round_over(r: service.Round | None) -> bool:
-    """Every table of the round has a result (its match is over, by its rules, by hand or at time)."""
-    return r is not None and bool(r.tables) and all(rt.table.match().over for rt in r.tables)
+    """Every table of the round has a result (its match is over, by its rules, by hand or at
+    time) and none waits for the organiser to settle a dispute (issue 45)."""
+    return r is not None and bool(r.tables) and all(rt.table.match().over and not rt.table.disputes
+                                                    for rt in r.tables)
+
+
+def named(table: table_service.Table, number: int | None = None) -> Text | str:
+    """A table as the hall names it, in a sentence of this module's (which has no Flask):
+    "Table 3", a room's "Window" (tables.links.label_text's rule, as a Text)."""
+    label = table.label or str(table.seq or number or "")
+    return T("Table {n}", n=label) if label.isdigit() else label
+
+
+def disputed_refusal(tables: Sequence[table_service.Table]) -> FieldError | None:
+    """Tables whose disputes the organiser must settle before the next draw or night (issue 45),
+    named with their deals: the room waits for them as for a table still playing."""
+    waiting = [T("{table}, deal {n}", table=named(t), n=d["number"]) for t in tables for d in t.disputes]
+    if not waiting:
+        return None
+    return FieldError("disputed", T("Settle first (Disputes, on the hall): {tables}. Both versions wait there.",
+                                      tables=NameList(waiting)))
 
 
 def can_end_at_time(r: service.Round, rt: service.RoundTable) -> bool:
@@ -183,11 +202,13 @@ def draw_next_round(conn: Connection, unfinished_tables: str | None = None, **dr
     them playing (their players sit this draw out and join the next; their phones keep Call time
     and End at time), or ``"end"`` them at time now (each ends with the deals played, by its
     game's ruling). A table with no deal played is not playing: its players are drawn again."""
-    playing = [rt for _r, rt in service.still_playing(service.night_rounds(conn))]
+    rounds = service.night_rounds(conn)
+    if (disputed := disputed_refusal([rt.table for r in rounds for rt in r.tables])) is not None:
+        return refused([disputed])
+    playing = [rt for _r, rt in service.still_playing(rounds)]
     if playing and unfinished_tables not in (LEAVE, END):
         # Named as the hall names them ("Table 3", a room's "Window"), 「、」 between them in Japanese.
-        labels = NameList([T("Table {n}", n=label) if (label := rt.table.label or str(rt.table.seq or rt.number))
-                           .isdigit() else label for rt in playing])
+        labels = NameList([named(rt.table, rt.number) for rt in playing])
         return refused([FieldError("unfinished", T(
             "Still playing: {tables}. Choose below: leave them playing (their players sit out this draw and "
             "join the next) or end them at time now.", tables=labels))])
@@ -204,7 +225,10 @@ def start_next_night(conn: Connection, unfinished_tables: str | None = None) -> 
     them playing (they stay playable by their links, and their phones may change them as if
     their round were the latest, until the window after their end) or ``"end"`` them at time now
     (each with a deal played ends with the deals played). Its value: when the night began."""
-    running = [t for t in service.night_tables(conn) if t.seated and not t.match().over]
+    tonight = service.night_tables(conn)
+    if (disputed := disputed_refusal(tonight)) is not None:
+        return refused([disputed])
+    running = [t for t in tonight if t.seated and not t.match().over]
     if running and unfinished_tables not in (LEAVE, END):
         return refused([FieldError("unfinished", T(
             "Choose what happens to the matches still being played: leave them playing, or end them at time now."))])

@@ -14,12 +14,13 @@ from ..games import GAMES
 from ..games.text import join_names
 from ..meetup import points as place_points
 from ..names import name_key
-from ..outcomes import Result
+from ..outcomes import Outcome, Result
 from ..store import get_db
 from ..qr import qr_svg
 from ..numbers import ascii_number, number_or_error
 from ..tables.forms import option_values
 from ..tables import additions
+from ..tables import service as table_service
 from ..tables.links import join_link, label_text
 from ..tables.service import MAX_NAME, Table
 from ..web import render_text
@@ -173,6 +174,7 @@ def hall_context(cycle: bool = False, signature: str | None = None) -> dict:
                 draw_start=draw_form_start(latest, people), drawn=drawn_text(latest.draw) if latest else None,
                 clashes=clash_text(latest, {p.id: p.name for p in service.roster(conn, with_left=True)}),
                 review_draws=service.review_draws(conn), confirm_deals=service.confirm_deals(conn),
+                disputes=disputes_of(tables, {rt.table.id: across_rounds(r, rt) for r in rounds for rt in r.tables}),
                 **rating_context(conn))
 
 
@@ -273,6 +275,28 @@ def playing_rows(rows: list[dict], rounds: list[service.Round]) -> list[dict]:
     earlier round's table once came up between this round's; issue 33)."""
     earlier = {rt.table.id for r in rounds[:-1] for rt in r.tables}
     return [row for row in rows if row["table"].seated and row["table"].id not in earlier]
+
+
+def disputes_of(tables: list[Table], labels: dict[int, str]) -> list[dict]:
+    """Each open dispute of the night's tables (issue 45): the deal as saved and as the other
+    seat saw it, each scored as the table would score it, for the organiser to settle."""
+    found = []
+    for position, table in enumerate(tables, start=1):
+        if not table.disputes:
+            continue
+        match = table.match()
+        for said in table.disputes:
+            number = said["number"]
+            if number > len(match.deals):
+                continue
+            try:
+                theirs = table.game.score_deal(table.progress(upto=number - 1), said["facts"])
+            except Exception:  # a version the rules no longer read: shown without its points
+                theirs = None
+            found.append(dict(table=table, label=labels.get(table.id) or table_label(table, position), number=number,
+                              entrants=match.entrants, saved=match.deals[number - 1].score.points,
+                              theirs=theirs.points if theirs else None, at=local_time(said["at"], HALL_TIME)))
+    return found
 
 
 @bp.get("/hall")
@@ -914,6 +938,21 @@ def call_time_for_round():
             len(left), tables=listed([round_label(rt) for rt in left]))]}, 200)
 
     return hall_answer({}, "time", "#seating", round_time.end_round_at_time, saved=ended)
+
+
+@bp.post("/hall/tables/<int:table_id>/settle")
+def settle(table_id: int):
+    """The organiser settles a dispute (issue 45): the saved version, or the other seat's."""
+    keep = request.form.get("keep")
+    number = request.form.get("number", type=number_or_error) or 0
+    token = next((t.token for t in service.night_tables(get_db()) if t.id == table_id), None)
+    if token is None or keep not in ("saved", "theirs"):
+        abort(404)
+    settled = table_service.settle(get_db(), token, number, keep)
+    if settled.outcome is Outcome.REFUSED:  # their version needs answers a correction asks: on its page
+        return hall_page({}, {"disputes": [gettext(
+            "Deal %(n)s: open the table on this laptop and correct the deal there.", n=number)]}, 422)
+    return after("#disputes")
 
 
 @bp.post("/hall/tables/<int:table_id>/add")

@@ -453,6 +453,7 @@ MIGRATIONS: list[str] = [
     ALTER TABLE deals ADD COLUMN pending text;
     ALTER TABLE tables ADD COLUMN pending_undos text;
     ALTER TABLE tables ADD COLUMN confirm integer;
+    ALTER TABLE tables ADD COLUMN disputes text;
     """,
 ]
 

@@ -275,6 +275,10 @@ MIGRATIONS: list[str] = [
     ALTER TABLE deals ADD COLUMN pending TEXT;
     ALTER TABLE tables ADD COLUMN pending_undos TEXT;
     ALTER TABLE tables ADD COLUMN confirm INTEGER;
+    -- Another seat says "That's not right" and gives what they saw: open disputes, a JSON list
+    -- of {"number", "facts", "by", "seats", "at"}, until the organiser settles each (the change
+    -- log keeps every version with who said what).
+    ALTER TABLE tables ADD COLUMN disputes TEXT;
     """,
 ]
 

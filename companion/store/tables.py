@@ -34,6 +34,7 @@ def _record(row: sqlite3.Row, deals: list[dict[str, Any]], pending: list[dict[st
             "room_table": row["room_table"],
             "confirm": None if row["confirm"] is None else bool(row["confirm"]),
             "pending_undos": json.loads(row["pending_undos"]) if row["pending_undos"] else [],
+            "disputes": json.loads(row["disputes"]) if row["disputes"] else [],
             "pending": [None] * len(deals) if pending is None else pending,
             "deals": deals}
 
@@ -246,6 +247,12 @@ def set_pending(conn: sqlite3.Connection, table_id: int, number: int, pending: d
 def set_pending_undos(conn: sqlite3.Connection, table_id: int, undos: Sequence[dict[str, Any]]) -> None:
     """The undone confirmed deals still waiting for another seat's confirmation of the undo."""
     conn.execute("UPDATE tables SET pending_undos = ? WHERE id = ?", (_json(list(undos)) if undos else None, table_id))
+
+
+@translated
+def set_disputes(conn: sqlite3.Connection, table_id: int, disputes: Sequence[dict[str, Any]]) -> None:
+    """The table's open disputes (issue 45): another seat's version of a deal, for the organiser."""
+    conn.execute("UPDATE tables SET disputes = ? WHERE id = ?", (_json(list(disputes)) if disputes else None, table_id))
 
 
 @translated

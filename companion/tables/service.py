@@ -88,6 +88,11 @@ class Table:
     confirm: bool | None = None  # asks another seat to confirm each deal (issue 45); None: not decided yet
     pending: tuple[dict[str, Any] | None, ...] = ()  # per deal: who saved it, while it waits for confirmation
     pending_undos: tuple[dict[str, Any], ...] = ()  # confirmed deals undone, the undo waiting for confirmation
+    disputes: tuple[dict[str, Any], ...] = ()  # another seat's version of a waiting deal, for the organiser
+
+    def disputed(self, number: int) -> dict[str, Any] | None:
+        """The open dispute over deal ``number``, if any."""
+        return next((d for d in self.disputes if d["number"] == number), None)
 
     def to_confirm(self) -> tuple[ToConfirm, ...]:
         """What waits for another seat's confirmation, in deal order (issue 45)."""
@@ -471,7 +476,8 @@ def table_of(record: Mapping[str, Any] | None) -> Table | None:
                  ended_at=record.get("ended_at"), ended_deals=record.get("ended_deals"),
                  opened_from=record.get("opened_from"), room_table=record.get("room_table"),
                  confirm=record.get("confirm"), pending=tuple(record.get("pending") or ()),
-                 pending_undos=tuple(record.get("pending_undos") or ()))
+                 pending_undos=tuple(record.get("pending_undos") or ()),
+                 disputes=tuple(record.get("disputes") or ()))
 
 
 def load(conn: Connection, token: str) -> Table | None:
@@ -763,6 +769,8 @@ def correct_deal(conn: Connection, token: str, number: int, facts: dict[str, Any
         if table.confirm:
             who = who.seated([name_key(name) for name in table.setup.players])
             table_rows.set_pending(conn, table.id, number, None if who.organiser else who.mark(now()))
+        if who.organiser and table.disputed(number):  # the organiser's version settles it (a third one too)
+            table_rows.set_disputes(conn, table.id, [d for d in table.disputes if d["number"] != number])
         stored = load(conn, token)
         season = season_moved(conn, table, stored)
     return announced(Written(Outcome.SAVED, stored, number, season=season))
@@ -783,6 +791,8 @@ def undo_deal(conn: Connection, token: str, number: int, write_id: str | None = 
             return Written(Outcome.CONFLICT, table, number, message=T(
                 "Nothing was undone: deal {number} is no longer the last deal.", number=number))
         table_rows.delete_deal(conn, table.id, number)
+        if table.disputed(number):  # the deal in dispute is gone
+            table_rows.set_disputes(conn, table.id, [d for d in table.disputes if d["number"] != number])
         if table.confirm and not who.organiser and not table.pending[number - 1]:
             who = who.seated([name_key(name) for name in table.setup.players])
             table_rows.set_pending_undos(conn, table.id, table.pending_undos + (
@@ -814,6 +824,8 @@ def confirm(conn: Connection, token: str, keys: Sequence[str] | None = None, *, 
         if answered is not None:
             return answered
         waiting = [item for item in table.to_confirm() if keys is None or item.key in keys]
+        if not who.organiser:  # a disputed deal is the organiser's to settle
+            waiting = [item for item in waiting if not (item.kind == "deal" and table.disputed(item.number))]
         if not waiting:
             return Written(Outcome.SAME, table, message=T("Nothing here waits for confirmation any more."))
         teams = table.teams()
@@ -826,6 +838,9 @@ def confirm(conn: Connection, token: str, keys: Sequence[str] | None = None, *, 
         for item in allowed:
             if item.kind == "deal":
                 table_rows.set_pending(conn, table.id, item.number, None)
+        settled = {item.number for item in allowed if item.kind == "deal"}
+        if any(d["number"] in settled for d in table.disputes):  # the organiser confirmed the saved one
+            table_rows.set_disputes(conn, table.id, [d for d in table.disputes if d["number"] not in settled])
         undos = tuple(u for u in table.pending_undos if ToConfirm("undo", u["number"], u) not in allowed)
         if undos != table.pending_undos:
             table_rows.set_pending_undos(conn, table.id, undos)
@@ -835,6 +850,69 @@ def confirm(conn: Connection, token: str, keys: Sequence[str] | None = None, *, 
         stored = load(conn, token)
         season = season_moved(conn, table, stored, stamp)
     return announced(Written(Outcome.SAVED, stored, season=season))
+
+
+def dispute(conn: Connection, token: str, number: int, form: Mapping[str, str], *, who: Who,
+            write_id: str | None = None) -> Written:
+    """Another seat says "That's not right" about deal ``number`` waiting for confirmation, and
+    gives what they saw (the deal ``form``): both versions go to the organiser (issue 45). The
+    table plays on from the saved version meanwhile. Who may say it is who may confirm it
+    (:func:`confirming.why_not`). Refused when what they saw is what was saved (then Confirm)."""
+    with write(conn):
+        table, answered = _opened(conn, token, write_id)
+        if answered is not None:
+            return answered
+        item = next((i for i in table.to_confirm() if i.kind == "deal" and i.number == number), None)
+        if item is None:
+            return Written(Outcome.CONFLICT, table, number, message=T(
+                "Deal {n} no longer waits for confirmation: ask the organiser to correct it.", n=number))
+        who = who.seated([name_key(name) for name in table.setup.players])
+        reason = why_not(item, who, table.teams())
+        if reason is not None:
+            return Written(Outcome.REFUSED, table, number, errors=(FieldError("deal", reason),))
+        facts, errors = read_deal(table, number, form)
+        if errors:
+            return Written(Outcome.REFUSED, table, number, errors=tuple(errors))
+        if facts == table.deals[number - 1]:
+            return Written(Outcome.REFUSED, table, number, errors=(FieldError("deal", T(
+                "That is what was saved for deal {n}: tap Confirm instead.", n=number)),))
+        stamp = now()
+        said = dict(who.mark(stamp), number=number, facts=facts)
+        table_rows.set_disputes(conn, table.id, [d for d in table.disputes if d["number"] != number] + [said])
+        _touch(conn, table.id, "dispute", number, table.deals[number - 1], said, stamp)
+        remember_outcome(conn, table, write_id, {"action": "dispute", "number": number})
+        stored = load(conn, token)
+    return announced(Written(Outcome.SAVED, stored, number))
+
+
+def settle(conn: Connection, token: str, number: int, keep: str) -> Written:
+    """The organiser settles the dispute over deal ``number``: ``keep`` "saved" confirms the
+    saved version; "theirs" puts the other seat's version in its place, a correction from the
+    laptop (later deals replay; confirmed). A third version is the laptop's own correction of
+    the deal (:func:`correct_deal`, which settles it too)."""
+    table = load(conn, token)
+    if table is None:
+        return Written(Outcome.NO_TABLE, None)
+    found = table.disputed(number)
+    if found is None:
+        return Written(Outcome.SAME, table, number, message=T("Deal {n} has no open dispute.", n=number))
+    if keep == "theirs":
+        return correct_deal(conn, token, number, found["facts"], was=fingerprint(table.deals[number - 1]),
+                            who=LAPTOP)
+    with write(conn):
+        table, answered = _opened(conn, token, None)
+        if answered is not None:
+            return answered
+        if table.disputed(number) is None:  # settled meanwhile
+            return Written(Outcome.SAME, table, number)
+        table_rows.set_disputes(conn, table.id, [d for d in table.disputes if d["number"] != number])
+        if number <= len(table.deals):
+            table_rows.set_pending(conn, table.id, number, None)
+        stamp = now()
+        _touch(conn, table.id, "settle", number, None, {"kept": "saved", "by": LAPTOP.mark(stamp)}, stamp)
+        stored = load(conn, token)
+        season = season_moved(conn, table, stored, stamp)
+    return announced(Written(Outcome.SAVED, stored, number, season=season))
 
 
 def set_confirming(conn: Connection, token: str, on: bool, write_id: str | None = None,

@@ -509,14 +509,14 @@ def use_mine(token: str):
 
 
 def render_edit(table: service.Table, number: int, values: dict, errors: dict, notice, was: str, status: int = 200,
-                later_choices=(), removal: dict | None = None):
+                later_choices=(), removal: dict | None = None, dispute: bool = False):
     progress = table.progress(upto=number - 1)
     upcoming = table.game.next_deal(progress)
     return render_template("tables/edit.html", table=table, game=table.game, progress=progress,
                            upcoming=upcoming, columns=table.game.column_map(table.setup),
                            values=values, errors=errors, notice=notice, number=number,
                            was=was, mode="edit", match=table.match(), later_choices=later_choices,
-                           removal=removal, lock=change_lock(table)), status
+                           removal=removal, lock=change_lock(table), dispute=dispute), status
 
 
 @bp.post("/t/<token>/deals/<int:number>")
@@ -594,6 +594,31 @@ def confirm(token: str):
     # SAME: nothing waits any more (a double tap, or another phone confirmed first): as confirmed.
     tell(table, "confirmed")
     return redirect(table_url(table) + "#sheet", code=303)
+
+
+@bp.route("/t/<token>/deals/<int:number>/dispute", methods=["GET", "POST"])
+def dispute(token: str, number: int):
+    """"That's not right" (issue 45): GET, deal ``number``'s form filled as saved, to change
+    into what this seat saw; POST, both versions go to the organiser, and the table's phones
+    say the organiser settles it."""
+    if request.method != "POST":  # GET, or HEAD (never a write)
+        table = table_or_404(token)
+        if not 1 <= number <= len(table.deals):
+            return table_problem(table, gettext("This table has no deal %(number)s (any more).", number=number), 404)
+        return render_edit(table, number, table.game.form_values(table.deals[number - 1]), {}, None,
+                           service.fingerprint(table.deals[number - 1]), dispute=True)
+    values = form_values()
+    said = service.dispute(get_db(), token, number, values, who=who_here(token), write_id=write_id())
+    table = said.table
+    if table is None:
+        abort(status_of(said))
+    if said.outcome is Outcome.REFUSED:
+        return render_edit(table, number, values, group_errors(list(said.errors)), None, "", status_of(said),
+                           dispute=True)
+    if said.outcome is Outcome.CONFLICT:
+        return stale(table, said.message)
+    tell(table, "disputed", said.number)
+    return redirect(table_url(table) + "#confirm-box", code=303)
 
 
 @bp.post("/t/<token>/confirming")

@@ -19,7 +19,11 @@ describe("which paths are writes", () => {
                      { table: TABLE, path: `/t/${TABLE}/deals`, kind: "deal", edits: null });
     assert.deepEqual(plain(Q.writeOfPath(`/t/${TABLE}/deals/12`)),
                      { table: TABLE, path: `/t/${TABLE}/deals/12`, kind: "edit", edits: 12 });
-    for (const [path, kind] of [["undo", "undo"], ["finish", "finish"], ["rematch", "rematch"], ["players", "seat"]]) {
+    // Issue 45: confirming another phone's deals, asking for it, and saying what you saw.
+    assert.deepEqual(plain(Q.writeOfPath(`/t/${TABLE}/deals/4/dispute`)),
+                     { table: TABLE, path: `/t/${TABLE}/deals/4/dispute`, kind: "dispute", edits: 4 });
+    for (const [path, kind] of [["undo", "undo"], ["finish", "finish"], ["rematch", "rematch"], ["players", "seat"],
+                                ["confirm", "confirm"], ["confirming", "confirming"]]) {
       assert.equal(Q.writeOfPath(`/t/${TABLE}/${path}`).kind, kind);
     }
   });

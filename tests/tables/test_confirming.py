@@ -165,3 +165,54 @@ def test_a_side_table_asks_only_if_a_seat_turns_it_on_before_its_first_deal(app,
     assert phone.post(f"/t/{second}/deals", data=rwd_deal_form(1, 0)).status_code == 303
     assert other.post(f"/t/{second}/confirm", data={"item": "all"}).status_code == 303
     assert tables.load(conn, second).confirmed
+
+
+# --- disputes ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.confirming
+def test_a_dispute_goes_to_the_hall_holds_the_round_and_the_organiser_settles_it(app, client, conn):
+    phones, token = drawn_table(client, conn, app)
+    a, c = seat_phone(phones, conn, token, 0), seat_phone(phones, conn, token, 2)
+    for number in (1, 2, 3):  # seat 1 wins three: over, as saved
+        assert a.post(f"/t/{token}/deals", data=rwd_deal_form(number, 0)).status_code == 303
+    assert "That's not right" in text_of(c.get(f"/t/{token}").get_data(as_text=True))
+    form = c.get(f"/t/{token}/deals/3/dispute").get_data(as_text=True)
+    assert "Deal 3: what you saw" in text_of(form) and "Send both versions to the organiser" in text_of(form)
+    # What was saved is not a dispute.
+    same = c.post(f"/t/{token}/deals/3/dispute", data=rwd_deal_form(3, 0))
+    assert same.status_code == 422 and "tap Confirm instead" in text_of(same.get_data(as_text=True))
+    # Seat 3 says seat 3 won deal 3.
+    assert c.post(f"/t/{token}/deals/3/dispute", data=rwd_deal_form(3, 2)).status_code == 303
+    table = tables.load(conn, token)
+    assert [d["number"] for d in table.disputes] == [3] and table.deals[2]["tricks"] == [7, 2, 2, 2]
+    assert "The organiser will settle deal 3." in text_of(a.get(f"/t/{token}").get_data(as_text=True))
+    # A phone may not confirm the disputed deal; the hall shows both versions; the round is not over.
+    assert c.post(f"/t/{token}/confirm", data={"item": "deal-3"}).status_code == 303
+    assert tables.load(conn, token).disputed(3) is not None
+    hall = text_of(client.get("/hall").get_data(as_text=True))
+    assert "1 dispute to settle" in hall and "As another seat saw it" in hall
+    assert "Round 1 is over" not in hall
+    refused = client.post("/hall/rounds", data={"tables-rwd": "1"})
+    assert refused.status_code == 422
+    assert "Settle first (Disputes, on the hall): Table 1, deal 3." in text_of(refused.get_data(as_text=True))
+    # The organiser takes the other seat's version: deal 3 replaced, confirmed; the match plays on.
+    table_id = tables.load(conn, token).id
+    assert client.post(f"/hall/tables/{table_id}/settle", data={"number": "3", "keep": "theirs"}).status_code == 303
+    table = tables.load(conn, token)
+    assert table.disputes == () and table.deals[2]["tricks"] == [2, 2, 7, 2] and not table.match().over
+    assert [item.key for item in table.to_confirm()] == ["deal-1", "deal-2"]
+    log = [c["action"] for c in tables.changes(conn, table.id)]
+    assert "dispute" in log and "edit" in log
+
+
+@pytest.mark.confirming
+def test_the_organiser_keeps_the_saved_version(app, client, conn):
+    phones, token = drawn_table(client, conn, app)
+    a, c = seat_phone(phones, conn, token, 0), seat_phone(phones, conn, token, 2)
+    assert a.post(f"/t/{token}/deals", data=rwd_deal_form(1, 0)).status_code == 303
+    assert c.post(f"/t/{token}/deals/1/dispute", data=rwd_deal_form(1, 3)).status_code == 303
+    table_id = tables.load(conn, token).id
+    assert client.post(f"/hall/tables/{table_id}/settle", data={"number": "1", "keep": "saved"}).status_code == 303
+    table = tables.load(conn, token)
+    assert table.disputes == () and table.confirmed and table.deals[0]["tricks"] == [7, 2, 2, 2]

@@ -173,6 +173,9 @@ RECIPES: dict[str, tuple[Recipe, bool]] = {
     # Issue 45: the laptop confirms a phone's deal; a side table's seat asks for confirmation.
     "tables.confirm": (lambda w: {"item": "all"}, True),
     "tables.confirming": (lambda w: {"on": "1"}, True),
+    # Another seat's version of the waiting deal 1 (the same, "tap Confirm instead", is refused).
+    "tables.dispute": (lambda w: dict(DEAL_1_CORRECTED), True),
+    "hall.settle": (lambda w: {"number": "1", "keep": "saved"}, True),
     "tables.rematch": (lambda w: {}, True),
     "hall.set_confirm": (lambda w: {"on": "1"}, True),
     "hall.prepare": (lambda w: {"game": GAME, "players": "4", "count": "2", "label": ""}, True),
@@ -469,6 +472,29 @@ def _pending_table(world: World) -> str:
         conn.close()
 
 
+def _disputed_table_id(world: World) -> int:
+    """A night's table (laptop-opened, so the hall settles it) with deal 1 saved by phone A and
+    disputed by phone B (issue 45)."""
+    from companion import store
+    from companion.tables import service as tables
+    from companion.tables.confirming import Who
+    if hasattr(world, "_disputed"):
+        return world._disputed
+    conn = store.connect(world.db)
+    try:
+        token = table_writes.create(conn, GAME, ["Sam", "Tom", "Uma", "Vic"], {"first_dealer": 0, "deals": 0},
+                                    numbered=True)
+        from companion.store import tables as table_rows, write
+        with write(conn):  # a night's table asking for confirmation, as the hall's setting would
+            table_rows.set_confirm(conn, tables.load(conn, token).id, True)
+        assert tables.enter_deal(conn, token, 1, form=DEAL_1, who=Who("phone-a")).saved
+        done(tables.dispute(conn, token, 1, DEAL_1_CORRECTED, who=Who("phone-b", opened_at="2000-01-01T00:00:00+00:00")))
+        world._disputed = tables.load(conn, token).id
+        return world._disputed
+    finally:
+        conn.close()
+
+
 def _side_table_id(world: World) -> int:
     """A table a phone opened and played outside the draws: a side table of the night (issue 33)."""
     from companion import store
@@ -506,6 +532,8 @@ URL_PARAMS: dict[str, Callable[[World], dict[str, object]]] = {
     "tables.addition_act": lambda w: {"token": _timed_out_table(w)[1], "action": "end-at-time"},
     "tables.addition_part": lambda w: {"token": w.token, "name": "clock"},
     "tables.confirm": lambda w: {"token": _pending_table(w)},
+    "tables.dispute": lambda w: {"token": _pending_table(w), "number": 1},
+    "hall.settle": lambda w: {"table_id": _disputed_table_id(w)},
     "tables.confirming": lambda w: {"token": _fresh_side_table(w)},
     "hall.end_table_at_time": lambda w: {"table_id": _timed_out_table(w)[0]},
     "hall.add_side_table": lambda w: {"table_id": _side_table_id(w)},
