@@ -216,3 +216,29 @@ def test_the_organiser_keeps_the_saved_version(app, client, conn):
     assert client.post(f"/hall/tables/{table_id}/settle", data={"number": "1", "keep": "saved"}).status_code == 303
     table = tables.load(conn, token)
     assert table.disputes == () and table.confirmed and table.deals[0]["tricks"] == [7, 2, 2, 2]
+
+
+@pytest.mark.confirming
+def test_my_night_says_a_match_waits_for_confirmation_not_that_it_plays(app, client, conn):
+    phones, token = drawn_table(client, conn, app)
+    a = seat_phone(phones, conn, token, 0)
+    for number in (1, 2, 3):
+        assert a.post(f"/t/{token}/deals", data=rwd_deal_form(number, 0)).status_code == 303
+    summary = text_of(a.get("/night/me/summary").get_data(as_text=True))
+    assert "(to confirm at the table)" in summary and "(playing)" not in summary
+
+
+def test_a_twin_shoot_tables_teams_are_what_the_rule_reads():
+    """The rule's ``teams`` come from the game's own seating (partners side by side in Twin
+    Shoot): a teammate of the seat that saved may not confirm, the other team may."""
+    from companion.games import GAMES, MatchSetup
+
+    table = tables.Table(1, "t" * 22, GAMES["twin_shoot"], MatchSetup("twin_shoot", ("A", "B", "C", "D"), {}),
+                         False, 0, "", "", ())
+    assert table.teams() == (0, 0, 1, 1)
+    item = saved_by("phone-a", seats=[0])
+    keys = ["a", "b", "c", "d"]
+    assert "Your team saved" in str(why_not(item, Who("phone-b", keys=frozenset({"b"})).seated(keys), table.teams()))
+    assert why_not(item, Who("phone-c", keys=frozenset({"c"})).seated(keys), table.teams()) is None
+    assert tables.Table(1, "t" * 22, GAMES["rwd"], MatchSetup("rwd", ("A", "B", "C", "D"), {}),
+                        False, 0, "", "", ()).teams() is None
