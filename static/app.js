@@ -87,6 +87,9 @@
       if (form) form.hidden = mine;
       if (note) note.hidden = !mine;
     }
+    // "Confirm all" only where this phone may confirm something.
+    const all = document.querySelector("#confirm-box form.confirm-all");
+    if (all) all.hidden = !document.querySelector("#confirm-box form.confirm-one:not([hidden])");
   };
 
   document.addEventListener("DOMContentLoaded", () => { restoreTicks(document); showKeypads(document); showCleared(); markOwnSaves(); });
