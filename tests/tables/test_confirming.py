@@ -242,3 +242,20 @@ def test_a_twin_shoot_tables_teams_are_what_the_rule_reads():
     assert why_not(item, Who("phone-c", keys=frozenset({"c"})).seated(keys), table.teams()) is None
     assert tables.Table(1, "t" * 22, GAMES["rwd"], MatchSetup("rwd", ("A", "B", "C", "D"), {}),
                         False, 0, "", "", ()).teams() is None
+
+
+@pytest.mark.confirming
+def test_the_tables_log_keeps_every_version_and_who_said_what(app, client, conn):
+    phones, token = drawn_table(client, conn, app)
+    a, b, c = (seat_phone(phones, conn, token, seat) for seat in (0, 1, 2))
+    players = tables.load(conn, token).setup.players
+    assert a.post(f"/t/{token}/deals", data=rwd_deal_form(1, 0)).status_code == 303
+    assert a.post(f"/t/{token}/deals", data=rwd_deal_form(2, 0)).status_code == 303
+    assert b.post(f"/t/{token}/confirm", data={"item": "deal-1"}).status_code == 303
+    assert c.post(f"/t/{token}/deals/2/dispute", data=rwd_deal_form(2, 2)).status_code == 303
+    table_id = tables.load(conn, token).id
+    assert client.post(f"/hall/tables/{table_id}/settle", data={"number": "2", "keep": "saved"}).status_code == 303
+    log = text_of(client.get(f"/t/{token}/log").get_data(as_text=True))
+    assert f"Confirmed by {players[1]}: deal 1" in log
+    assert f"Deal 2: {players[2]} saw it otherwise, for the organiser to settle" in log and "as they saw it" in log
+    assert "Deal 2 settled by the organiser: the saved one kept" in log
