@@ -73,7 +73,7 @@ def laptop_url(host: str, port: int) -> str:
 
 
 def start_message(*, url: str, warning: str | None, laptop: str, database: str,
-                  moved_from: str | None, draw_qr: bool) -> str:
+                  moved_from: str | None, draw_qr: bool, db_said: str | None = None) -> str:
     """What `serve` prints on start: true whether phones can join or not, the QR code
     only when it is drawn (and only when phones can use its address)."""
     lines = [f"Table Companion {version()} is running."]
@@ -90,7 +90,10 @@ def start_message(*, url: str, warning: str | None, laptop: str, database: str,
         lines.append(f"Note: {warning}")
     if moved_from:
         lines.append(f"Moved your scores from {moved_from} to the data folder ({old_file_kept(moved_from)}).")
-    elsewhere = f" --db {database}" if database.startswith(("postgresql://", "postgres://")) else ""
+    # The backup command as it pastes (issue 46): the same --db-file or COMPANION_DB, or the URL
+    # without its password (libpq reads PGPASSWORD or ~/.pgpass); never "***".
+    elsewhere = ((f" {db_said}" if db_said else "") if db_said is not None else
+                 f" --db {database}" if database.startswith(("postgresql://", "postgres://")) else "")
     lines.append(f"Scores are saved in {database} (copy them any time: {command()} backup FILE{elsewhere})")
     lines.append("Press Ctrl+C to stop.")
     return "\n".join(lines)
@@ -212,7 +215,8 @@ def serve(args: argparse.Namespace) -> int:
         return 0
     print(start_message(url=url, warning=warning, laptop=laptop, database=postgres.shown(database),
                         moved_from=app.config.get("DATABASE_MOVED_FROM"),
-                        draw_qr=not args.no_qr and terminal_can_draw_qr()),
+                        draw_qr=not args.no_qr and terminal_can_draw_qr(),
+                        db_said=getattr(args, "db_said", None) if postgres.is_postgres(database) else None),
           flush=True)
     if args.open:
         open_in_browser(laptop + ("hall" if args.open == "hall" else ""))
@@ -283,15 +287,18 @@ def serve_workers(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 1
     listener.set_inheritable(True)
+    # The database URL reaches each worker through its environment, never its command line:
+    # another user's `ps` shows argv (issue 46).
     command = [sys.executable, "-m", "companion.cli", "serve", "--host", args.host, "--port", str(args.port),
-               "--db", args.db, "--max-connections", str(args.max_connections), "--per-device", str(args.per_device),
+               "--max-connections", str(args.max_connections), "--per-device", str(args.per_device),
                "--header-timeout", str(args.header_timeout), "--no-qr",
                "--listen-fd", str(listener.fileno()), "--worker-of", str(os.getpid())]
+    environment = {**os.environ, DB_ENV: args.db}
 
     def start() -> tuple[subprocess.Popen, float]:
         # Its own process group: Ctrl+C reaches the parent, which stops the workers itself.
         return (subprocess.Popen(command, pass_fds=(listener.fileno(),), stdin=subprocess.DEVNULL,
-                                 start_new_session=True), time.monotonic())
+                                 start_new_session=True, env=environment), time.monotonic())
 
     stopping = threading.Event()
 
@@ -304,7 +311,8 @@ def serve_workers(args: argparse.Namespace) -> int:
     url, warning = join_url(args.host, args.port)
     laptop = laptop_url(args.host, args.port)
     print(start_message(url=url, warning=warning, laptop=laptop, database=postgres.shown(args.db),
-                        moved_from=None, draw_qr=not args.no_qr and terminal_can_draw_qr()), flush=True)
+                        moved_from=None, draw_qr=not args.no_qr and terminal_can_draw_qr(),
+                        db_said=getattr(args, "db_said", None)), flush=True)
     print(f"{args.workers} workers: {', '.join(str(w.pid) for w, _ in workers)}.", flush=True)
     if args.open:
         open_in_browser(laptop + ("hall" if args.open == "hall" else ""))
@@ -387,7 +395,7 @@ def backup(args: argparse.Namespace) -> int:
     from .store import postgres
 
     if args.db and postgres.is_postgres(args.db):
-        return backup_postgres(args.db, Path(args.path).expanduser())
+        return backup_postgres(args.db, Path(args.path).expanduser(), getattr(args, "db_said", None))
     source = _database(args)
     if not source.is_file():
         print(f"companion: no scores yet at {source}: nothing to back up.", file=sys.stderr)
@@ -420,8 +428,9 @@ def backup_target(path: Path, suffix: str) -> Path | None:
     return target
 
 
-def backup_postgres(url: str, target: Path) -> int:
-    """`companion backup` of a PostgreSQL database: pg_dump's custom format (one snapshot)."""
+def backup_postgres(url: str, target: Path, said: str | None = None) -> int:
+    """`companion backup` of a PostgreSQL database: pg_dump's custom format (one snapshot).
+    ``said``: how its restore command names the database (:func:`database_from`)."""
     from .store import StoreError, postgres
 
     found = backup_target(target, ".dump")
@@ -438,7 +447,12 @@ def backup_postgres(url: str, target: Path) -> int:
         print(f"companion: could not back up {postgres.shown(url)} to {target}: {exc}", file=sys.stderr)
         return 1
     print(f"Backed up {tables} tables ({deals} deals) from {postgres.shown(url)} to {target}.")
-    print(f"To put it back: {command()} restore {target} --db {postgres.shown(url)}")
+    # A command that pastes and works, with no password in it: the same --db-file, the same
+    # COMPANION_DB, or the URL without its password (libpq reads PGPASSWORD or ~/.pgpass).
+    said = f"--db {postgres.without_password(url)}" if said is None else said
+    print(f"To put it back: {command()} restore {target}" + (f" {said}" if said else "")
+          + ("  (with PGPASSWORD set, or the password in ~/.pgpass)" if postgres.without_password(url) != url
+             and said.startswith("--db ") else ""))
     return 0
 
 
@@ -476,6 +490,38 @@ def restore(args: argparse.Namespace) -> int:
     return 0
 
 
+DB_ENV = "COMPANION_DB"  # a database URL given out of sight of `ps` (issue 46), as workers get it
+
+
+def database_from(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
+    """Where this command's database comes from (issue 46: secrets out of sight): ``--db``,
+    else ``--db-file`` (a file holding the URL), else the environment's COMPANION_DB, else the
+    default SQLite file. ``args.db_said`` is how a printed command names it again without a
+    password: ``--db-file F``, nothing (the same COMPANION_DB), or the URL with its password
+    left out (libpq then reads PGPASSWORD or ~/.pgpass). A password typed in ``--db`` is
+    visible to every user of the machine (ps): said once, and never passed on to a worker."""
+    from .store.postgres import is_postgres, without_password
+
+    args.db_said = None
+    if getattr(args, "db_file", None):
+        if args.db:
+            parser.error("give --db or --db-file, not both")
+        try:
+            args.db = Path(args.db_file).expanduser().read_text(encoding="utf-8").strip()
+        except OSError as exc:
+            parser.error(f"--db-file {args.db_file}: {exc.strerror or exc}")
+        args.db_said = f"--db-file {args.db_file}"
+    elif args.db:
+        if is_postgres(args.db) and without_password(args.db) != args.db:
+            print(f"companion: the password in --db can be read by every user of this machine (ps). Put the URL "
+                  f"in {DB_ENV} or in a file for --db-file, or the password in PGPASSWORD or ~/.pgpass.",
+                  file=sys.stderr)
+        args.db_said = f"--db {without_password(args.db)}" if is_postgres(args.db) else f"--db {args.db}"
+    elif os.environ.get(DB_ENV):
+        args.db = os.environ[DB_ENV]
+        args.db_said = ""  # the same environment names it again
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="companion", description="Table Companion for five trick-taking games.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
@@ -485,6 +531,8 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     s.add_argument("--db", help="SQLite file (default: companion.sqlite in your data folder; created on first run), "
                    "or a PostgreSQL database: postgresql://user@host/dbname (needs psycopg: docs/club-server.md)")
+    s.add_argument("--db-file", metavar="FILE", help="a file holding the database URL (or set COMPANION_DB): "
+                   "its password stays out of the process list")
     s.add_argument("--threads", type=int, default=16, help=argparse.SUPPRESS)  # waitress's; kept so old scripts run
     s.add_argument("--max-connections", type=int, default=0, metavar="N",
                    help="connections held at once (default: from the open-file limit)")
@@ -502,11 +550,15 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("path", help="the copy's file name, or a folder to put a dated copy in")
     b.add_argument("--db", help="the database to copy (default: the one `serve` uses); a postgresql:// one "
                    "is copied with pg_dump")
+    b.add_argument("--db-file", metavar="FILE", help="a file holding the database URL (or set COMPANION_DB)")
     r = sub.add_parser("restore", help="put a backup back in place of the scores (stop the server first)")
     r.add_argument("path", help="the backup file to restore")
     r.add_argument("--db", help="the database to replace (default: the one `serve` uses); a postgresql:// one "
                    "with pg_restore")
+    r.add_argument("--db-file", metavar="FILE", help="a file holding the database URL (or set COMPANION_DB)")
     args = parser.parse_args(argv)
+    if args.command in ("serve", "backup", "restore"):
+        database_from(args, parser)
     if args.command == "serve":
         if not 0 < args.port < 65536:
             parser.error("--port must be from 1 to 65535")

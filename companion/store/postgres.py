@@ -54,6 +54,16 @@ def is_postgres(database: Any) -> bool:
     return isinstance(database, str) and database.startswith(SCHEMES)
 
 
+def without_password(url: str) -> str:
+    """The URL with no password in it: what a printed command may say (libpq then reads the
+    password from PGPASSWORD or ~/.pgpass, issue 46)."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(":" + parts.password + "@", "@", 1)
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
 def shown(url: str) -> str:
     """The URL as printed (a password in it replaced by ***)."""
     parts = urlsplit(url)

@@ -139,3 +139,65 @@ def test_a_change_saved_on_one_laptop_is_pushed_to_the_phones_of_the_other(postg
     finally:
         stop(first)
         stop(second)
+
+
+SECRET = "s3cret-Not-For-ps"
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads command lines from /proc (Linux)")
+def test_no_password_on_any_command_line_or_in_the_log_of_workers_started_with_companion_db(postgres_database,
+                                                                                            tmp_path):
+    """Issue 46: `serve --workers 2` passed --db with its password to each worker's command line
+    (another user's `ps` shows it). With COMPANION_DB the URL reaches the workers through their
+    environment; the log and the printed backup command hold no password either."""
+    with_password = postgres_database.replace("postgresql://postgres@", f"postgresql://postgres:{SECRET}@")
+    assert SECRET in with_password  # the throwaway server trusts local users: the password is never checked
+    env = dict(os.environ, PYTHONUNBUFFERED="1", COMPANION_DB=with_password,
+               PYTHONPATH=os.pathsep.join(p for p in (str(REPO_ROOT), os.environ.get("PYTHONPATH")) if p))
+    port, log = free_port(), tmp_path / "secret.log"
+    with open(log, "ab") as out:
+        parent = subprocess.Popen([sys.executable, "-m", "companion.cli", "serve", "--host", "127.0.0.1",
+                                   "--port", str(port), "--no-qr", "--workers", "2"],
+                                  env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while len(children(parent.pid)) < 2 and time.monotonic() < deadline:
+            assert parent.poll() is None, log.read_text(errors="replace")[-2000:]
+            time.sleep(0.1)
+        while not (answers(port) and Phone(port).request_once("GET", "/healthz")[0] == 200):
+            assert time.monotonic() < deadline, log.read_text(errors="replace")[-2000:]
+            time.sleep(0.1)
+        token = Phone(port).create_table("rwd", ["Ann", "Bob", "Cy", "Di"])
+        assert token
+        for pid in {parent.pid} | children(parent.pid):
+            assert SECRET not in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace"), pid
+        printed = log.read_text(errors="replace")
+        assert SECRET not in printed
+        # The backup command pastes: it names the database by the same COMPANION_DB, never "***".
+        assert "companion backup FILE)" in printed
+    finally:
+        stop(parent)
+
+
+def test_a_password_typed_in_db_is_warned_of_and_the_restore_command_pastes(postgres_database, tmp_path, capsys):
+    """Issue 46: `companion backup` printed a restore command with the password as ***, which
+    can't be pasted; now it names the database as it was given (--db-file, or the URL without
+    its password, for PGPASSWORD or ~/.pgpass)."""
+    from companion import cli
+
+    with_password = postgres_database.replace("postgresql://postgres@", f"postgresql://postgres:{SECRET}@")
+    assert cli.main(["backup", str(tmp_path / "a.dump"), "--db", with_password]) == 0
+    said = capsys.readouterr()
+    assert "can be read by every user of this machine" in said.err
+    assert SECRET not in said.out
+    restore = next(line for line in said.out.splitlines() if line.startswith("To put it back:"))
+    assert postgres_database in restore and "PGPASSWORD" in restore and "***" not in restore
+    (tmp_path / "db.url").write_text(with_password + "\n")
+    assert cli.main(["backup", str(tmp_path / "b.dump"), "--db-file", str(tmp_path / "db.url")]) == 0
+    said = capsys.readouterr()
+    assert said.err == "" and SECRET not in said.out
+    restore = next(line for line in said.out.splitlines() if line.startswith("To put it back:"))
+    assert restore.endswith(f"restore {tmp_path / 'b.dump'} --db-file {tmp_path / 'db.url'}")
+    # The printed command, run as printed (its arguments), puts the backup back.
+    args = restore.split("restore ", 1)[1].split()
+    assert cli.main(["restore", *args]) == 0

@@ -434,7 +434,7 @@ def test_the_club_servers_install_line_works_from_a_clone(monkeypatch):
     club = (ROOT / "docs" / "club-server.md").read_text(encoding="utf-8")
     setup = club.split("```sh", 1)[1].split("```", 1)[0]
     assert ".venv/bin/pip install 'psycopg[binary]'" in setup
-    assert "python3 run.py serve --db postgresql://club:PASSWORD@localhost/season" in setup
+    assert "python3 run.py serve --db-file ~/.companion-db" in setup  # issue 46: the password out of argv
     assert "table-companion[postgres]" not in setup and "\ncompanion serve" not in setup
     # serve's own message: into the Python that runs it, never a plain pip of a package PyPI lacks.
     from companion.store import postgres
