@@ -230,8 +230,13 @@ def page_context(table: service.Table, **kw) -> dict:
     context["join_link"] = join_link(table)
     context["join_qr"] = qr_svg(context["join_link"])
     context["additions"] = additions.parts_of(get_db(), table)  # what other features show here
-    context["phone_id"] = None if is_host_request() else device_id()  # its own saves wait for another seat
+    context["phone_id"] = page_context_phone_id()  # its own saves wait for another seat
     return context
+
+
+def page_context_phone_id() -> str | None:
+    """The id the page gives this phone (static/app.js marks its own saves by it); the laptop: none."""
+    return None if is_host_request() else device_id()
 
 
 def render_page(table: service.Table, status: int = 200, **kw):
@@ -268,17 +273,20 @@ def show(token: str):
         return render_page(table, banner=banner, values=given if isinstance(given, dict) else None)
     # The same page for every phone that asks at this revision (a 100-deal table's ?all=1 is
     # heavy: one device asking again and again must not replay it each time; issue 23):
-    # rendered once per (revision, language, address), each phone given its own CSRF token.
+    # rendered once per (revision, language, address), each phone given its own CSRF token and
+    # its own id (issue 45: app.js tells this phone's saves from others' by it; the laptop has none).
     key = ("page", token, table.revision, str(get_locale()), request.host, request.full_path, service.MAX_DEALS,
            lock_key(table))
     page = LIVE_PAGES.get(key)
     if page is None:
         g.csrf_stand_in = CSRF_SLOT
         try:
-            page = render_template("tables/show.html", **page_context(table)).encode()
+            page = render_template("tables/show.html", **dict(page_context(table), phone_id=PHONE_SLOT)).encode()
         finally:
             g.csrf_stand_in = None
         LIVE_PAGES.put(key, page)
+    own = page_context_phone_id()
+    page = page.replace(PHONE_META_SLOT, f'<meta name="phone-id" content="{Markup.escape(own)}">'.encode() if own else b"")
     response = make_response(page.replace(CSRF_SLOT.encode(), generate_csrf().encode()))
     response.headers["Cache-Control"] = "no-store"
     return response
@@ -287,6 +295,8 @@ def show(token: str):
 # Rendered pages shared by the phones of a table (show(), previews); bounded in bytes.
 LIVE_PAGES = BytesLRU(16 * 1024 * 1024)
 CSRF_SLOT = "\x00csrf-token\x00"  # stands for this phone's token in a shared full page
+PHONE_SLOT = "\x00phone-id\x00"  # and for its id (tables/show.html's <meta name="phone-id">), with the tag
+PHONE_META_SLOT = f'<meta name="phone-id" content="{PHONE_SLOT}">'.encode()
 
 
 @bp.get("/t/<token>/live")

@@ -7,6 +7,7 @@ and why not (companion/tables/confirming.py), shown on the page."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -259,3 +260,34 @@ def test_the_tables_log_keeps_every_version_and_who_said_what(app, client, conn)
     assert f"Confirmed by {players[1]}: deal 1" in log
     assert f"Deal 2: {players[2]} saw it otherwise, for the organiser to settle" in log and "as they saw it" in log
     assert "Deal 2 settled by the organiser: the saved one kept" in log
+
+
+# --- each phone's own id on the table page ---------------------------------------------------------
+
+
+def phone_id_of(page: str) -> str | None:
+    found = re.search(r'<meta name="phone-id" content="([^"]*)">', page)
+    return found.group(1) if found else None
+
+
+@pytest.mark.confirming
+def test_the_table_page_shared_by_its_phones_names_each_phone_its_own_id(app, client, conn):
+    """The table page is rendered once per revision for every phone that asks (issue 23), but the
+    id static/app.js reads to tell this phone's own saves from others' is each phone's own: the
+    page rendered for the phone that asked first gave the others its id, so the phone that should
+    confirm a deal was told it had saved it itself (and the laptop, that a phone's deals were its own)."""
+    phones, token = drawn_table(client, conn, app)
+    a, b = seat_phone(phones, conn, token, 0), seat_phone(phones, conn, token, 1)
+    assert a.post(f"/t/{token}/deals", data=rwd_deal_form(1, 0)).status_code == 303
+    (item,) = tables.load(conn, token).to_confirm()
+    saver = item.by["by"]
+    seen = {name: phone_id_of(phone.get(f"/t/{token}").get_data(as_text=True)) for name, phone in (("a", a), ("b", b))}
+    assert seen["a"] == saver  # the phone that saved it: its own item says so
+    assert seen["b"] not in (None, saver)  # another seat's phone: it may confirm
+    assert phone_id_of(client.get(f"/t/{token}").get_data(as_text=True)) is None  # the laptop has none
+    # In the other order too, and each page still has its own CSRF token.
+    assert b.post(f"/t/{token}/confirm", data={"item": "all"}).status_code == 303
+    first = b.get(f"/t/{token}").get_data(as_text=True)
+    assert phone_id_of(client.get(f"/t/{token}").get_data(as_text=True)) is None
+    assert phone_id_of(a.get(f"/t/{token}").get_data(as_text=True)) == saver
+    assert phone_id_of(first) == seen["b"]
