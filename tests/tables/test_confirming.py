@@ -14,7 +14,7 @@ import pytest
 from companion.night import service as night
 from companion.tables import service as tables
 from companion.tables.confirming import LAPTOP, ToConfirm, Who, why_not
-from helpers import join_night, rwd_deal_form, text_of
+from helpers import REPO_ROOT, join_night, rwd_deal_form, text_of
 import table_writes
 from table_writes import done
 
@@ -291,3 +291,18 @@ def test_the_table_page_shared_by_its_phones_names_each_phone_its_own_id(app, cl
     assert phone_id_of(client.get(f"/t/{token}").get_data(as_text=True)) is None
     assert phone_id_of(a.get(f"/t/{token}").get_data(as_text=True)) == saver
     assert phone_id_of(first) == seen["b"]
+
+
+def test_what_app_js_hides_in_the_confirm_box_stays_hidden_whatever_its_class_shows():
+    """static/app.js hides Confirm on this phone's own saves (and the note on others') with the
+    hidden attribute; the browser's own [hidden] rule loses to any display an author's rule gives,
+    and form.inline gives one, so the phone that saved a deal was still offered Confirm
+    (seen in Chromium: tests/browser/test_confirming_browser.py)."""
+    css = re.sub(r"/\*.*?\*/", "", (REPO_ROOT / "static" / "app.css").read_text(encoding="utf-8"), flags=re.S)
+    assert re.search(r"form\.inline\{[^}]*display:", css.replace(" ", ""))  # why the attribute alone is not enough
+    rules = re.findall(r"([^{}]+)\{([^}]*)\}", css)
+    hiding = [selector for selector, body in rules
+              if re.search(r"display:\s*none\s*!important", body)
+              and any(part.strip() in ("[hidden]", ".confirm-box [hidden]", "#confirm-box [hidden]")
+                      for part in selector.split(","))]
+    assert hiding, "nothing hides the confirm box's [hidden] items against their class's display"
