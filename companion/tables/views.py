@@ -235,8 +235,10 @@ def page_context(table: service.Table, **kw) -> dict:
 
 
 def page_context_phone_id() -> str | None:
-    """The id the page gives this phone (static/app.js marks its own saves by it); the laptop: none."""
-    return None if is_host_request() else device_id()
+    """The id the page gives this phone (static/app.js marks its own saves by it); the laptop: none.
+    Made now if the phone has none yet (a side table's phones never joined tonight): the id its
+    saves from this page will carry."""
+    return None if is_host_request() else device_id(create=True)
 
 
 def render_page(table: service.Table, status: int = 200, **kw):

@@ -306,3 +306,19 @@ def test_what_app_js_hides_in_the_confirm_box_stays_hidden_whatever_its_class_sh
               and any(part.strip() in ("[hidden]", ".confirm-box [hidden]", "#confirm-box [hidden]")
                       for part in selector.split(","))]
     assert hiding, "nothing hides the confirm box's [hidden] items against their class's display"
+
+
+def test_a_phone_that_never_joined_the_night_is_given_its_id_with_the_table_page(app, conn):
+    """At a side table nobody joined tonight's list: a phone had no id until its first save made
+    one, so the page it saved from had none, and its own deal offered it Confirm (refused when
+    tapped). The table page gives the phone its id (the one its saves will carry)."""
+    phone = app.test_client()
+    phone.environ_base.update({"REMOTE_ADDR": "192.168.1.50"})
+    token = table_writes.create(conn, "rwd", FOUR, {})
+    assert phone.post(f"/t/{token}/confirming", data={"on": "1"}).status_code == 303
+    own = phone_id_of(phone.get(f"/t/{token}").get_data(as_text=True))
+    assert own
+    assert phone.post(f"/t/{token}/deals", data=rwd_deal_form(1, 0)).status_code == 303
+    (item,) = tables.load(conn, token).to_confirm()
+    assert item.by["by"] == own
+    assert phone_id_of(phone.get(f"/t/{token}").get_data(as_text=True)) == own
