@@ -314,12 +314,12 @@ def test_a_dispute_goes_to_the_hall_holds_the_round_and_is_settled(night):
     deal_item(c, "第3ディール").get_by_role("link", name="内容が違う").tap()
     c.wait_for_url(re.compile(rf"/t/{night.token}/deals/3/dispute$"))
     expect(c.locator("h1")).to_have_text("第3ディール：あなたが見た内容")
-    expect(c.get_by_role("button", name="2つの内容を主催者に送る")).to_be_visible()
+    expect(c.get_by_role("button", name="両方を主催者に送る")).to_be_visible()
     theirs = facts(1)
     for seat, tricks in enumerate(theirs["tricks"]):
         put(c, f"tricks-{seat}", tricks)
     with next_document(c):
-        c.get_by_role("button", name="2つの内容を主催者に送る").tap()
+        c.get_by_role("button", name="両方を主催者に送る").tap()
     c.wait_for_url(re.compile(rf"/t/{night.token}(#.*)?$"))
     expect(deal_item(c, "第3ディール").locator(".disputed")).to_have_text("第3ディールは主催者が裁定します。")
     expect(confirm_button(c, "第3ディール", "確認する")).to_have_count(0)
