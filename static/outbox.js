@@ -620,7 +620,7 @@
       if (res.ok) {
         // Where the plain form would have gone: the table (its banner is waiting in the session).
         const hash = { undo: "#entry-wrap", finish: "#sheet", edit: "#deal-" + item.number, deal: "#entry-wrap",
-                       confirm: "#sheet" }[item.kind] || "";
+                       confirm: "#sheet", dispute: "#confirm-box" }[item.kind] || "";
         go("/t/" + item.table + hash);
         return;
       }

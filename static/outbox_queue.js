@@ -137,7 +137,11 @@
     const n = item.number;
     if (item.kind === "finish") return field(item, "finished") === "0" ? say("reopen") : say("finish");
     if (["deal", "edit", "undo", "dispute"].includes(item.kind)) return say(item.kind, n);
-    if (item.kind === "confirm" || item.kind === "confirming") return say(item.kind);
+    if (item.kind === "confirm") {  // one deal ("deal-4"), or all this phone may confirm
+      const one = /^deal-(\d+)$/.exec(field(item, "item") || "");
+      return one ? say("confirmDeal", one[1]) : say("confirm");
+    }
+    if (item.kind === "confirming") return say(item.kind);
     return say(item.kind === "rematch" ? "rematch" : "seat");
   }
 

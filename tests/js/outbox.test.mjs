@@ -13,6 +13,14 @@ function write(id, { table = TABLE, kind = "deal", number = 1, state = "waiting"
            fields: [["csrf_token", "t"], ["number", String(number)], ["write_id", id], ["chips-0", "4"]], ...rest };
 }
 
+describe("a confirm tap's title names its deal (issue 45)", () => {
+  test("one deal, or all", () => {
+    const say = (key, n) => key + (n === undefined ? "" : ":" + n);
+    assert.equal(Q.titleOf({ kind: "confirm", fields: [["item", "deal-4"]] }, say), "confirmDeal:4");
+    assert.equal(Q.titleOf({ kind: "confirm", fields: [["item", "all"]] }, say), "confirm");
+  });
+});
+
 describe("which paths are writes", () => {
   test("each write of a table, by kind", () => {
     assert.deepEqual(plain(Q.writeOfPath(`/t/${TABLE}/deals`)),
