@@ -724,15 +724,21 @@ class ChangeRelay:
         payload = json.dumps([self.origin, change.kind, change.key, change.revision], separators=(",", ":"))
         module = psycopg()
         with self.lock:
-            try:
-                if self.sender is None or self.sender.closed or self.sender.broken:
-                    self.sender = module.connect(self.url, autocommit=True, connect_timeout=10)
-                self.sender.execute("SELECT pg_notify(%s, %s)", (CHANNEL, payload))
-            except module.Error:
-                if self.sender is not None:
-                    self.sender.close()
-                self.sender = None
-                raise
+            # A sending connection PostgreSQL dropped (terminated, restarted in a quiet moment) is
+            # known only when used: the change goes again on a new one, or the other laptops'
+            # phones would never hear of it (issue 46). A second failure is the database's.
+            for attempt in (1, 2):
+                try:
+                    if self.sender is None or self.sender.closed or self.sender.broken:
+                        self.sender = module.connect(self.url, autocommit=True, connect_timeout=10)
+                    self.sender.execute("SELECT pg_notify(%s, %s)", (CHANNEL, payload))
+                    return
+                except module.Error:
+                    if self.sender is not None:
+                        self.sender.close()
+                    self.sender = None
+                    if attempt == 2:
+                        raise
 
     def start(self, deliver) -> None:
         import threading

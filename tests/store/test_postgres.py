@@ -355,6 +355,38 @@ def test_the_relay_back_after_a_lost_connection_says_changes_may_have_been_misse
         relay.stop()
 
 
+def test_a_change_sent_after_the_sending_connection_was_lost_still_reaches_the_other_laptop(url):
+    """Issue 46: when the connection that sends NOTIFY was lost (pg_terminate_backend, or a quiet
+    restart), the next change was stored but never reached the other laptop's phones (and a
+    traceback on this one's terminal). It now goes again on a new connection."""
+    from companion import changes
+
+    here, there = postgres.ChangeRelay(url), postgres.ChangeRelay(url)
+    heard = []
+    arrived = threading.Event()
+
+    def on_there(change):
+        heard.append(change)
+        arrived.set()
+
+    there.start(on_there)
+    try:
+        assert there.ready.wait(20)
+        here.send(changes.Change("table", "tok1", 1))
+        assert arrived.wait(20)
+        arrived.clear()
+        sender = here.sender.info.backend_pid
+        with raw(url) as conn:
+            assert conn.execute("SELECT pg_terminate_backend(%s)", (sender,)).fetchone()[0]
+        here.send(changes.Change("table", "tok1", 2))  # no error: sent again on a new connection
+        assert arrived.wait(20), "the other laptop never heard of the change"
+        assert heard == [changes.Change("table", "tok1", 1), changes.Change("table", "tok1", 2)]
+        assert here.sender.info.backend_pid != sender
+    finally:
+        here.stop()
+        there.stop()
+
+
 # --- two laptops on one database ------------------------------------------------------------------
 
 def test_the_apps_secret_lives_with_the_data(url, postgres_server):
