@@ -183,6 +183,7 @@ def serve(args: argparse.Namespace) -> int:
         relay = postgres.ChangeRelay(database)
         changes.relay_through(relay.send)
         relay.start(changes.tell_here)
+        app.extensions["change_relay"] = relay  # /readyz asks whether it listens
     try:
         bring_results_up_to_date(app.config["DATABASE"])  # before the port opens: no phone waits for it
     except StoreError as exc:

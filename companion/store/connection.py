@@ -245,6 +245,12 @@ def translated(function: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+@translated
+def ping(conn: sqlite3.Connection) -> None:
+    """The database answers (``/readyz``, issue 46); a store error if it does not."""
+    conn.execute("SELECT 1").fetchone()
+
+
 def check_same_file(conn: sqlite3.Connection) -> None:
     """Raise :class:`StorageReplaced` if the file this connection writes is no longer the
     file at its path (deleted, or another file moved or copied into its place)."""

@@ -716,6 +716,7 @@ class ChangeRelay:
         self.lock = threading.Lock()
         self.stopped = False
         self.ready = threading.Event()
+        self.listening = False  # its LISTEN connection is up now (/readyz, issue 46)
         self.reconnects = 0  # for tests
 
     def send(self, change) -> None:
@@ -760,12 +761,14 @@ class ChangeRelay:
                         self.reconnects += 1
                         deliver(Change(EVERYTHING))
                     self.ready.set()
+                    self.listening = True
                     while not self.stopped:
                         for note in conn.notifies(timeout=1.0):  # a second at most: stop() is heard
                             origin, kind, key, revision = json.loads(note.payload)
                             if origin != self.origin:
                                 deliver(Change(kind, key, revision))
             except module.Error:
+                self.listening = False
                 if not self.stopped:
                     logging.getLogger("companion.changes").warning("lost the change relay's connection; again in 1 s")
             except Exception:  # noqa: BLE001  (a bad payload must not end the relay)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, make_response, redirect, render_template, request
+from flask import Blueprint, current_app, make_response, redirect, render_template, request
 
-from ..store import get_db
+from ..store import StorageError, get_db, ping
 from ..store import tables as table_rows
 from ..qr import qr_svg
 from .host import is_host_request, join_url
@@ -44,5 +44,21 @@ def set_language(code: str):
 
 @bp.get("/healthz")
 def healthz():
-    """The trivial endpoint benchmarks compare against."""
+    """The trivial endpoint benchmarks compare against: the process lives."""
     return "ok", 200, {"Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store"}
+
+
+@bp.get("/readyz")
+def readyz():
+    """Whether this server can do its work (issue 46: a proxy or a club's monitor asks): the
+    database answers, and where other servers share it, the change relay listens. 503 with
+    Retry-After and the reason, else 200."""
+    plain = {"Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store"}
+    try:
+        ping(get_db())
+    except StorageError as exc:
+        return f"the database does not answer: {type(exc).__name__}", 503, {**plain, "Retry-After": "5"}
+    relay = current_app.extensions.get("change_relay")
+    if relay is not None and not relay.listening:
+        return "the change relay is not listening", 503, {**plain, "Retry-After": "5"}
+    return "ready", 200, plain
