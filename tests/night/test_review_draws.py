@@ -30,6 +30,7 @@ def test_a_draw_held_for_review_shows_only_on_the_hall_until_its_round_starts(ap
     assert "Only this hall shows round 1: check the seats" in hall and "Start round 1" in hall
     mine = page(phones["Ann"], "/night/me")
     assert "Round 1 is drawn: the organiser is checking it." in mine and "Open my table" not in mine
+    assert "No table for you yet" not in mine  # one thing said, not two
     screen = page(client, "/hall/screen")
     assert "who sits where" not in screen and "Join tonight" in screen  # still the welcome
     assert "Nothing is played at Table 1 yet" in page(client, card)
