@@ -11,6 +11,7 @@ import functools
 import os
 import sqlite3
 import threading
+import time
 from contextlib import contextmanager
 from typing import Callable, Iterator, TypeVar
 from urllib.parse import quote
@@ -352,6 +353,7 @@ class ConnectionPool:
     def __init__(self, keep: int = 8):
         self.keep = keep
         self.idle: list[tuple[str, sqlite3.Connection]] = []
+        self.since: dict[int, float] = {}  # id(conn) -> when it was given back (PostgreSQL's are checked)
         self.expected: dict[str, tuple[int, int] | None] = {}
         self.lock = threading.Lock()
 
@@ -367,12 +369,16 @@ class ConnectionPool:
         watched = watches.get(path)
         if watched is not None:
             watched.check()  # before any connection reads (or, closing, writes) a file not ours
-        with self.lock:
-            while self.idle:
+        while True:
+            with self.lock:
+                if not self.idle:
+                    break
                 held_path, conn = self.idle.pop()
-                if held_path == path:
-                    return conn
+                since = self.since.pop(id(conn), None)
+            if held_path != path:
                 self.close(held_path, conn)
+            elif self.alive(path, conn, since):
+                return conn
         conn = connect(path, create=False)
         with self.lock:
             expected = self.expected.setdefault(path, conn.identity)
@@ -398,14 +404,32 @@ class ConnectionPool:
             with self.lock:
                 if len(self.idle) < self.keep:
                     self.idle.append((path, conn))
+                    self.since[id(conn)] = time.monotonic()
                     return
         self.close(path, conn)
+
+    IDLE_CHECK_S = 1.0  # a PostgreSQL connection idle this long is asked once before it is lent
+
+    def alive(self, path: str, conn: sqlite3.Connection, since: float | None) -> bool:
+        """Whether an idle connection may be lent: a PostgreSQL one idle a while is asked a
+        trivial question first, so a server restarted meanwhile (issue 46) costs a reconnect,
+        not the next request's failure; a dead one is closed here."""
+        if not postgres.is_postgres(path) or (since is not None and time.monotonic() - since < self.IDLE_CHECK_S):
+            return True
+        try:
+            conn.execute("SELECT 1").fetchone()
+            return True
+        except _BACKEND_ERRORS:
+            self.close(path, conn)
+            return False
 
     def drop_idle(self, path: str) -> None:
         """Close the idle connections to ``path`` (lent again, each would fail its request first)."""
         with self.lock:
             dropped = [conn for held, conn in self.idle if held == path]
             self.idle = [(held, conn) for held, conn in self.idle if held != path]
+            for conn in dropped:
+                self.since.pop(id(conn), None)
         for conn in dropped:
             self.close(path, conn)
 

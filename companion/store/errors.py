@@ -8,7 +8,8 @@ store changes.
     ├── StorageError        the storage failed; nothing half-done was stored (pages answer 503)
     │   ├── NotSaved        could not write now: locked, read-only, an I/O error (try again later)
     │   │   ├── StorageFull       the disk (or the database's size limit) is full
-    │   │   └── StorageReplaced   the database file was deleted or replaced under the server
+    │   │   ├── StorageReplaced   the database file was deleted or replaced under the server
+    │   │   └── DatabaseAway      a database server (PostgreSQL) does not answer: stopped, restarting
     │   ├── StorageDamaged  the file is damaged (reads and writes fail until it is restored)
     │   └── DatabaseError   at start: the file can't be used (newer, damaged, another program's…)
     │       └── DiskFull    at start: the disk is full
@@ -42,6 +43,11 @@ class StorageReplaced(NotSaved):
     """The database file this server writes was deleted or replaced by another file (a restore
     done while serving, a cleanup tool): the change was NOT saved, and no further change will
     be until the server is restarted on the file that is now at the path."""
+
+
+class DatabaseAway(NotSaved):
+    """The database server does not answer (PostgreSQL stopped, restarting, out of reach): the
+    change was not saved; the phone keeps it and sends it again when the server is back."""
 
 
 class StorageDamaged(StorageError):

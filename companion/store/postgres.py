@@ -35,7 +35,7 @@ from contextlib import contextmanager
 from typing import Any, Iterable, Iterator, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
-from .errors import DatabaseError, NotSaved, StorageDamaged, StorageError, StorageFull
+from .errors import DatabaseAway, DatabaseError, NotSaved, StorageDamaged, StorageError, StorageFull
 
 SCHEMES = ("postgresql://", "postgres://")
 
@@ -236,8 +236,11 @@ def translate(exc: BaseException) -> StorageError:
     module = psycopg()
     if state == "53100":
         return StorageFull(f"the PostgreSQL server's disk is full ({exc})")
-    if (state[:2] in ("53", "08", "40") or state.startswith("57P") or state in ("55P03", "57014", "25006")
+    if (state[:2] == "08" or state in ("57P01", "57P02", "57P03")
             or (not state and isinstance(exc, (module.OperationalError, module.InterfaceError)))):
+        # The connection is gone or the server is shutting down or starting (issue 46).
+        return DatabaseAway(str(exc) or type(exc).__name__)
+    if (state[:2] in ("53", "40") or state.startswith("57P") or state in ("55P03", "57014", "25006")):
         return NotSaved(str(exc) or type(exc).__name__)
     return StorageDamaged(str(exc))
 

@@ -19,7 +19,7 @@ from flask_wtf.csrf import generate_csrf
 
 from ..devices import device_of
 from ..outcomes import Outcome
-from ..store import StorageError, get_db
+from ..store import DatabaseAway, StorageError, get_db
 from ..games import GAMES
 from ..games.text import Text
 from ..lru import BytesLRU
@@ -396,6 +396,8 @@ def add_deal(token: str):
     try:
         # The service reads the form against the match as stored, in one read and one replay.
         entry = service.enter_deal(get_db(), token, number, form=values, write_id=write_id(), who=who_here(token))
+    except DatabaseAway:
+        raise  # the table can't be read either: the app's own answer (web: the page's frame, Retry-After)
     except StorageError as error:
         return render_entry(table_or_404(token), NOT_SAVED, values=values, errors={"deal": [storage_message(error)]})
     table = entry.table
@@ -543,6 +545,8 @@ def update(token: str, number: int):
         correction = service.correct_deal(get_db(), token, number, form=values, was=was, write_id=write_id(),
                                           remove_after_end=request.form.get("remove_after_end", type=number_or_error),
                                           gate=change_gate, who=who_here(token))
+    except DatabaseAway:
+        raise  # as for a new deal
     except StorageError as error:
         return render_edit(table_or_404(token), number, values, {"deal": [storage_message(error)]}, None, was,
                            NOT_SAVED)

@@ -248,10 +248,16 @@ def init_app(app: Flask) -> None:
         # Disk full, read-only or locked, the file replaced, or damaged while running: say so
         # plainly (nothing half-done was stored) and give back what was typed, ready to send again.
         # storage_message says it in the terminal too.
+        message = storage_message(error)
+        # Issue 46: the page's own frame, and a time to ask again. A table page's htmx request
+        # (a save the outbox keeps, a live part) gets no whole page to swap into it: the outbox
+        # shows the write waiting and sends it again by itself.
+        headers = {"Retry-After": "5"}
+        if request.headers.get("HX-Request"):
+            return message, 503, {**headers, "HX-Reswap": "none", "Content-Type": "text/plain; charset=utf-8"}
         typed = {k: v for k, v in request.form.items(multi=False) if k != "csrf_token"} \
             if request.method == "POST" else {}
-        return render_template("not_saved.html", message=storage_message(error),
-                               typed=typed, action=request.path), 503
+        return render_template("not_saved.html", message=message, typed=typed, action=request.path), 503, headers
 
     @app.errorhandler(500)
     def server_error(_error):

@@ -10,7 +10,7 @@ import time
 from flask import current_app, request
 from flask_babel import gettext
 
-from ..store import NotSaved, StorageError, StorageReplaced
+from ..store import DatabaseAway, NotSaved, StorageError, StorageReplaced
 
 
 def not_saved_message() -> str:
@@ -33,10 +33,18 @@ def replaced_message() -> str:
                    "the host should restart Table Companion.")
 
 
+def away_message() -> str:
+    """Said when the club's database server does not answer (store.DatabaseAway, issue 46)."""
+    return gettext("The club's database isn't answering, so this was not saved. What you entered is kept on "
+                   "this phone and sent by itself when the database is back.")
+
+
 def storage_message(error: StorageError) -> str:
-    """Why the store refused: a full or read-only disk, a replaced file, or a damaged one.
-    Every refusal shown is also said in the terminal (the host must act on it)."""
+    """Why the store refused: a full or read-only disk, a replaced file, a database server away,
+    or a damaged file. Every refusal shown is also said in the terminal (the host must act on it)."""
     say_in_terminal(error)
+    if isinstance(error, DatabaseAway):
+        return away_message()
     if isinstance(error, StorageReplaced):
         return replaced_message()
     return not_saved_message() if isinstance(error, NotSaved) else damaged_message()

@@ -470,3 +470,37 @@ def test_rounds_drawn_before_rounds_kept_their_draw_read_as_mixed(postgres_serve
         check_the_old_round_reads_as_mixed(app)
     finally:
         postgres_server.drop_database(url)
+
+
+# --- a database that goes away and comes back (issue 46) ------------------------------------------
+
+def test_pages_answer_at_once_after_postgresql_restarted_in_a_quiet_moment(pg_app, postgres_server, monkeypatch):
+    """After PostgreSQL restarted while nobody asked, the first request (per worker) answered 503
+    ("NOT SAVED (NotSaved) on GET /hall"): the pool lent a connection the restart had ended. A
+    connection idle a while is now asked first, and one found dead is replaced; while the server
+    is away a page says so with Retry-After."""
+    from companion.store import connection
+
+    client = pg_app.test_client()
+    token = create(client)
+    assert client.get(f"/t/{token}").status_code == 200  # a connection now idle in the pool
+    postgres_server.restart()
+    monkeypatch.setattr(connection.ConnectionPool, "IDLE_CHECK_S", 0.0)  # rather than wait a second
+    for path in (f"/t/{token}", "/hall", f"/t/{token}/export.json"):
+        assert client.get(path).status_code == 200, path
+    assert client.get("/readyz").get_data(as_text=True) == "ready"
+
+
+def test_while_postgresql_is_away_a_page_says_so_with_retry_after(pg_app, postgres_server):
+    client = pg_app.test_client()
+    token = create(client)
+    postgres_server._run("pg_ctl", "-D", str(postgres_server.data), "-m", "fast", "-w", "stop")
+    try:
+        answer = client.get(f"/t/{token}")
+        assert answer.status_code == 503 and answer.headers["Retry-After"] == "5"
+        assert "database isn" in answer.get_data(as_text=True)
+        assert client.get("/readyz").status_code == 503
+    finally:
+        postgres_server._run("pg_ctl", "-D", str(postgres_server.data), "-o", postgres_server.options, "-l",
+                             str(postgres_server.folder / "log"), "-w", "-t", "60", "start")
+    assert client.get(f"/t/{token}").status_code == 200 and client.get("/readyz").status_code == 200

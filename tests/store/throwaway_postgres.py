@@ -71,9 +71,17 @@ class ThrowawayPostgres:
         # No TCP at all; durability off (a test server): fsync, full pages and synchronous commit.
         options = (f"-c listen_addresses='' -c unix_socket_directories={self.folder} -c fsync=off"
                    " -c synchronous_commit=off -c full_page_writes=off -c max_connections=200")
+        self.options = options
         self._run("pg_ctl", "-D", str(self.data), "-o", options, "-l", str(self.folder / "log"), "-w", "-t", "60",
                   "start")
         return self
+
+    def restart(self) -> None:
+        """Stop the server (its connections end, as at a club's restart) and start it again on
+        the same data (issue 46: a database that goes away and comes back)."""
+        self._run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "stop")
+        self._run("pg_ctl", "-D", str(self.data), "-o", self.options, "-l", str(self.folder / "log"), "-w",
+                  "-t", "60", "start")
 
     def url(self, database: str) -> str:
         return f"postgresql://postgres@/{database}?host={self.folder}"

@@ -33,3 +33,28 @@ def test_not_ready_while_the_database_does_not_answer_or_the_relay_is_not_listen
     assert answer.status_code == 503 and "change relay is not listening" in answer.get_data(as_text=True)
     Relay.listening = True
     assert client.get("/readyz").status_code == 200
+
+
+def test_a_save_while_the_database_is_away_is_refused_in_the_pages_own_frame(app, client, monkeypatch):
+    """Issue 46: with PostgreSQL stopped, saving a deal swapped a whole "Not saved" page (its own
+    header, a second <main>) into the table page and blamed a full disk. Now a table page's
+    htmx request gets the sentence alone, swapped nowhere (the outbox keeps the deal and sends it
+    again by itself), and every 503 says when to ask again."""
+    from companion.store import DatabaseAway
+    from companion.tables import service
+    from helpers import create_table, rwd_deal_form, text_of
+
+    token = create_table(client, "rwd", ["Ann", "Bo", "Cy", "Di"])
+
+    def away(*_args, **_kwargs):
+        raise DatabaseAway("server closed the connection unexpectedly")
+
+    monkeypatch.setattr(service, "enter_deal", away)
+    answer = client.post(f"/t/{token}/deals", data=rwd_deal_form(1, 0), headers={"HX-Request": "true"})
+    assert answer.status_code == 503 and answer.headers["Retry-After"] == "5"
+    assert answer.headers["HX-Reswap"] == "none" and "<main" not in answer.get_data(as_text=True)
+    assert "The club's database isn't answering" in answer.get_data(as_text=True)
+    assert "disk may be full" not in answer.get_data(as_text=True)
+    plain = client.post(f"/t/{token}/deals", data=rwd_deal_form(1, 0))  # without JavaScript: the page
+    assert plain.status_code == 503 and plain.headers["Retry-After"] == "5"
+    assert "The club's database isn't answering" in text_of(plain.get_data(as_text=True))
