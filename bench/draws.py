@@ -10,6 +10,10 @@ before with probability 0.6 (so about four in ten are newcomers to a given game)
 Per way, averaged over the nights:
 
 - **repeats**: pairs seated together again over the night (``repeated_pairs``);
+- **thirds**: meetings beyond a pair's second over the night (a pair at three tables
+  together counts 1, at four 2), and **forced**: the fewest the counts allow, the night's pair
+  meetings beyond two for every pair (8 players × 5 rounds at two tables of four: 60 meetings
+  over 28 pairs, 4); issue 47: no pair meets a third time unless the room's size forces it;
 - **spread**: per round, the standard deviation of the tables' mean rating (for their game),
   averaged over the rounds (lower: tables of more even strength);
 - **games**: different games met per player over the night, and the share of players who met
@@ -17,6 +21,8 @@ Per way, averaged over the nights:
   two is seldom drawn, tables of four being preferred));
 - **looked after**: of the seats where a newcomer to the table's game sits (someone on the
   roster knows that game), the share with someone at the table who knows it;
+- **± se**: the standard error of the repeats' mean over the seeds (two of it: a change
+  beyond the spread);
 - **slowest**: the slowest single draw, in seconds (the target: ≤ 1 s for 40 players).
 
     python bench/draws.py [--sizes 8 12 17 24 40] [--rounds 3 5] [--seeds 100]
@@ -29,12 +35,29 @@ import random
 import statistics
 import sys
 import time
+from itertools import combinations
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from companion.games import GAMES  # noqa: E402
 from companion.meetup.seating import Draw, Seating, draw_round, plan_tables, repeated_pairs  # noqa: E402
+
+
+def third_meetings(rounds) -> int:
+    """Over the night: for every two players, the tables they shared beyond the second."""
+    together: dict[tuple, int] = {}
+    for drawn in rounds:
+        for table in drawn.tables:
+            for pair in combinations(sorted(table.players), 2):
+                together[pair] = together.get(pair, 0) + 1
+    return sum(count - 2 for count in together.values() if count > 2)
+
+
+def forced_thirds(n: int, rounds) -> int:
+    """The counting bound: the night's pair meetings beyond two for each of the n·(n−1)/2 pairs."""
+    meetings = sum(len(t.players) * (len(t.players) - 1) // 2 for drawn in rounds for t in drawn.tables)
+    return max(0, meetings - n * (n - 1))
 
 TARGET_S = 1.0  # a draw for 40 players answers within a second
 WAYS = ("random", "mix", "balanced", "every game", "newcomers", "all three")
@@ -97,10 +120,16 @@ def night(way: str, n: int, rounds: int, seed: str) -> dict:
         history.append(drawn)
     met = {p: {t.game for d in history for t in d.tables if p in t.players} for p in players}
     most = min(rounds, len({t.game for d in history for t in d.tables}))  # the games the night's tables offered
-    return {"repeats": repeated_pairs(history), "spread": statistics.fmean(spreads),
+    return {"repeats": repeated_pairs(history), "thirds": third_meetings(history),
+            "forced": forced_thirds(n, history), "spread": statistics.fmean(spreads),
             "games": statistics.fmean(len(g) for g in met.values()),
             "all games": sum(1 for g in met.values() if len(g) >= most) / len(players),
             "new seats": new_seats, "looked after": looked_after, "slowest": slowest}
+
+
+def standard_error(values) -> float:
+    """The spread over seeds of a mean: the standard error (0 for a single night)."""
+    return statistics.stdev(values) / len(values) ** 0.5 if len(values) > 1 else 0.0
 
 
 def main() -> None:
@@ -111,7 +140,8 @@ def main() -> None:
     parser.add_argument("--ways", nargs="+", default=list(WAYS), choices=WAYS)
     args = parser.parse_args()
     largest, slowest_largest = max(args.sizes), 0.0
-    print(f"{'players':>7} {'rounds':>6}  {'way':<10} {'repeats':>8} {'spread':>7} {'games':>6} "
+    print(f"{'players':>7} {'rounds':>6}  {'way':<10} {'repeats':>8} {'± se':>5} {'thirds':>6} {'forced':>6} "
+          f"{'spread':>7} {'games':>6} "
           f"{'all games':>9} {'looked after':>12} {'slowest s':>9}")
     for n in args.sizes:
         for rounds in args.rounds:
@@ -120,6 +150,9 @@ def main() -> None:
                 new = sum(f["new seats"] for f in found)
                 share = sum(f["looked after"] for f in found) / new if new else 1.0
                 print(f"{n:>7} {rounds:>6}  {way:<10} {statistics.fmean(f['repeats'] for f in found):>8.2f} "
+                      f"{standard_error([f['repeats'] for f in found]):>5.2f} "
+                      f"{statistics.fmean(f['thirds'] for f in found):>6.2f} "
+                      f"{statistics.fmean(f['forced'] for f in found):>6.2f} "
                       f"{statistics.fmean(f['spread'] for f in found):>7.2f} "
                       f"{statistics.fmean(f['games'] for f in found):>6.2f} "
                       f"{statistics.fmean(f['all games'] for f in found):>9.0%} {share:>12.0%} "
