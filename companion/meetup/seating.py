@@ -15,6 +15,9 @@ The rules of the draw:
 - over the night, two players who already shared a table are seated together again as
   rarely as the counts allow; partners in a team game (the seats its ``Game.seating``
   declares as one team, neighbours or across the table) are partners again more rarely still;
+- no pair meets a third time unless the room's size forces it (issue 47): the draw's order is
+  never together > no third meeting (:data:`THIRD`) > every game in turn > fewer repeats
+  (by standings, a third meeting weighs as a whole place point's gap: :data:`STANDING_THIRD`);
 - the draw is random, but the same inputs and seed give the same draw (the search is
   bounded by a count of steps, never by the clock, so a slow laptop draws the same);
 - *by standings* (a last round, issue 33): given each player's place points so far, players
@@ -284,10 +287,15 @@ PARTNER = 10 ** 5
 # cheaper than one big one.
 STANDING_GAP = 10 ** 6
 STANDING_REPEAT = 10 ** 5
+# A third meeting by standings (issue 47) weighs as a whole place point between two tablemates:
+# with level points the draw avoids it as mixing does; the leaders, points apart from the rest,
+# still sit together.
+STANDING_THIRD = STANDING_GAP
 
 
 # The room's other wishes (issue 36), weighed in the same units as mixing (a repeat REPEAT):
-# - never together (pairs the organiser sets): NEVER per such pair at one table, above all else;
+# - never together (pairs the organiser sets): NEVER per such pair at one table, above all else
+#   (above THIRD, a pair's third meeting, below);
 # - newcomers looked after: NEWCOMER per player new to the table's game with nobody at the table
 #   who has played it (only when someone on the roster has): as much as one repeated pair;
 # - every game in turn: GAME_AGAIN per time a player already played the table's game tonight
@@ -297,10 +305,22 @@ STANDING_REPEAT = 10 ** 5
 #   all night at twelve players on three tables of four (rotating forces repeats there);
 # - balanced: BALANCE per squared rating point (μ) between a table's mean and the room's mean for
 #   its game, times the table's size: a table 3 μ points off costs about a tenth of a repeat.
-NEVER = 10 ** 10
+NEVER = 10 ** 17
 NEWCOMER = 10 ** 8
 GAME_AGAIN = 10 * REPEAT
 BALANCE = 10 ** 6
+
+# No third meeting (issue 47): the draw's order is never together > no pair meets a third time >
+# every game in turn > fewer repeats. A pair seated together for the third time tonight (or the
+# fourth…) costs THIRD on top of its repeat: more than the game-again costs of a whole round of
+# up to 10,000 player-games played again (GAME_AGAIN each), so no new game, no balance, no
+# newcomer and no number of repeats is bought with a third meeting; only the room's size forces
+# one (eight players at two tables of four for five rounds: 60 pair meetings over 28 pairs).
+# NEVER is above 10,000 third meetings, so a never-together pair is never seated to avoid them.
+THIRD = 10 ** 13
+# Below a repeat: a second meeting costs SECOND per player either of the two has not met yet
+# tonight (at most 2 × 10⁴ a pair with 100 players, a round's all far below one REPEAT).
+SECOND = 100
 
 
 class _TableCosts:
@@ -352,15 +372,33 @@ class _TableCosts:
         return cost
 
 
+def _again(met: int, fresh: int) -> int:
+    """Mixing: what seating a pair who met ``met`` times tonight together once more costs:
+    nothing for a first meeting; for a second REPEAT, and 1 + SECOND per player either of the two
+    has not met yet (``fresh``) below it; for a third or later THIRD + REPEAT + met²."""
+    if met == 0:
+        return 0
+    if met == 1:
+        return REPEAT + 1 + SECOND * fresh
+    return THIRD + REPEAT + met * met
+
+
 def _pair_costs(met: list[list[int]], points: Sequence[Fraction] | None) -> list[list[int]]:
     """What seating each two roster players at one table costs: mixing, a repeat REPEAT (and
-    met² below it); by standings (``points`` per player), the squared gap, and a repeat
-    STANDING_REPEAT (and met²)."""
+    met² below it), a third meeting THIRD more (:func:`_again`); by standings (``points`` per
+    player), the squared gap, a repeat STANDING_REPEAT (and met²) and a third meeting
+    STANDING_THIRD more."""
     n = len(met)
     if points is None:
-        return [[0 if met[a][b] == 0 else REPEAT + met[a][b] ** 2 for b in range(n)] for a in range(n)]
+        # A second meeting also costs SECOND per player either of the two has not met yet: among
+        # rounds of as many repeats, the one whose repeats fall on players with fewest fresh
+        # tablemates left (they would meet someone again anyway), so those with many keep them,
+        # and a later round still seats everyone without a third meeting.
+        fresh = [sum(1 for b, m in enumerate(row) if m == 0 and b != a) for a, row in enumerate(met)]
+        return [[_again(met[a][b], fresh[a] + fresh[b]) for b in range(n)] for a in range(n)]
     return [[0 if a == b else round(STANDING_GAP * (points[a] - points[b]) ** 2)
-             + (0 if met[a][b] == 0 else STANDING_REPEAT + met[a][b] ** 2) for b in range(n)] for a in range(n)]
+             + (0 if met[a][b] == 0 else STANDING_REPEAT + met[a][b] ** 2)
+             + (STANDING_THIRD if met[a][b] >= 2 else 0) for b in range(n)] for a in range(n)]
 
 
 def _block_sizes(groups: tuple[tuple[int, ...], ...], size: int) -> tuple[int, ...]:
@@ -803,6 +841,30 @@ def repeated_pairs(rounds: Iterable[Round]) -> int:
                 key = (a, b) if repr(a) <= repr(b) else (b, a)
                 together[key] = together.get(key, 0) + 1
     return sum(count - 1 for count in together.values())
+
+
+def third_meetings(rounds: Iterable[Round]) -> int:
+    """Over the night: for every two players, the tables they shared beyond the second, added
+    up (a pair at three tables together counts 1, at four 2)."""
+    together: dict[tuple, int] = {}
+    for round_ in rounds:
+        for table in _tables(round_):
+            for a, b in combinations(table.players, 2):
+                key = (a, b) if repr(a) <= repr(b) else (b, a)
+                together[key] = together.get(key, 0) + 1
+    return sum(count - 2 for count in together.values() if count > 2)
+
+
+def forced_third_meetings(rounds: Iterable[Round]) -> int:
+    """The counting bound on :func:`third_meetings`: the night's pair meetings beyond two for
+    every pair of its players (8 players × 5 rounds at two tables of four: 60 − 2 × 28 = 4).
+    A lower bound only: those 8 × 5 nights can't do with fewer than 8."""
+    meetings, players = 0, set()
+    for round_ in rounds:
+        for table in _tables(round_):
+            meetings += len(table.players) * (len(table.players) - 1) // 2
+            players.update(table.players)
+    return max(0, meetings - len(players) * (len(players) - 1))
 
 
 def repeated_partners(rounds: Iterable[Round], games: Mapping[str, Game] = GAMES) -> int:

@@ -14,7 +14,7 @@ from companion.games import GAMES
 from companion.games.text import Text
 from companion.meetup.seating import (Draw, Seating, SeatingError, draw_round, entrant_seats, greedy_round,
                                       partner_groups, plan_tables, repeated_pairs, repeated_partners,
-                                      swap_players)
+                                      swap_players, third_meetings)
 
 
 def roster(n: int) -> list[str]:
@@ -116,10 +116,13 @@ def check_night(n: int) -> None:
     for rounds in (3, 4, 5):
         for draw in drawn[:rounds]:
             check_round(draw, players)
-        ours, theirs = repeated_pairs(drawn[:rounds]), repeated_pairs(greedy[:rounds])
+        # Third meetings first, then repeats (issue 47): the greedy mixer may save repeats
+        # with a third meeting, which the draw never does where the room allows.
+        ours = third_meetings(drawn[:rounds]), repeated_pairs(drawn[:rounds])
+        theirs = third_meetings(greedy[:rounds]), repeated_pairs(greedy[:rounds])
         assert ours <= theirs, (n, rounds, ours, theirs)
         # The count the draw reports is the count over the night.
-        assert sum(d.repeats for d in drawn[:rounds]) == ours
+        assert sum(d.repeats for d in drawn[:rounds]) == ours[1]
 
 
 @pytest.mark.parametrize("n", FAST_SIZES)
@@ -169,10 +172,20 @@ def seatings(players, sizes):
                 yield (table, *tail)
 
 
-def fewest_repeats(players, history, sizes) -> int:
-    met = met_pairs(history)
-    return min(sum(1 for t in tables for pair in combinations(t, 2) if frozenset(pair) in met)
-               for tables in seatings(players, sizes))
+def thirds_and_repeats(tables, history) -> tuple[int, int]:
+    """A round's pairs meeting a third time (or more) and pairs meeting again, given the rounds before."""
+    met: dict[frozenset, int] = {}
+    for d in history:
+        for t in d.tables:
+            for pair in combinations(t.players, 2):
+                met[frozenset(pair)] = met.get(frozenset(pair), 0) + 1
+    pairs = [met.get(frozenset(pair), 0) for t in tables for pair in combinations(t, 2)]
+    return sum(1 for m in pairs if m >= 2), sum(1 for m in pairs if m >= 1)
+
+
+def fewest_repeats(players, history, sizes) -> tuple[int, int]:
+    """The fewest third meetings, then the fewest repeats among those (issue 47's order)."""
+    return min(thirds_and_repeats(tables, history) for tables in seatings(players, sizes))
 
 
 @pytest.mark.parametrize("n", [8, 10, 11, 12])
@@ -182,7 +195,9 @@ def test_each_round_repeats_no_more_pairs_than_the_counts_force(n):
     for number in range(5):
         draw = draw_round(players, history, seed=number)
         sizes = [len(t.players) for t in draw.tables]
-        assert draw.repeats == fewest_repeats(players, history, sizes), (n, number)
+        drawn = thirds_and_repeats([t.players for t in draw.tables], history)
+        assert drawn == fewest_repeats(players, history, sizes), (n, number)
+        assert draw.repeats == drawn[1]
         history.append(draw)
     assert sum(d.repeats for d in history) > 0  # the check can fail: these nights must repeat
 
@@ -273,7 +288,8 @@ def test_team_partners_repeat_less_than_with_the_greedy_mixer(n):
     drawn = night(roster(n), 5, chosen=tables)
     greedy = night(roster(n), 5, draw=greedy_round, chosen=tables)
     assert repeated_partners(drawn) == 0 <= repeated_partners(greedy)
-    assert repeated_pairs(drawn) <= repeated_pairs(greedy)
+    # Third meetings first, then repeats (issue 47), as in check_night.
+    assert (third_meetings(drawn), repeated_pairs(drawn)) <= (third_meetings(greedy), repeated_pairs(greedy))
 
 
 def test_partners_twice_only_when_every_pairing_was_used():
