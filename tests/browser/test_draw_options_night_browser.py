@@ -212,8 +212,14 @@ def test_a_night_of_three_rounds_with_each_wish(browser, live_server, artifacts_
             for a, b in NEVER:
                 assert not any(a in seated and b in seated for _n, _g, seated in tables), tables
         if option == "every_game":
-            for name in NAMES:
-                assert len({g for _n, g, seated in tables if name in seated}) == 3, (name, tables)
+            # Issue 47: a new game each round, but never a pair at one table a third time (which
+            # comes first). With one table of each of three games a round, two players meeting all
+            # three games in the same order share a table every round: at most 3! = 6 players can
+            # meet all three, one per order. The draw reaches that bound; everyone meets two.
+            met = {name: len({g for _n, g, seated in tables if name in seated}) for name in NAMES}
+            assert min(met.values()) >= 2 and sum(n == 3 for n in met.values()) == 6, (met, tables)
+        pairs = [frozenset((a, b)) for _n, _g, seated in tables for a in seated for b in seated if a < b]
+        assert max(pairs.count(pair) for pair in set(pairs)) <= 2, tables  # no third meeting (issue 47)
         if option == "newcomers":  # every table had someone who had played its game before
             played = {name: set() for name in NAMES}
             played.update({n: {"rwd"} for n in ("Ann", "Bob", "Cy", "Di")})

@@ -50,8 +50,8 @@ def test_the_draw_forms_ways_say_what_the_draw_does_in_both_languages(client):
     first table, not "table 1"; #3 balanced weighs μ, a newcomer as average; #4 the opening hint
     no longer states Mix's rule as every way's."""
     en = text_of(draw_form(client))
-    assert ("Each player gets a game they haven't played tonight, even if that seats people together again "
-            "(among such draws, the one that mixes best).") in en
+    assert ("Each player gets a game they haven't played tonight, even if that seats people together again, "
+            "but never a pair a third time (among such draws, the one that mixes best).") in en  # issue 47
     assert "where that doesn't seat people together again" not in en
     assert "the leaders at the round's first table (a last round)" in en and "table 1" not in en
     assert ("by each player's skill estimate μ for the table's game (overall where they have none; a player "
@@ -63,7 +63,7 @@ def test_the_draw_forms_ways_say_what_the_draw_does_in_both_languages(client):
 
     ja = text_of(draw_form(client, "ja"))
     assert ("今夜まだ遊んでいないゲームを各プレイヤーに割り当てます。そのために同じ人と再び同じテーブルになることも"
-            "あります（その中で、顔ぶれがいちばん混ざる席を選びます）。") in ja
+            "ありますが、同じ2人が3回同じテーブルになることはありません（その中で、顔ぶれがいちばん混ざる席を選びます）。") in ja
     assert "同じ人と再び同じテーブルにならない範囲で" not in ja
     assert "上位の人たちはこのラウンドの最初のテーブルに座ります（最終ラウンド向け）" in ja and "テーブル1に座" not in ja
     assert "各プレイヤーの推定実力μ" in ja and "表示上のレーティング0ではなく平均として扱います" in ja
