@@ -72,6 +72,7 @@ def started_by_the_suite() -> dict[str, list[str]]:
     return where
 
 
+@pytest.mark.slow  # reads the whole suite's source: 1.6 s (the fast tier's minute, issue 41)
 def test_every_program_the_suite_starts_has_its_package_in_ci_run():
     started, table = started_by_the_suite(), installs()
     # The reader finds what it must (it would pass vacuously if it found nothing).

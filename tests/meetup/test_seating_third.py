@@ -48,7 +48,11 @@ def fewest_thirds_8x5() -> int:
     return fewest
 
 
-@pytest.mark.parametrize("n, rounds", [(12, 3), (12, 4), (12, 5), (14, 3), (14, 5), (17, 3), (17, 4), (17, 5)])
+LONG = pytest.mark.slow  # the longer nights of the larger rooms: a second or more of drawing each (the fast tier's minute)
+
+
+@pytest.mark.parametrize("n, rounds", [(12, 3), (12, 4), (12, 5), (14, 3), pytest.param(14, 5, marks=LONG), (17, 3),
+                                       pytest.param(17, 4, marks=LONG), pytest.param(17, 5, marks=LONG)])
 def test_no_pair_meets_a_third_time_when_mixing(n, rounds):
     for seed in range(4):
         drawn = night(roster(n), rounds, f"m{seed}")
@@ -58,7 +62,9 @@ def test_no_pair_meets_a_third_time_when_mixing(n, rounds):
 # Not yet twelve players over five rounds with every game in turn: rotating four games over three
 # tables repeats about six pairs in each of rounds 2-4, after which most nights' round 5 has no
 # seating without one third meeting (the draw doesn't look ahead to later rounds).
-@pytest.mark.parametrize("n, rounds", [(12, 3), (12, 4), (14, 3), (14, 4), (14, 5), (17, 3), (17, 4), (17, 5)])
+@pytest.mark.parametrize("n, rounds", [(12, 3), (12, 4), (14, 3), pytest.param(14, 4, marks=LONG),
+                                       pytest.param(14, 5, marks=LONG), (17, 3), pytest.param(17, 4, marks=LONG),
+                                       pytest.param(17, 5, marks=LONG)])
 def test_no_game_in_turn_is_bought_with_a_third_meeting(n, rounds):
     # Today's draw seated two pairs of 14 together in all of rounds 1-3 for a new game.
     for seed in range(4):

@@ -14,6 +14,8 @@ import re
 import sqlite3
 from typing import Callable
 
+import pytest
+
 from flask import Flask, request_started
 from itsdangerous import URLSafeTimedSerializer
 from helpers import csrf_of, text_of
@@ -590,6 +592,7 @@ def test_the_url_map_lists_every_state_changing_route(csrf_app):
 
 # --- CSRF on every state-changing route -----------------------------------------------------------
 
+@pytest.mark.slow  # every route, three ways each: 3 s (the fast tier's minute, issue 41); CI runs it
 def test_every_state_changing_route_refuses_a_missing_forged_or_foreign_token(csrf_app):
     rules = unsafe_rules(csrf_app)
     assert {rule.endpoint for rule in rules} >= KNOWN_UNSAFE
@@ -686,6 +689,7 @@ def test_a_refused_post_leaves_revision_deals_and_tables_as_they_were(csrf_app):
 
 # --- GET never changes state ------------------------------------------------------------------------
 
+@pytest.mark.slow  # every GET route with three queries: 1.5 s
 def test_no_get_route_changes_state(csrf_app):
     world = World(csrf_app)
     good = world.good_token()
