@@ -12,6 +12,11 @@ from pathlib import Path
 
 from companion.store import get_db
 from test_import_cycles import import_graph
+import pytest
+
+# Static reads of the whole source tree (seconds each): the slow tier, which CI runs; the fast
+# tier stays under a minute on one core (issue 41).
+pytestmark = pytest.mark.slow
 
 PACKAGE = Path(__file__).resolve().parent.parent / "companion"
 READS_THE_DATABASE = {"get_db", "connect", "write"}  # the store's ways in (companion/store)

@@ -11,6 +11,10 @@ from pathlib import Path
 
 import pytest
 
+# Static reads of the whole source tree (seconds each): the slow tier, which CI runs; the fast
+# tier stays under a minute on one core (issue 41).
+pytestmark = pytest.mark.slow
+
 PACKAGE = Path(__file__).resolve().parent.parent / "companion"
 
 

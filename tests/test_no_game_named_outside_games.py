@@ -17,6 +17,11 @@ import tokenize
 from pathlib import Path
 
 from companion.games import GAMES, NextDeal
+import pytest
+
+# Static reads of the whole source tree (seconds each): the slow tier, which CI runs; the fast
+# tier stays under a minute on one core (issue 41).
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parent.parent
 

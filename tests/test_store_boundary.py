@@ -7,6 +7,11 @@ import ast
 import re
 import subprocess
 from pathlib import Path
+import pytest
+
+# Static reads of the whole source tree (seconds each): the slow tier, which CI runs; the fast
+# tier stays under a minute on one core (issue 41).
+pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parent.parent
 PACKAGE = REPO / "companion"
