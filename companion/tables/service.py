@@ -340,11 +340,14 @@ def free_room_tables(conn: Connection) -> list[dict[str, Any]]:
     """The room's tables (id, label; in the room's order) nobody plays at now: none of tonight's
     tables there waits for its players or is without a result (a table left playing keeps its
     room table). Drawn, prepared and laptop tables all take them (issue 44)."""
+    room = night_rows.room_tables(conn)
+    if not room:  # no room set (most nights): nothing to read
+        return []
     tonight = (table_of(record) for record in
                table_rows.tables_after(conn, night_rows.night_after_table(conn), organised_or_played=True))
     busy = {t.room_table for t in tonight
             if t is not None and t.room_table is not None and (not t.seated or not t.match().over)}
-    return [row for row in night_rows.room_tables(conn) if row["id"] not in busy]
+    return [row for row in room if row["id"] not in busy]
 
 
 MAX_WRITE_ID = table_rows.MAX_WRITE_ID
