@@ -832,27 +832,26 @@ def swap_players(draw: Draw, a: PlayerId, b: PlayerId, history: Iterable[Round] 
 # A night's mixing, counted
 
 
-def repeated_pairs(rounds: Iterable[Round]) -> int:
-    """Over the night: for every two players, the tables they shared beyond the first, added up."""
+def _tables_shared(rounds: Iterable[Round]) -> dict[tuple, int]:
+    """Over the night: for every two players who sat together, how many tables they shared."""
     together: dict[tuple, int] = {}
     for round_ in rounds:
         for table in _tables(round_):
             for a, b in combinations(table.players, 2):
                 key = (a, b) if repr(a) <= repr(b) else (b, a)
                 together[key] = together.get(key, 0) + 1
-    return sum(count - 1 for count in together.values())
+    return together
+
+
+def repeated_pairs(rounds: Iterable[Round]) -> int:
+    """Over the night: for every two players, the tables they shared beyond the first, added up."""
+    return sum(count - 1 for count in _tables_shared(rounds).values())
 
 
 def third_meetings(rounds: Iterable[Round]) -> int:
     """Over the night: for every two players, the tables they shared beyond the second, added
     up (a pair at three tables together counts 1, at four 2)."""
-    together: dict[tuple, int] = {}
-    for round_ in rounds:
-        for table in _tables(round_):
-            for a, b in combinations(table.players, 2):
-                key = (a, b) if repr(a) <= repr(b) else (b, a)
-                together[key] = together.get(key, 0) + 1
-    return sum(count - 2 for count in together.values() if count > 2)
+    return sum(count - 2 for count in _tables_shared(rounds).values() if count > 2)
 
 
 def forced_third_meetings(rounds: Iterable[Round]) -> int:
