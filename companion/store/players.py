@@ -71,13 +71,6 @@ def save_result(conn: sqlite3.Connection, table_id: int, revision: int, finished
 
 
 @translated
-def results(conn: sqlite3.Connection) -> list[tuple]:
-    """Every ended counted match: (table_id, night, at, game, label, data JSON), in table order."""
-    return conn.execute("SELECT table_id, night, at, game, label, data FROM results WHERE over = 1 AND counted = 1"
-                        " ORDER BY table_id").fetchall()
-
-
-@translated
 def results_signature(conn: sqlite3.Connection) -> tuple:
     """Changes whenever a stored result changes (a cheap "anything new?")."""
     return tuple(conn.execute("SELECT count(*), coalesce(sum(revision), 0), coalesce(sum(finished), 0),"
@@ -165,16 +158,6 @@ def move_season(conn: sqlite3.Connection) -> int:
     (An upsert: a database emptied table by table, as the tests' PostgreSQL is, has no row.)"""
     return conn.execute("INSERT INTO season (id, version) VALUES (1, 1)"
                         " ON CONFLICT (id) DO UPDATE SET version = season.version + 1 RETURNING version").fetchone()[0]
-
-
-@translated
-def signature(conn: sqlite3.Connection) -> tuple:
-    """Changes whenever a stored result or who-is-who changes (the domain's cache key)."""
-    results = conn.execute("SELECT count(*), coalesce(sum(revision), 0), coalesce(sum(finished), 0),"
-                           " coalesce(max(table_id), 0) FROM results").fetchone()
-    changes = conn.execute("SELECT coalesce(max(id), 0), (SELECT count(*) FROM players) FROM player_changes"
-                           ).fetchone()
-    return tuple(results) + tuple(changes)
 
 
 @translated
