@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 from contextlib import contextmanager
 from typing import Iterator
 
@@ -81,3 +82,15 @@ def save_shown(page, status: int = 200) -> None:
         page.locator("#entry button[type=submit]").tap()
     assert info.value.status == status
     page.wait_for_function(ANSWER_SHOWN, arg=wrap)
+
+
+def wait_until(check, what: str, within: float = 10.0):
+    """``check()`` until it gives something true (a state the server reaches); its value. For
+    what a page can't wait on itself: the store, another server, a phone's stream."""
+    deadline = time.monotonic() + within
+    while True:
+        value = check()
+        if value:
+            return value
+        assert time.monotonic() < deadline, f"not within {within} s: {what}"
+        time.sleep(0.05)

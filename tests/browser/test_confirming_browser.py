@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 
 import pytest
 from playwright.sync_api import expect
@@ -29,7 +28,7 @@ from playwright.sync_api import expect
 from companion.store import connect
 from companion.tables import service as tables
 from helpers import Phone
-from tests.browser.pages import ANSWER_SHOWN, LAPTOP, PHONE, TIMEOUT_MS, next_document, open_table, put, save_shown, settled
+from tests.browser.pages import ANSWER_SHOWN, LAPTOP, PHONE, TIMEOUT_MS, next_document, open_table, put, save_shown, settled, wait_until
 from .conftest import new_phone_context
 
 pytestmark = [pytest.mark.browser, pytest.mark.confirming]
@@ -45,16 +44,6 @@ def facts(winner: int) -> dict:
     tricks[winner] += 5
     return {"chips": [3, 3, 3, 4], "tricks": tricks}
 
-
-def wait_until(check, what: str, within: float = 10.0):
-    """``check()`` until it gives something true (a state the server reaches); its value."""
-    deadline = time.monotonic() + within
-    while True:
-        value = check()
-        if value:
-            return value
-        assert time.monotonic() < deadline, f"not within {within} s: {what}"
-        time.sleep(0.05)
 
 
 def touches(page) -> bool:

@@ -30,7 +30,6 @@ import csv
 import io
 import json
 import re
-import time
 from fractions import Fraction
 from urllib.parse import urlsplit
 
@@ -39,7 +38,7 @@ from playwright.sync_api import expect
 
 from companion.games import GAMES, MatchSetup
 from helpers import Phone, decode_qr, rwd_form
-from tests.browser.pages import LAPTOP, PHONE, TIMEOUT_MS, put, save_shown, settled
+from tests.browser.pages import LAPTOP, PHONE, TIMEOUT_MS, put, save_shown, settled, wait_until
 from .conftest import new_phone_context
 
 pytestmark = pytest.mark.browser
@@ -122,16 +121,6 @@ def read_fraction(text: str) -> Fraction:
     return whole + Fraction(int("".join(str(_SUP.index(c)) for c in top)),
                             int("".join(str(_SUB.index(c)) for c in bottom)))
 
-
-def wait_until(check, what: str, within: float = 15.0):
-    """``check()`` until it gives something true (a condition the server reaches); its value."""
-    deadline = time.monotonic() + within
-    while True:
-        value = check()
-        if value:
-            return value
-        assert time.monotonic() < deadline, f"not within {within} s: {what}"
-        time.sleep(0.05)
 
 
 # --- the night, as the laptop and the phones drive it ------------------------------------------
@@ -297,7 +286,8 @@ class Night:
         self.shot(page, "phone-table-offline-390", full=False)
         assert len(self.table_doc(token)["deals"]) == number - 1  # not sent: the phone is offline
         page.context.set_offline(False)
-        wait_until(lambda: len(self.table_doc(token)["deals"]) == number, f"deal {number} stored once back online")
+        wait_until(lambda: len(self.table_doc(token)["deals"]) == number, f"deal {number} stored once back online",
+                   within=15.0)
         expect(page.locator(f"#deal-{number}")).to_be_visible()
         expect(page.locator("#outbox .outbox-item")).to_have_count(0)
 

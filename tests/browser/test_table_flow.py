@@ -145,7 +145,7 @@ def test_saved_deal_is_confirmed_and_undone_at_once_and_every_phone_follows(game
 
 def test_match_end_actions_appear_without_reload(live_server, phone, phone2):
     a, b = phone, phone2
-    url = rwd_one_deal_from_the_end(a, b, live_server)
+    rwd_one_deal_from_the_end(a, b, live_server)
     enter_and_save(a, DEALS["rwd"][2])
     # Ann's third deal win ends the match: Rematch shows on both phones, no form any more.
     for page in (a, b):
@@ -431,7 +431,7 @@ def test_correction_that_changes_a_later_choice_goes_through_in_one_more_tap(liv
 
 def test_a_half_typed_form_is_kept_when_another_phone_ends_the_match(live_server, phone, phone2):
     a, b = phone, phone2
-    url = rwd_one_deal_from_the_end(a, b, live_server)
+    rwd_one_deal_from_the_end(a, b, live_server)
     put(b, "chips-0", 4)
     enter_and_save(a, DEALS["rwd"][2])  # Ann's third deal win: the match is over
     b.locator("#entry p.notice.moved").wait_for(timeout=5000)

@@ -5,7 +5,6 @@ entry, a correction and an undo."""
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
 
