@@ -4,6 +4,7 @@
   (connections per device, slow senders, large bodies, a log one device can't flood).
 - WSGI layers in front of Flask, outermost first (:func:`install` wires them):
 
+  0. :class:`companion.metrics.CountedRequests`: every answer counted by route and status;
   1. :mod:`.guard`: a device trying table links at random is cut off (429);
   2. :mod:`.events`: every live page's one event stream (push), held open outside Flask: a
      table's, the night's pages' (the screen for the room, the hall's board, a phone's night
@@ -29,6 +30,7 @@ from __future__ import annotations
 from typing import Callable
 
 from ..devices import device_of
+from ..metrics import refused
 from ..numbers import ascii_number
 from ..tokens import TABLE_PATH  # noqa: F401  (the one shape of a table's link, shared with the web layer)
 
@@ -41,7 +43,9 @@ CLOSE_KEY = "companion.close"  # set by a layer: the server closes the connectio
 
 def client_trouble(environ: dict, kind: str, message: str) -> None:
     """Say that this request's device did something refused, once a minute per kind and device
-    (through the server's flood log; nothing under a server without one, e.g. in tests)."""
+    (through the server's flood log; nothing under a server without one, e.g. in tests), and
+    count it (/metrics: companion/metrics.py)."""
+    refused(kind)
     flood = environ.get(FLOOD_KEY)
     if flood is not None:
         flood(kind, device_of(environ), message)
@@ -107,6 +111,7 @@ def install(app, headers: list[tuple[str, str]], join_host: Callable[[], str | N
     from .live import LiveAnswers, SharedPartials
     from .pages import Pages
     from .turns import TableTurns
+    from ..metrics import CountedRequests, Routes
     from ..store.revisions import Revisions
 
     database = lambda: app.config["DATABASE"]  # noqa: E731  (read per call: tests repoint it)
@@ -132,3 +137,6 @@ def install(app, headers: list[tuple[str, str]], join_host: Callable[[], str | N
         heartbeat=app.config.get("STREAM_HEARTBEAT_S", HEARTBEAT_S))
     app.wsgi_app = app.extensions["link_guard"] = LinkGuessGuard(app.wsgi_app, headers, pages,
                                                                  join_host=join_host, limits=device_limits(app))
+    # Every answer above counted by route and status (/metrics: companion/metrics.py).
+    routes = app.extensions["metric_routes"] = Routes(app.url_map)
+    app.wsgi_app = CountedRequests(app.wsgi_app, routes)

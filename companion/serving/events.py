@@ -48,7 +48,7 @@ import weakref
 from collections import OrderedDict
 from typing import Callable, Iterable, Iterator
 
-from .. import changes
+from .. import changes, metrics
 from ..devices import device_of, is_organiser
 from ..store import StorageError
 from ..store.revisions import Revisions
@@ -454,10 +454,12 @@ class EventStreams:
             return [gone]
         self.opened += 1
         self.open_by_topic[topic] = self.open_by_topic.get(topic, 0) + 1
+        metrics.stream_opened(topic)
         start_response("200 OK", self.stream_headers)
         return Stream(self.stream(topic, shown, current, handle), lambda: self.ended(topic, handle))
 
     def ended(self, topic: str, handle: StreamHandle) -> None:
+        metrics.stream_closed(topic)
         self.watch.unwatch(topic)
         self.streams.close(handle)
         left = self.open_by_topic.get(topic, 1) - 1
@@ -478,9 +480,11 @@ class EventStreams:
                 return
             if current is None:  # the table was removed: the page fetches the notice
                 yield GONE_EVENT
+                metrics.delivered(topic, "gone")  # the server asks for more once it has sent it
                 return
             if version_text(current) != shown:
                 yield event(current)
+                metrics.delivered(topic, "changed")
                 shown = version_text(current)
                 if gap:
                     time.sleep(gap)  # the changes meanwhile are one more "changed", not one each

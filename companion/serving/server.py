@@ -50,6 +50,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
+from .. import metrics
 from ..numbers import ascii_number
 from ..devices import LAPTOP_ADDRESSES, is_laptop_address
 from . import CLOSE_KEY, FLOOD_KEY, SOCKET_KEY, table_route
@@ -219,7 +220,15 @@ class Handler(WSGIHandler):
         return self.server.limits
 
     def flood(self, kind: str, message: str) -> None:
+        metrics.refused(kind)  # this connection's own refusals (the layers' count in client_trouble)
         self.server.trouble(kind, self.device(), message)
+
+    def counted(self, status: str) -> None:
+        """An answer of the server's own, before the app (408, 413, 400), counted as the app's are."""
+        method, path = self.command or "", (self.path or "").split("?", 1)[0]
+        routes = getattr(self.server.application, "extensions", {}).get("metric_routes")
+        metrics.answered(routes.of(method, path) if routes is not None and path else metrics.UNMATCHED,
+                         method, status)
 
     def device(self) -> str:
         return device_of(self.client_address)
@@ -340,6 +349,7 @@ class Handler(WSGIHandler):
     def refuse(self, status: str, page_name: str) -> None:
         """Answer ``status`` with one of the serving pages, and close the connection."""
         self.close_connection = True
+        self.counted(status)
         page = self.server.page(page_name, self.headers.get("Cookie", ""), self.headers.get("Accept-Language", ""))
         self.start_response(status, [
             ("Content-Type", "text/html; charset=utf-8"), ("Content-Length", str(len(page))),
@@ -385,6 +395,7 @@ class Handler(WSGIHandler):
         # 10 MB of log in 10 s); say it once a minute per device instead, as our own refusals.
         self.flood("invalid", f"invalid request ({type(ex).__name__}: {str(ex)[:200]}): answered 400")
         self.close_connection = True
+        metrics.answered(metrics.UNMATCHED, "", 400)
         return ("400", BAD_REQUEST)
 
 
@@ -478,6 +489,7 @@ class Server(WSGIServer):
         device = device_of(address)
         count = self.per_device.get(device, 0)
         if count >= self.limits.per_device:
+            metrics.refused("connections")
             self.trouble("connections", device, f"more than {self.limits.per_device} connections at once: "
                                                 "further ones closed at once")
             sock.close()
@@ -485,6 +497,7 @@ class Server(WSGIServer):
         laptop = is_laptop_address(device)
         if not laptop and not self.device_limits.may_connect(device):
             rate = self.device_limits.rates["connecting"]
+            metrics.refused("connecting")
             self.trouble("connecting", device, f"refused lately, then more than {rate.burst:g} new connections at "
                                                f"once or {rate.per_s:g} a second: further ones closed at once")
             sock.close()
@@ -495,6 +508,7 @@ class Server(WSGIServer):
         made_room = not laptop and self.phones >= self.room_from and self.make_room(ROOM_PER_CONNECTION)
         if not laptop and self.phones >= self.connection_cap \
                 and (not made_room or self.phones >= 2 * self.connection_cap - self.room_from):
+            metrics.refused("full")
             self.flood("full", device, f"the server holds {self.connection_cap} connections from phones: "
                                        "further ones closed at once (the laptop's own still get in)")
             sock.close()

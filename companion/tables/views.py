@@ -17,6 +17,7 @@ from flask_babel import get_locale, gettext, ngettext
 from markupsafe import Markup
 from flask_wtf.csrf import generate_csrf
 
+from .. import metrics
 from ..devices import device_of
 from ..outcomes import Outcome
 from ..store import DatabaseAway, StorageError, get_db
@@ -148,6 +149,7 @@ def create():
                                    "then press “Open the table” again.",
                                    "This device opened many tables in a short time. Wait %(num)s seconds, "
                                    "then press “Open the table” again.", wait)]})
+        metrics.refused("tables")
         return page, 429, {"Retry-After": str(wait)}
 
     def form_again(errors: dict, status: int):
@@ -395,7 +397,8 @@ def add_deal(token: str):
                             errors={"deal": [gettext("This form is missing its deal number. Reload the page.")]})
     try:
         # The service reads the form against the match as stored, in one read and one replay.
-        entry = service.enter_deal(get_db(), token, number, form=values, write_id=write_id(), who=who_here(token))
+        with metrics.save_timer():  # how long a deal's save takes (/metrics)
+            entry = service.enter_deal(get_db(), token, number, form=values, write_id=write_id(), who=who_here(token))
     except DatabaseAway:
         raise  # the table can't be read either: the app's own answer (web: the page's frame, Retry-After)
     except StorageError as error:

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from flask import Blueprint, current_app, make_response, redirect, render_template, request
+from flask_babel import gettext
+
+from .. import metrics as counts
 
 from ..store import StorageError, get_db, ping
 from ..store import tables as table_rows
 from ..qr import qr_svg
-from .host import is_host_request, join_url
+from .host import is_host_request, join_url, own_join_host
 from .language import LANGUAGES, remember
 from .times import local_time
 
@@ -62,3 +65,16 @@ def readyz():
     if relay is not None and not relay.listening:
         return "the change relay is not listening", 503, {**plain, "Retry-After": "5"}
     return "ready", 200, plain
+
+
+@bp.get("/metrics")
+def metrics():
+    """Prometheus' text (companion/metrics.py): for the organiser, or a monitor at an address
+    given with ``--metrics-from`` (METRICS_FROM); 403 for everyone else (a phone learns nothing
+    of the room's traffic)."""
+    peers = counts.allowed_peers(current_app.config.get("METRICS_FROM") or ())
+    if not counts.may_read(request.environ, lambda: own_join_host(current_app.config), peers):
+        message = gettext("These figures are for the organiser's laptop and the club's monitor only.")
+        return render_template("error.html", message=message), 403
+    body, content_type = counts.exposition()
+    return body, 200, {"Content-Type": content_type, "Cache-Control": "no-store"}

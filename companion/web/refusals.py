@@ -10,6 +10,7 @@ import time
 from flask import current_app, request
 from flask_babel import gettext
 
+from .. import metrics
 from ..store import DatabaseAway, NotSaved, StorageError, StorageReplaced
 
 
@@ -41,7 +42,9 @@ def away_message() -> str:
 
 def storage_message(error: StorageError) -> str:
     """Why the store refused: a full or read-only disk, a replaced file, a database server away,
-    or a damaged file. Every refusal shown is also said in the terminal (the host must act on it)."""
+    or a damaged file. Every refusal shown is also said in the terminal (the host must act on it),
+    and counted (/metrics)."""
+    metrics.refused(metrics.stored_refusal(error))
     say_in_terminal(error)
     if isinstance(error, DatabaseAway):
         return away_message()
