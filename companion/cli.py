@@ -157,7 +157,7 @@ def serve(args: argparse.Namespace) -> int:
     from .store import postgres
 
     url, warning = join_url(args.host, args.port)
-    config = {"JOIN_URL": url}
+    config = {"JOIN_URL": url, "METRICS_FROM": args.metrics_from}
     if args.db:
         config["DATABASE"] = args.db if postgres.is_postgres(args.db) else os.path.abspath(args.db)
     try:
@@ -212,6 +212,7 @@ def serve(args: argparse.Namespace) -> int:
     laptop = laptop_url(args.host, args.port)
     if args.listen_fd is not None:  # a worker: its parent said all this once
         end_with_parent(args.worker_of)
+        serving_now(server)
         http.run(server)
         return 0
     print(start_message(url=url, warning=warning, laptop=laptop, database=postgres.shown(database),
@@ -222,6 +223,7 @@ def serve(args: argparse.Namespace) -> int:
     if args.open:
         open_in_browser(laptop + ("hall" if args.open == "hall" else ""))
 
+    serving_now(server)
     http.run(server)  # until Ctrl+C or SIGTERM
     replaced = replaced_at_stop()
     if replaced:
@@ -233,6 +235,16 @@ def serve(args: argparse.Namespace) -> int:
         os._exit(0)
     print("Stopped.", flush=True)
     return 0
+
+
+def serving_now(server) -> None:
+    """Start accepting, then say READY=1 to a service manager (companion/systemd.py): the season
+    is loaded and the port answers, so a unit that waits for it may send phones now. A worker
+    says it to its parent, which says it once every worker has."""
+    from . import systemd
+
+    server.start()
+    systemd.notify("READY=1")
 
 
 def inherited_listener(fd: int):
@@ -268,9 +280,12 @@ def serve_workers(args: argparse.Namespace) -> int:
     one of them), starts again one that dies, and stops them all on Ctrl+C or SIGTERM. Changes
     reach every worker's phones through the database (ChangeRelay); each worker keeps its own
     per-device limit and fair share (docs/club-server.md, "Workers")."""
+    import shutil
     import signal
     import subprocess
+    import tempfile
 
+    from . import metrics, systemd
     from .serving import server as http
     from .store import DatabaseError, StoreError, postgres
 
@@ -294,7 +309,19 @@ def serve_workers(args: argparse.Namespace) -> int:
                "--max-connections", str(args.max_connections), "--per-device", str(args.per_device),
                "--header-timeout", str(args.header_timeout), "--no-qr",
                "--listen-fd", str(listener.fileno()), "--worker-of", str(os.getpid())]
+    command += [option for address in args.metrics_from for option in ("--metrics-from", address)]
     environment = {**os.environ, DB_ENV: args.db}
+    # One /metrics for every worker (companion/metrics.py): each writes its counts in this folder,
+    # the one asked sums them. Made empty for this run, removed at the end.
+    folder = tempfile.mkdtemp(prefix="companion-serve-")
+    environment[metrics.MULTIPROCESS_ENV] = os.path.join(folder, "metrics")
+    os.mkdir(environment[metrics.MULTIPROCESS_ENV])
+    # A service manager hears READY=1 from this process once every worker said it here (never
+    # from a worker: a unit needs only NotifyAccess=main).
+    readiness = systemd.WorkersReady(folder) if os.environ.get(systemd.NOTIFY_ENV) else None
+    environment.pop(systemd.NOTIFY_ENV, None)
+    if readiness is not None:
+        environment[systemd.NOTIFY_ENV] = readiness.path
 
     def start() -> tuple[subprocess.Popen, float]:
         # Its own process group: Ctrl+C reaches the parent, which stops the workers itself.
@@ -318,10 +345,15 @@ def serve_workers(args: argparse.Namespace) -> int:
     if args.open:
         open_in_browser(laptop + ("hall" if args.open == "hall" else ""))
     while not stopping.wait(0.2):
+        if readiness is not None and readiness.all_ready(w.pid for w, _ in workers):
+            systemd.notify("READY=1")
+            readiness.close()
+            readiness = None
         for number, (worker, started) in enumerate(workers):
             code = worker.poll()
             if code is None or stopping.is_set():
                 continue
+            metrics.worker_gone(worker.pid, environment[metrics.MULTIPROCESS_ENV])  # its streams are closed
             if time.monotonic() - started < QUICK_END:
                 stopping.wait(1)
             workers[number] = start()
@@ -338,6 +370,9 @@ def serve_workers(args: argparse.Namespace) -> int:
             worker.kill()
             worker.wait(5)
     listener.close()
+    if readiness is not None:
+        readiness.close()
+    shutil.rmtree(folder, ignore_errors=True)
     print("Stopped.", flush=True)
     return 0
 
@@ -544,6 +579,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="server processes answering on the port (default 1; more need a postgresql:// --db)")
     s.add_argument("--listen-fd", type=int, help=argparse.SUPPRESS)  # a worker: the parent's listening socket
     s.add_argument("--worker-of", type=int, help=argparse.SUPPRESS)  # a worker: its parent's process id
+    s.add_argument("--metrics-from", action="append", default=[], metavar="ADDR",
+                   help="an address (or network) whose monitor may read /metrics, besides this laptop; repeatable")
     s.add_argument("--no-qr", action="store_true", help="don't draw the QR code in the terminal")
     s.add_argument("--open", nargs="?", const="home", choices=("home", "hall"),
                    help="open the home page (its big QR code), or the hall view, in this laptop's browser")
@@ -565,6 +602,12 @@ def main(argv: list[str] | None = None) -> int:
             parser.error("--port must be from 1 to 65535")
         if not 1 <= args.workers <= 64:
             parser.error("--workers must be from 1 to 64")
+        try:
+            from .metrics import allowed_peers
+
+            allowed_peers(args.metrics_from)
+        except ValueError as exc:
+            parser.error(f"--metrics-from: {exc}")
         if args.workers > 1:
             from .store.postgres import is_postgres
 
