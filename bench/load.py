@@ -32,6 +32,10 @@ have it", errors, missed deliveries, the server's memory, and what each change c
 phones while measuring: partials fetched and streams opened per change and phone (the page's
 target: 1 partial, 0 streams), and the fallback checks per phone and minute (the 30 s timer).
 
+``--scrape-metrics`` (issue 46): a monitor at its own address, given to serve as --metrics-from, reads
+/metrics every 2 s while the phones are measured; it fails unless every figure is in every scrape
+and a phone is refused (403), and reports what moved: saves, pushes delivered per change, streams.
+
 Every phone has its own loopback address (127.0.0.2 and up), as a venue's phones are devices
 of their own to the laptop (the link guard trusts 127.0.0.1, the fair share counts per device).
 
@@ -250,7 +254,14 @@ async def open_tables(port: int, db: str, count: int) -> list[dict]:
     return tables
 
 
-BACKEND = {"db": None, "workers": 1}  # --db (a PostgreSQL server's URL) and --workers, for venue()
+BACKEND = {"db": None, "workers": 1, "serve": []}  # --db (a PostgreSQL server's URL), --workers, more options
+
+# --scrape-metrics (issue 46): a monitor at an address of its own (given to serve as --metrics-from,
+# never a phone's: phone_address) reads /metrics every SCRAPE_EVERY_S while the phones are measured.
+MONITOR = "127.0.200.9"
+SCRAPE_EVERY_S = 2.0
+FIGURES = ("companion_requests_total", "companion_deal_save_seconds_count", "companion_deliveries_total",
+           "companion_open_streams", "companion_refusals_total")
 
 
 @contextlib.contextmanager
@@ -282,6 +293,7 @@ async def venue(count: int):
     with fresh_database(tmp) as db:
         # Every phone here is this machine: lift the per-device cap that a real venue keeps.
         extra = ["--per-device", "100000"] + (["--workers", str(BACKEND["workers"])] if BACKEND["workers"] > 1 else [])
+        extra += BACKEND["serve"]
         server, port = start_server(tmp, *extra, db=db if BACKEND["db"] else None)
         try:
             tables = await open_tables(port, db, count)
@@ -450,6 +462,63 @@ async def next_change(reader) -> int:
             return int(line.split(b":", 1)[1])
 
 
+def figures(text: str) -> dict[str, float]:
+    """One scrape's samples, summed by name and the labels that matter here."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    found: dict[str, float] = {}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            keys = [sample.name] + [f"{sample.name}{{{k}={v}}}" for k, v in sample.labels.items()
+                                    if k in ("status", "reason", "page", "event")]
+            for key in keys:
+                found[key] = found.get(key, 0.0) + sample.value
+    return found
+
+
+async def scrape_metrics(port: int, until: asyncio.Event) -> dict:
+    """--scrape-metrics: /metrics as a monitor reads it, every SCRAPE_EVERY_S until ``until``, then once
+    more: each scrape's time, the figures missing from any, and what moved between the first and the last."""
+    phone = Conn(port, phone_address(0))
+    refused_phone = (await phone.request("GET", "/metrics"))[0]
+    phone.close()
+    conn = Conn(port, MONITOR)
+    times, scrapes, missing, errors, streams = [], [], set(), 0, []
+    while True:
+        start = time.perf_counter()
+        status, body = await conn.request("GET", "/metrics")
+        times.append(time.perf_counter() - start)
+        if status != 200:
+            errors += 1
+        else:
+            found = figures(body.decode())
+            missing |= {name for name in FIGURES if name not in found}
+            streams.append(found.get("companion_open_streams", 0.0))
+            scrapes.append(found)
+        if until.is_set():
+            break
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(until.wait(), SCRAPE_EVERY_S)
+    conn.close()
+    first, last = scrapes[0] if scrapes else {}, scrapes[-1] if scrapes else {}
+
+    def moved(name: str) -> float:
+        return round(last.get(name, 0.0) - first.get(name, 0.0), 3)
+
+    saves = moved("companion_deal_save_seconds_count")
+    return {"scrapes": len(times), "scrape_errors": errors, "phone_got": refused_phone,
+            "scrape_p50_ms": round(pct(times, 50), 2), "scrape_max_ms": round(max(times) * 1000, 2),
+            "missing": sorted(missing), "requests": moved("companion_requests_total"),
+            "requests_by_status": {key.split("=", 1)[1].rstrip("}"): moved(key) for key in sorted(last)
+                                   if key.startswith("companion_requests_total{status=") and moved(key)},
+            "saves": saves,
+            "save_mean_ms": round(moved("companion_deal_save_seconds_sum") * 1000 / saves, 2) if saves else None,
+            "deliveries_changed": moved("companion_deliveries_total{event=changed}"),
+            "open_streams_max": max(streams, default=0.0),
+            "refusals": {key.split("=", 1)[1].rstrip("}"): moved(key) for key in sorted(last)
+                         if key.startswith("companion_refusals_total{reason=") and moved(key)}}
+
+
 async def run_push(args) -> dict:
     stats = {"entry": [], "one": [], "event": [], "errors": 0, "error_kinds": {}, "missed": 0, "ended": 0,
              "fetches": 0, "streams": 0, "measured_fetches": 0, "measured_streams": 0, "measured_checks": 0,
@@ -592,6 +661,8 @@ async def run_push(args) -> dict:
         stats["rss_idle_mb"] = rss_mb(server.pid)
         deadline[0] = time.perf_counter() + args.seconds
         measuring.set()
+        scraped = asyncio.Event()
+        scraper = asyncio.create_task(scrape_metrics(port, scraped)) if getattr(args, "scrape_metrics", False) else None
         cpu_before = cpu_seconds(server.pid)
         profiler = profile(server.pid, args.py_spy, args.seconds) if getattr(args, "py_spy", None) else None
         await asyncio.gather(*tasks)
@@ -599,6 +670,8 @@ async def run_push(args) -> dict:
         memory = rss_mb(server.pid)
         if profiler is not None:
             profiler.wait()
+        scraped.set()
+        metrics = await scraper if scraper is not None else None
     everyone = []
     for key, when in answered.items():
         got = reached.get(key, [])
@@ -630,6 +703,9 @@ async def run_push(args) -> dict:
         "server_rss_idle_mb": round(stats["rss_idle_mb"], 1), "server_rss_mb": round(memory, 1),
         # the server's CPU time while measuring, per change (saving it, telling and serving six phones)
         "server_cpu_ms_per_change": round(cpu * 1000 / len(answered), 2) if answered else None,
+        # --scrape-metrics: what /metrics said while measuring (each change: a save, 6 phones told)
+        **({"metrics": {**metrics, "deliveries_per_change": round(metrics["deliveries_changed"] / len(answered), 2)
+                        if answered else None}} if metrics is not None else {}),
     }
 
 
@@ -653,6 +729,14 @@ def push_verdict(result: dict) -> str:
     return (f"targets: entry p99 <= 25 ms ({result['entry_p99_ms']}), delivery to all 6 phones p99 <= 50 ms "
             f"({result['delivery_all6_p99_ms']}), 0 errors ({result['errors']}), 0 missed ({result['missed']}), "
             f"RSS <= 150 MB ({result['server_rss_mb']}): {'PASS' if ok else 'FAIL'}")
+
+
+def metrics_verdict(result: dict) -> str:
+    """--scrape-metrics: every figure in every scrape, none refused to the monitor, 403 to a phone."""
+    found = result["metrics"]
+    ok = not found["missing"] and found["scrape_errors"] == 0 and found["phone_got"] == 403 and found["scrapes"] > 1
+    return (f"metrics: {found['scrapes']} scrapes (p50 {found['scrape_p50_ms']} ms), every figure present "
+            f"(missing: {found['missing'] or 'none'}), a phone answered {found['phone_got']}: {'PASS' if ok else 'FAIL'}")
 
 
 def raise_client_file_limit() -> None:
@@ -809,10 +893,16 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=1, help="push: `companion serve --workers N`")
     parser.add_argument("--beside-sqlite", action="store_true",
                         help="push, with --db: alternate runs on SQLite with one worker and report both (issue 35)")
+    parser.add_argument("--scrape-metrics", action="store_true",
+                        help=f"push: a monitor at {MONITOR} (--metrics-from) reads /metrics every {SCRAPE_EVERY_S:g} s "
+                             "while measuring; fails unless every figure is there and a phone gets 403 (issue 46)")
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # one run's figures, for --checkout
     parser.add_argument("--serve-tree", type=Path, default=None, help=argparse.SUPPRESS)  # the tree to serve
     args = parser.parse_args()
     BACKEND.update(db=args.db, workers=args.workers)
+    if args.scrape_metrics:
+        args.push = True
+        BACKEND["serve"] = ["--metrics-from", MONITOR]
     raise_client_file_limit()
     if args.serve_tree is not None:
         serving.ROOT = args.serve_tree.resolve()
@@ -865,6 +955,8 @@ def main() -> None:
             print(f"run {number} ({before} before, {load_average()} after): " + json.dumps(results[-1], indent=2),
                   flush=True)
             print(push_verdict(results[-1]))
+            if "metrics" in results[-1]:
+                print(metrics_verdict(results[-1]))
         if args.runs > 1:
             result = median_of(results)
             print(f"median of {args.runs} runs: " + json.dumps({k: result[k] for k in GUARDED}))
