@@ -1,4 +1,4 @@
-"""Home page (games, join QR, recent tables for the host), language switch, health check."""
+"""Home page (games, join QR, recent tables for the host), language switch, health checks, metrics."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ from flask import Blueprint, current_app, make_response, redirect, render_templa
 from flask_babel import gettext
 
 from .. import metrics as counts
-
 from ..store import StorageError, get_db, ping
 from ..store import tables as table_rows
 from ..qr import qr_svg
