@@ -30,7 +30,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         WTF_CSRF_TIME_LIMIT=None,  # a match lasts an evening; tokens must not expire mid-game
         BABEL_DEFAULT_LOCALE="en",
         BABEL_TRANSLATION_DIRECTORIES=str(PACKAGE_DIR / "translations"),
-        JOIN_URL=None,  # the address phones should open; set by `companion serve`
+        JOIN_URL=None,  # the address phones should open; set by `companion serve` (its --public-url)
+        TRUSTED_PROXIES=(),  # the reverse proxies' addresses (serve --trusted-proxy): companion/devices.py
+        ORGANISER_PASSCODE=None,  # the organiser's sign-in behind them: companion/web/organiser_signin.py
         SEND_FILE_MAX_AGE_DEFAULT=3600,
     )
     if config:
@@ -58,7 +60,7 @@ def register_features(app: Flask) -> None:
     from .serving import install
     from .tables.record import bp as match_records  # issue 32: who may change a finished match; its record
     from .tables.views import bp as table_pages
-    from .web import CSP, FIXED_HEADERS, games, home
+    from .web import CSP, FIXED_HEADERS, games, home, organiser_signin
     from .web.host import own_join_host
 
     for blueprint in (home.bp, games.bp, table_pages, match_records, night_pages, room_screen, name_claims,
@@ -66,3 +68,5 @@ def register_features(app: Flask) -> None:
         app.register_blueprint(blueprint)
     install(app, [("Content-Security-Policy", CSP)] + list(FIXED_HEADERS.items()),
             join_host=lambda: own_join_host(app.config))
+    # Outermost: which device each request is, behind a trusted proxy too (issue 46).
+    organiser_signin.install(app)

@@ -73,7 +73,8 @@ def laptop_url(host: str, port: int) -> str:
 
 
 def start_message(*, url: str, warning: str | None, laptop: str, database: str,
-                  moved_from: str | None, draw_qr: bool, db_said: str | None = None) -> str:
+                  moved_from: str | None, draw_qr: bool, db_said: str | None = None,
+                  sign_in: str | None = None) -> str:
     """What `serve` prints on start: true whether phones can join or not, the QR code
     only when it is drawn (and only when phones can use its address)."""
     lines = [f"Table Companion {version()} is running."]
@@ -85,6 +86,8 @@ def start_message(*, url: str, warning: str | None, laptop: str, database: str,
         lines.append(f"On this laptop: {laptop} (the home page shows the code large; "
                      f"{laptop}hall is the big-screen view for a meetup night)")
         lines.append(TROUBLESHOOTING)
+        if sign_in:
+            lines.append(sign_in)
     else:
         lines.append(f"Only this laptop can open it: {url}")
         lines.append(f"Note: {warning}")
@@ -157,7 +160,10 @@ def serve(args: argparse.Namespace) -> int:
     from .store import postgres
 
     url, warning = join_url(args.host, args.port)
-    config = {"JOIN_URL": url, "METRICS_FROM": args.metrics_from}
+    if args.public_url:
+        url, warning = args.public_url, None
+    config = {"JOIN_URL": url, "METRICS_FROM": args.metrics_from, "TRUSTED_PROXIES": args.trusted_proxy,
+              "ORGANISER_PASSCODE": args.organiser_passcode}
     if args.db:
         config["DATABASE"] = args.db if postgres.is_postgres(args.db) else os.path.abspath(args.db)
     try:
@@ -218,7 +224,8 @@ def serve(args: argparse.Namespace) -> int:
     print(start_message(url=url, warning=warning, laptop=laptop, database=postgres.shown(database),
                         moved_from=app.config.get("DATABASE_MOVED_FROM"),
                         draw_qr=not args.no_qr and terminal_can_draw_qr(),
-                        db_said=getattr(args, "db_said", None) if postgres.is_postgres(database) else None),
+                        db_said=getattr(args, "db_said", None) if postgres.is_postgres(database) else None,
+                        sign_in=sign_in_line(args)),
           flush=True)
     if args.open:
         open_in_browser(laptop + ("hall" if args.open == "hall" else ""))
@@ -310,7 +317,7 @@ def serve_workers(args: argparse.Namespace) -> int:
                "--header-timeout", str(args.header_timeout), "--no-qr",
                "--listen-fd", str(listener.fileno()), "--worker-of", str(os.getpid())]
     command += [option for address in args.metrics_from for option in ("--metrics-from", address)]
-    environment = {**os.environ, DB_ENV: args.db}
+    environment = {**os.environ, DB_ENV: args.db, **proxy_environment(args)}
     # One /metrics for every worker (companion/metrics.py): each writes its counts in this folder,
     # the one asked sums them. Made empty for this run, removed at the end.
     folder = tempfile.mkdtemp(prefix="companion-serve-")
@@ -336,11 +343,11 @@ def serve_workers(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     workers = [start() for _ in range(args.workers)]
-    url, warning = join_url(args.host, args.port)
+    url, warning = (args.public_url, None) if args.public_url else join_url(args.host, args.port)
     laptop = laptop_url(args.host, args.port)
     print(start_message(url=url, warning=warning, laptop=laptop, database=postgres.shown(args.db),
                         moved_from=None, draw_qr=not args.no_qr and terminal_can_draw_qr(),
-                        db_said=getattr(args, "db_said", None)), flush=True)
+                        db_said=getattr(args, "db_said", None), sign_in=sign_in_line(args)), flush=True)
     print(f"{args.workers} workers: {', '.join(str(w.pid) for w, _ in workers)}.", flush=True)
     if args.open:
         open_in_browser(laptop + ("hall" if args.open == "hall" else ""))
@@ -558,6 +565,73 @@ def database_from(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
         args.db_said = ""  # the same environment names it again
 
 
+# Behind a reverse proxy (issue 46): these reach `--workers`' workers through their environment
+# (as the database URL does), and may be set there by whoever starts `serve` (a systemd unit).
+TRUSTED_PROXY_ENV = "COMPANION_TRUSTED_PROXY"  # addresses, separated by commas or spaces
+PASSCODE_ENV = "COMPANION_ORGANISER_PASSCODE"
+PUBLIC_URL_ENV = "COMPANION_PUBLIC_URL"
+
+
+def proxy_settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
+    """``--trusted-proxy`` (else COMPANION_TRUSTED_PROXY) as a tuple of addresses; the organiser's
+    passcode behind them (``--organiser-passcode-file``, else COMPANION_ORGANISER_PASSCODE, else
+    a new one for this start); ``--public-url`` (else COMPANION_PUBLIC_URL), ending in "/"."""
+    from urllib.parse import urlsplit
+
+    from .devices import trusted_addresses
+    from .web.organiser_signin import new_passcode
+
+    given = args.trusted_proxy or os.environ.get(TRUSTED_PROXY_ENV, "").replace(",", " ").split()
+    try:
+        args.trusted_proxy = tuple(sorted(trusted_addresses(given)))
+    except ValueError as exc:
+        parser.error(f"--trusted-proxy: {exc} (give the proxy's IP address, as it connects to this server)")
+    args.organiser_passcode = None
+    if args.organiser_passcode_file:
+        try:
+            args.organiser_passcode = Path(args.organiser_passcode_file).expanduser().read_text(encoding="utf-8").strip()
+        except OSError as exc:
+            parser.error(f"--organiser-passcode-file {args.organiser_passcode_file}: {exc.strerror or exc}")
+        if len(args.organiser_passcode) < 8:
+            parser.error(f"--organiser-passcode-file {args.organiser_passcode_file}: the passcode must have "
+                         "at least 8 characters")
+    elif os.environ.get(PASSCODE_ENV):
+        args.organiser_passcode = os.environ[PASSCODE_ENV]
+    elif args.trusted_proxy:
+        args.organiser_passcode = new_passcode()
+    public = args.public_url or os.environ.get(PUBLIC_URL_ENV, "")
+    if public:
+        parts = urlsplit(public)
+        if parts.scheme not in ("http", "https") or not parts.hostname or parts.path not in ("", "/") \
+                or parts.query or parts.fragment:
+            parser.error(f"--public-url {public}: give the address phones open, as http(s)://name[:port]/ "
+                         "(the companion answers at the root of its address, not under a path)")
+        public = f"{parts.scheme}://{parts.netloc}/"
+    args.public_url = public or None
+
+
+def proxy_environment(args: argparse.Namespace) -> dict[str, str]:
+    """What a worker needs of :func:`proxy_settings`, in its environment (never its command line:
+    the passcode is a secret)."""
+    found = {TRUSTED_PROXY_ENV: " ".join(args.trusted_proxy)}
+    if args.organiser_passcode:
+        found[PASSCODE_ENV] = args.organiser_passcode
+    if args.public_url:
+        found[PUBLIC_URL_ENV] = args.public_url
+    return found
+
+
+def sign_in_line(args: argparse.Namespace) -> str | None:
+    """The start message's line for the organiser behind a proxy: where to sign in, and with what."""
+    if not args.trusted_proxy:
+        return None
+    where = f"{args.public_url}organiser/sign-in" if args.public_url else "/organiser/sign-in"
+    passcode = ("the passcode in " + args.organiser_passcode_file if args.organiser_passcode_file
+                else f"this passcode: {args.organiser_passcode}")
+    return (f"Behind the proxy at {', '.join(args.trusted_proxy)}: the organiser signs in at {where} "
+            f"with {passcode}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="companion", description="Table Companion for five trick-taking games.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
@@ -581,6 +655,14 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--worker-of", type=int, help=argparse.SUPPRESS)  # a worker: its parent's process id
     s.add_argument("--metrics-from", action="append", default=[], metavar="ADDR",
                    help="an address (or network) whose monitor may read /metrics, besides this laptop; repeatable")
+    s.add_argument("--trusted-proxy", action="append", default=[], metavar="ADDR",
+                   help="a reverse proxy's address (repeatable; or COMPANION_TRUSTED_PROXY): its requests count as "
+                   "the client it names in X-Forwarded-For, and the organiser signs in with a passcode "
+                   "(docs/club-server.md)")
+    s.add_argument("--organiser-passcode-file", metavar="FILE",
+                   help="behind a proxy: the organiser's passcode, from this file (default: a new one, printed)")
+    s.add_argument("--public-url", metavar="URL",
+                   help="the address phones open (behind a proxy: https://club.example/): QR codes and links carry it")
     s.add_argument("--no-qr", action="store_true", help="don't draw the QR code in the terminal")
     s.add_argument("--open", nargs="?", const="home", choices=("home", "hall"),
                    help="open the home page (its big QR code), or the hall view, in this laptop's browser")
@@ -598,6 +680,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command in ("serve", "backup", "restore"):
         database_from(args, parser)
     if args.command == "serve":
+        proxy_settings(args, parser)
         if not 0 < args.port < 65536:
             parser.error("--port must be from 1 to 65535")
         if not 1 <= args.workers <= 64:

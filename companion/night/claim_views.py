@@ -4,12 +4,12 @@ answers and "remove these" on the laptop's hall page."""
 
 from __future__ import annotations
 
-from flask import Blueprint, redirect, render_template, request, session, url_for
+from flask import Blueprint, redirect, request, session, url_for
 from flask_babel import gettext
 
 from ..numbers import ascii_number
 from ..store import get_db
-from ..web.host import is_host_request
+from ..web.host import is_host_request, organiser_only
 from ..web.outcomes import answer as answer_write
 from ..web.times import local_time
 from . import claims
@@ -35,8 +35,7 @@ def laptop_only():
     """The organiser's answers come from the laptop's own browser (127.0.0.1 or ::1, naming itself
     in Host): other loopback addresses are other devices, as in the tests and benches."""
     if not is_host_request():
-        return render_template("error.html", message=gettext(
-            "The hall view opens only on the host laptop.")), 403
+        return organiser_only(gettext("The hall view opens only on the host laptop."))
     return None
 
 

@@ -22,7 +22,7 @@ from flask import Blueprint, Response, render_template, url_for
 from flask_babel import gettext
 
 from ..store import Connection, get_db
-from ..web.host import is_host_request, join_url
+from ..web.host import is_host_request, join_url, organiser_only
 from ..web.live import unchanged
 from ..qr import qr_svg
 from . import round_time, service
@@ -107,7 +107,7 @@ def no_store(response: Response) -> Response:
 @bp.before_request
 def laptop_only():
     if not is_host_request():  # as every /hall page (companion/night/views.py)
-        return render_template("error.html", message=gettext("The hall view opens only on the host laptop.")), 403
+        return organiser_only(gettext("The hall view opens only on the host laptop."))
 
 
 @bp.get("/hall/screen")

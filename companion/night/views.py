@@ -26,7 +26,7 @@ from ..tables.service import MAX_NAME, Table
 from ..web import render_text
 from ..web.downloads import csv_download, json_download
 from ..web.forms import form_values
-from ..web.host import is_host_request, join_url
+from ..web.host import is_host_request, organiser_only, join_url
 from ..web.live import unchanged
 from ..web.outcomes import answer, status_of
 from ..web.times import local_time
@@ -52,8 +52,7 @@ PHONE_ENDPOINTS = ("hall.join", "hall.join_post", "hall.me", "hall.me_live", "ha
 @bp.before_request
 def laptop_only():
     if request.endpoint not in PHONE_ENDPOINTS and not is_host_request():
-        return render_template("error.html", message=gettext(
-            "The hall view opens only on the host laptop.")), 403
+        return organiser_only(gettext("The hall view opens only on the host laptop."))
 
 
 HALL_TIME = "%H:%M"  # the organiser reads the wall clock

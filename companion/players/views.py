@@ -19,7 +19,7 @@ from ..numbers import ascii_number, number_or_error
 from ..store import get_db
 from ..store import players as player_rows
 from ..web.downloads import csv_download, json_download
-from ..web.host import is_host_request
+from ..web.host import is_host_request, organiser_only
 from ..web.live import asked_unchanged
 from ..web.outcomes import answer
 from . import service
@@ -39,8 +39,7 @@ RECENT_MATCHES = 30  # the player page lists this many latest matches (exports h
 @bp.before_request
 def laptop_only():
     if request.endpoint not in PHONE_ENDPOINTS and not is_host_request():
-        return render_template("error.html", message=gettext(
-            "The players list opens only on the host laptop.")), 403
+        return organiser_only(gettext("The players list opens only on the host laptop."))
 
 
 @bp.app_template_global("rating_text")

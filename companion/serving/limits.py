@@ -15,6 +15,7 @@ what its buckets would hold by then for all but a flood of addresses), on the mo
   :meth:`DeviceLimits.refused`), closed at accept past this (companion/serving/server.py);
   every other device connects freely;
 - ``tables``: new tables (companion/tables/views.py): one device made 15,946 in 20 s;
+- ``sign_in``: tries of the organiser's passcode behind a proxy (companion/web/organiser_signin.py);
 - ``links``: distinct unknown table links asked for within a window (companion/serving/guard.py:
   guessing links is cut off; a phone asking again for its removed table's one link never is).
 
@@ -47,6 +48,7 @@ RATES: dict[str, Rate] = {
     "asks": Rate(burst=10, per_s=5.0),
     "connecting": Rate(burst=16, per_s=1.0),
     "tables": Rate(burst=10, per_s=1 / 3.0),
+    "sign_in": Rate(burst=5, per_s=1 / 30.0),
 }
 STREAMS = 4  # event streams at once: a page or two, a tab left open (events.STREAMS_PER_DEVICE)
 CONNECTIONS = 64  # connections at once (a phone's browser opens at most 6 per host)

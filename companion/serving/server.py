@@ -52,7 +52,7 @@ from typing import Callable
 
 from .. import metrics
 from ..numbers import ascii_number
-from ..devices import LAPTOP_ADDRESSES, is_laptop_address
+from ..devices import LAPTOP_ADDRESSES, is_laptop_address, is_trusted_proxy, trusted_addresses
 from . import CLOSE_KEY, FLOOD_KEY, SOCKET_KEY, table_route
 from .limits import CONNECTIONS, DeviceLimits, device_limits
 
@@ -436,11 +436,20 @@ class Server(WSGIServer):
         self.made_room = 0  # idle connections closed to make room, for tests and benchmarks
         # Each device's rates and whether it was refused lately: the app's one per-device map.
         self.device_limits = device_limits(application) if hasattr(application, "extensions") else DeviceLimits()
+        # A trusted reverse proxy (issue 46) carries many devices on its connections: never the
+        # laptop's (its reserve, its place last in line to make room), never one device's share
+        # of connections, never throttled as one; each request's device is the client it names.
+        self.trusted = trusted_addresses(getattr(application, "config", {}).get("TRUSTED_PROXIES") or ())
+
+    def is_laptop(self, device: str) -> bool:
+        """A connection of the laptop's own browser: from its address, and not a trusted proxy's
+        (a proxy on the same machine connects from 127.0.0.1 for every phone)."""
+        return is_laptop_address(device) and not is_trusted_proxy(device, self.trusted)
 
     def trouble(self, kind: str, device: str, message: str) -> None:
         """A device did something refused: log it (once a minute per kind), and count its new
         connections for a while if it asked too much (companion/serving/limits.py)."""
-        if kind in THROTTLE_AFTER and not is_laptop_address(device):
+        if kind in THROTTLE_AFTER and not self.is_laptop(device) and not is_trusted_proxy(device, self.trusted):
             self.device_limits.refused(device)
         self.flood(kind, device, message)
 
@@ -461,9 +470,9 @@ class Server(WSGIServer):
         streams = getattr(getattr(self.application, "extensions", {}).get("event_streams"), "streams", None)
         made = 0
         for _ in range(count):
-            heaviest = max(self.per_device, key=lambda d: (not is_laptop_address(d), self.per_device[d]),
+            heaviest = max(self.per_device, key=lambda d: (not self.is_laptop(d), self.per_device[d]),
                            default=None)
-            if heaviest is None or is_laptop_address(heaviest):
+            if heaviest is None or self.is_laptop(heaviest):
                 break
             waiting = self.idle.get(heaviest)
             if waiting:
@@ -488,14 +497,15 @@ class Server(WSGIServer):
     def do_handle(self, sock, address):
         device = device_of(address)
         count = self.per_device.get(device, 0)
-        if count >= self.limits.per_device:
+        proxy = is_trusted_proxy(device, self.trusted)
+        if count >= self.limits.per_device and not proxy:
             metrics.refused("connections")
             self.trouble("connections", device, f"more than {self.limits.per_device} connections at once: "
                                                 "further ones closed at once")
             sock.close()
             return
-        laptop = is_laptop_address(device)
-        if not laptop and not self.device_limits.may_connect(device):
+        laptop = self.is_laptop(device)
+        if not laptop and not proxy and not self.device_limits.may_connect(device):
             rate = self.device_limits.rates["connecting"]
             metrics.refused("connecting")
             self.trouble("connecting", device, f"refused lately, then more than {rate.burst:g} new connections at "
@@ -529,7 +539,7 @@ class Server(WSGIServer):
             self.release(device_of(address))
 
     def release(self, device: str) -> None:
-        if not is_laptop_address(device):
+        if not self.is_laptop(device):
             self.phones -= 1
         left = self.per_device.get(device, 1) - 1
         if left > 0:

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from flask import current_app, request
+from flask import current_app, render_template, request
 from flask_babel import gettext
 
 from .. import lan
-from ..devices import device_of, is_organiser
+from ..devices import device_of, is_organiser, via_proxy
 
 
 def join_url() -> tuple[str, str | None]:
@@ -50,3 +50,14 @@ def phone_address() -> str | None:
     """The address a phone's per-night shares count by (names it holds, side tables it opened);
     None for the laptop, which is never counted."""
     return None if is_host_request() else device_of(request.environ)
+
+
+def organiser_only(message: str):
+    """The answer to an organiser's page asked for by someone who isn't the organiser: through a
+    trusted proxy, the passcode's sign-in form (the organiser is not at the server there:
+    companion/web/organiser_signin.py); else the 403 page saying ``message``."""
+    if via_proxy(request.environ):
+        from .organiser_signin import sign_in_page
+
+        return sign_in_page(request.full_path.rstrip("?") if request.method == "GET" else None, status=403)
+    return render_template("error.html", message=message), 403

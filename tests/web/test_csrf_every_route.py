@@ -221,6 +221,8 @@ RECIPES: dict[str, tuple[Recipe, bool]] = {
     "claims.refuse_all": (lambda w: {}, True),
     "claims.remove_many": (lambda w: {"player": str(_spare_player(w))}, True),
     "claims.cancel": (lambda w: {}, False),
+    # Issue 46: the organiser's passcode behind a proxy (nothing stored: a cookie; here, no proxy).
+    "organiser.sign_in": (lambda w: {"passcode": "not it", "next": "/hall"}, False),
 }
 
 
