@@ -47,6 +47,16 @@ The guard before touching serving, store or table pages (see docs/developing.md,
 
 Each run also times deal entries against /healthz on the idle server first ("quiet"),
 where both pay the same HTTP cost, so that ratio shows the app's own work.
+
+Behind a reverse proxy (issue 46), what a club's server does:
+
+    python3 bench/load.py --push --tables 256 --runs 3 --via-nginx
+
+runs the same load straight at the server and through Debian's nginx (the config of
+docs/club-server.md, bench/nginx.py: it connects from its own loopback address, which the server
+trusts with --trusted-proxy; the tables are opened on the laptop, straight), alternating, each run
+in its own client process, and reports both with the proxy's cost as ratios (through nginx /
+straight), nginx's own CPU per change beside the server's.
 """
 
 from __future__ import annotations
@@ -71,6 +81,7 @@ from pathlib import Path
 
 import serving
 from serving import HOST, start_server, stop_server
+from nginx import Nginx
 
 PHONES_PER_TABLE = 6
 POLL_S = 0.7  # the polling mode's interval (pages polled this often before push)
@@ -235,11 +246,12 @@ def table_tokens(db: str) -> list[str]:
         return [token for (token,) in conn.execute("SELECT token FROM tables ORDER BY id")]
 
 
-async def open_tables(port: int, db: str, count: int) -> list[dict]:
+async def open_tables(port: int, db: str, count: int, laptop_port: int | None = None) -> list[dict]:
     """Create ``count`` tables through the real forms (with CSRF), then one phone per table with
     the table's CSRF token and revision as its page shows them. Tokens come from the database:
-    the home page lists only the 12 newest."""
-    setup = Conn(port)
+    the home page lists only the 12 newest. ``laptop_port``: where the laptop opens them, when
+    the phones' ``port`` is a proxy's (there the laptop would be one more phone, limited)."""
+    setup = Conn(laptop_port or port)
     for t in range(count):
         await new_table(setup, f"T{t}-")
     setup.close()
@@ -254,7 +266,9 @@ async def open_tables(port: int, db: str, count: int) -> list[dict]:
     return tables
 
 
-BACKEND = {"db": None, "workers": 1, "serve": []}  # --db (a PostgreSQL server's URL), --workers, more options
+BACKEND = {"db": None, "workers": 1, "serve": [], "nginx": False}  # --db (a PostgreSQL URL), --workers, more
+# options, through nginx: venue()
+NGINX_BIND = "127.0.200.1"  # nginx connects to the server from here (no phone's: phone_address)
 
 # --scrape-metrics (issue 46): a monitor at an address of its own (given to serve as --metrics-from,
 # never a phone's: phone_address) reads /metrics every SCRAPE_EVERY_S while the phones are measured.
@@ -294,13 +308,24 @@ async def venue(count: int):
         # Every phone here is this machine: lift the per-device cap that a real venue keeps.
         extra = ["--per-device", "100000"] + (["--workers", str(BACKEND["workers"])] if BACKEND["workers"] > 1 else [])
         extra += BACKEND["serve"]
+        if BACKEND["nginx"]:
+            extra += ["--trusted-proxy", NGINX_BIND]
         server, port = start_server(tmp, *extra, db=db if BACKEND["db"] else None)
+        proxy = None
         try:
-            tables = await open_tables(port, db, count)
+            laptop_port = port
+            if BACKEND["nginx"]:
+                # Each phone holds a stream and a keep-alive connection: room for 1,536 phones and more.
+                proxy = Nginx(tmp / "nginx", port, NGINX_BIND, worker_connections=16384).start()
+                server.proxy = proxy.proc  # its CPU is measured beside the server's
+                port = proxy.port
+            tables = await open_tables(port, db, count, laptop_port)
             yield server, port, tables
             for t in tables:
                 t["conn"].close()
         finally:
+            if proxy is not None:
+                proxy.stop()
             stop_server(server)
 
 
@@ -663,10 +688,13 @@ async def run_push(args) -> dict:
         measuring.set()
         scraped = asyncio.Event()
         scraper = asyncio.create_task(scrape_metrics(port, scraped)) if getattr(args, "scrape_metrics", False) else None
+        proxy = getattr(server, "proxy", None)
+        proxy_before = own_cpu_seconds(proxy.pid) if proxy is not None else None
         cpu_before = cpu_seconds(server.pid)
         profiler = profile(server.pid, args.py_spy, args.seconds) if getattr(args, "py_spy", None) else None
         await asyncio.gather(*tasks)
         cpu = cpu_seconds(server.pid) - cpu_before
+        proxy_cpu = own_cpu_seconds(proxy.pid) - proxy_before if proxy is not None else None
         memory = rss_mb(server.pid)
         if profiler is not None:
             profiler.wait()
@@ -706,6 +734,9 @@ async def run_push(args) -> dict:
         # --scrape-metrics: what /metrics said while measuring (each change: a save, 6 phones told)
         **({"metrics": {**metrics, "deliveries_per_change": round(metrics["deliveries_changed"] / len(answered), 2)
                         if answered else None}} if metrics is not None else {}),
+        # nginx's, with --via-nginx: what the proxy costs the machine beside the server
+        **({"nginx_cpu_ms_per_change": round(proxy_cpu * 1000 / len(answered), 2) if answered else None}
+           if proxy_cpu is not None else {}),
     }
 
 
@@ -812,7 +843,7 @@ def ratio(mine, theirs) -> str:
     return f"× {mine / theirs:.2f}"
 
 
-def one_run(args, tree: Path, backend: tuple[str | None, int] | None = None) -> dict:
+def one_run(args, tree: Path, backend: tuple[str | None, int] | None = None, via_nginx: bool = False) -> dict:
     """One push run against a server from ``tree``, in a fresh client process: a second run in
     the same process was measured slower than the first, whichever tree it served."""
     command = [sys.executable, str(Path(__file__).resolve()), "--push", "--runs", "1", "--json",
@@ -823,6 +854,10 @@ def one_run(args, tree: Path, backend: tuple[str | None, int] | None = None) -> 
     if backend is not None:
         db, workers = backend
         command += (["--db", db] if db else []) + ["--workers", str(workers)]
+    if via_nginx:
+        command.append("--nginx-run")
+    if getattr(args, "scrape_metrics", False) and getattr(args, "via_nginx", False):  # both sides this tree
+        command.append("--scrape-metrics")
     done = subprocess.run(command, check=True, capture_output=True, text=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -865,6 +900,30 @@ def compare_backends(args) -> None:
         print(f"  {key:<22} {b[key]!s:>9} -> {a[key]!s:>9}   {ratio(a[key], b[key])}")
 
 
+def compare_proxy(args) -> None:
+    """Issue 46: ``args.runs`` rounds, each a run straight at the server and one through nginx
+    (bench/nginx.py, docs/club-server.md's config), alternating; medians side by side, the
+    proxy's cost as ratios (nginx / straight)."""
+    here = serving.ROOT
+    straight, proxied = [], []
+    order = (("straight", False, straight), ("nginx", True, proxied))
+    for number in range(1, args.runs + 1):
+        for side, via, results in order if number % 2 else order[::-1]:
+            before = load_average()
+            # The same backend both ways: only the proxy differs.
+            results.append(one_run(args, here, (args.db, args.workers), via_nginx=via))
+            shown = {k: results[-1].get(k) for k in GUARDED + ("nginx_cpu_ms_per_change",) if k in results[-1]}
+            print(f"round {number} {side:>8} ({before}): {json.dumps(shown)}", flush=True)
+    a, b = median_of(proxied), median_of(straight)
+    print(f"\nmedian of {args.runs} rounds, through nginx against straight, {args.tables * PHONES_PER_TABLE} phones, "
+          f"{args.seconds:g} s ({load_average()} now):")
+    for key in GUARDED + ("streaming",):
+        print(f"  {key:<26} {b[key]!s:>9} -> {a[key]!s:>9}   {ratio(a[key], b[key])}")
+    print(f"  {'nginx_cpu_ms_per_change':<26} {'':>9}    {a.get('nginx_cpu_ms_per_change')!s:>9}   "
+          f"(server {a['server_cpu_ms_per_change']}: nginx / server "
+          f"{ratio(a.get('nginx_cpu_ms_per_change'), a['server_cpu_ms_per_change']).lstrip('× ')})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tables", type=int, default=100)
@@ -896,10 +955,14 @@ def main() -> None:
     parser.add_argument("--scrape-metrics", action="store_true",
                         help=f"push: a monitor at {MONITOR} (--metrics-from) reads /metrics every {SCRAPE_EVERY_S:g} s "
                              "while measuring; fails unless every figure is there and a phone gets 403 (issue 46)")
+    parser.add_argument("--via-nginx", action="store_true",
+                        help="push: alternate runs straight and through nginx (docs/club-server.md's config), "
+                             "and report the proxy's cost as ratios (issue 46)")
+    parser.add_argument("--nginx-run", action="store_true", help=argparse.SUPPRESS)  # one run through nginx
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # one run's figures, for --checkout
     parser.add_argument("--serve-tree", type=Path, default=None, help=argparse.SUPPRESS)  # the tree to serve
     args = parser.parse_args()
-    BACKEND.update(db=args.db, workers=args.workers)
+    BACKEND.update(db=args.db, workers=args.workers, nginx=args.nginx_run)
     if args.scrape_metrics:
         args.push = True
         BACKEND["serve"] = ["--metrics-from", MONITOR]
@@ -923,6 +986,10 @@ def main() -> None:
         if args.ramp == defaults.ramp:
             args.ramp = 3
         args.checkout = args.checkout or "HEAD"
+    if args.via_nginx:
+        args.push = True
+        compare_proxy(args)
+        return
     if args.beside_sqlite:
         if not args.db:
             parser.error("--beside-sqlite needs --db postgresql://…")
