@@ -160,10 +160,10 @@ def serve(args: argparse.Namespace) -> int:
     from .store import postgres
 
     url, warning = join_url(args.host, args.port)
+    config = {"JOIN_URL": url, "PUBLIC_URL": args.public_url, "METRICS_FROM": args.metrics_from,
+              "TRUSTED_PROXIES": args.trusted_proxy, "ORGANISER_PASSCODE": args.organiser_passcode}
     if args.public_url:
         url, warning = args.public_url, None
-    config = {"JOIN_URL": url, "METRICS_FROM": args.metrics_from, "TRUSTED_PROXIES": args.trusted_proxy,
-              "ORGANISER_PASSCODE": args.organiser_passcode}
     if args.db:
         config["DATABASE"] = args.db if postgres.is_postgres(args.db) else os.path.abspath(args.db)
     try:

@@ -14,7 +14,7 @@ from ..devices import device_of, is_organiser, via_proxy
 
 def join_url() -> tuple[str, str | None]:
     """The URL phones should open, and a warning when it only works on this laptop."""
-    configured = current_app.config.get("JOIN_URL")
+    configured = current_app.config.get("PUBLIC_URL") or current_app.config.get("JOIN_URL")
     if configured:
         url = configured
     else:
@@ -34,7 +34,9 @@ def join_url() -> tuple[str, str | None]:
 
 
 def own_join_host(config) -> str | None:
-    """The laptop's own address as phones were given it (never taken from the request)."""
+    """The laptop's own address as phones were given it (never taken from the request). Not
+    ``--public-url``'s name: a proxy in front that nobody said to trust (no --trusted-proxy)
+    connects from 127.0.0.1 with that Host, and its phones must not be the organiser."""
     configured = config.get("JOIN_URL")
     return urlsplit(configured).hostname if configured else lan.lan_address()
 

@@ -108,7 +108,8 @@ def install(app: Flask) -> None:
 def _next_path(raw: str | None) -> str:
     """Where to go after signing in: a path of this site only (never another site's address)."""
     parts = urlsplit(raw or "")
-    if not raw or parts.scheme or parts.netloc or not raw.startswith("/") or raw.startswith("//") or "\\" in raw:
+    if (not raw or parts.scheme or parts.netloc or not raw.startswith("/") or raw.startswith("//") or "\\" in raw
+            or any(c.isspace() or ord(c) < 32 for c in raw)):  # browsers drop tabs: "/\t/x" is "//x"
         return "/hall"
     return raw
 
@@ -140,7 +141,7 @@ def sign_in():
             "That is not the passcode. It was printed where the server was started (or is in its passcode file).")]},
             403, typed)
     response = redirect(_next_path(next_path), code=303)
-    secure = (current_app.config.get("JOIN_URL") or "").startswith("https://")
+    secure = (current_app.config.get("PUBLIC_URL") or "").startswith("https://")
     response.set_cookie(COOKIE, sign_in_cookie(current_app, _current_night(current_app), _clock(current_app)),
                         max_age=SIGN_IN_HOURS * 3600, httponly=True, samesite="Lax", secure=secure)
     return response

@@ -153,8 +153,9 @@ def test_without_a_proxy_there_is_no_sign_in(proxied):
     client = proxied.test_client()
     # The laptop itself needs no sign-in: straight on to the page asked for.
     assert client.get("/organiser/sign-in?next=/players").headers["Location"] == "/players"
-    assert client.post("/organiser/sign-in", data={"passcode": "", "next": "//elsewhere.example/"}
-                       ).headers["Location"] == "/hall"
+    for elsewhere in ("//elsewhere.example/", "/\t/elsewhere.example/", "https://elsewhere.example/", "hall"):
+        assert client.post("/organiser/sign-in", data={"passcode": "", "next": elsewhere}
+                           ).headers["Location"] == "/hall", elsewhere
     assert client.get("/hall").status_code == 200  # the laptop itself, as always
     page = client.get("/hall", environ_base={"REMOTE_ADDR": "127.0.0.5"})
     assert page.status_code == 403 and 'name="passcode"' not in page.get_data(as_text=True)
@@ -219,3 +220,20 @@ def test_a_trusted_proxys_connections_get_no_laptop_rights():
     assert server.is_laptop("127.0.0.1") is False and server.is_laptop("::1") is True
     server.trusted = trusted_addresses([PROXY])
     assert server.is_laptop("127.0.0.1") is True and server.is_laptop(PROXY) is False
+
+
+def test_the_public_url_is_given_to_phones_but_trusted_for_nothing(app_of, tmp_path, _migrated_database, qr_decode):
+    """A proxy nobody said to trust (no --trusted-proxy) connects from 127.0.0.1 naming the
+    public host: its phones are not the organiser, and the QR still carries the public URL."""
+    import re
+
+    from web.test_app import svg_to_image
+
+    app = app_of({"TESTING": True, "DATABASE": str(tmp_path / "t.sqlite"), "SECRET_KEY": "test",
+                  "JOIN_URL": "http://192.168.1.5:8000/", "PUBLIC_URL": "https://club.example/"}, _migrated_database)
+    client = app.test_client()
+    assert client.get("/hall", headers={"Host": "club.example"}).status_code == 403
+    assert client.get("/hall", headers={"Host": "192.168.1.5:8000"}).status_code == 200  # the laptop, as always
+    home = client.get("/", headers={"Host": "club.example"}).get_data(as_text=True)
+    svg = re.search(r'<svg\b[^>]*class="qr"[^>]*>.*?</svg>', home, re.S).group(0)
+    assert qr_decode(svg_to_image(svg)) == ["https://club.example/"]
