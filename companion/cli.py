@@ -178,7 +178,12 @@ def serve(args: argparse.Namespace) -> int:
     # `companion restore` refuses to replace the file under a running server.
     database = app.config["DATABASE"]
     lock = postgres.ServerLock(database) if postgres.is_postgres(database) else ServerLock(database)
-    if not lock.acquire():  # PostgreSQL's is shared by every server on the database: only a restore holds it
+    try:
+        locked = lock.acquire()
+    except StoreError as exc:  # PostgreSQL gone or out of connections since it migrated: one line (issue 46)
+        print(f"companion: {exc}", file=sys.stderr)
+        return 2
+    if not locked:  # PostgreSQL's is shared by every server on the database: only a restore holds it
         print(f"companion: {postgres.shown(database)} is in use by another Table Companion (serving it, or "
               "restoring a backup into it). Stop that one first, or use another --db file.", file=sys.stderr)
         return 1

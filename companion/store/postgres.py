@@ -215,6 +215,30 @@ class Connection:
         self.raw.close()
 
 
+def one_line(exc: BaseException) -> str:
+    """psycopg's message as one line (libpq's spans two: "…failed: …\n\tIs the server running…?")."""
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
+def cannot_connect(url: str, exc: BaseException) -> DatabaseError:
+    """What a command says when it can't connect to the database at ``url`` (issue 46: one line,
+    never a traceback): stopped, a wrong password, out of connections."""
+    return DatabaseError(f"could not connect to the PostgreSQL database {shown(url)} ({one_line(exc)}). Check that "
+                         "the server runs, that the database exists (createdb NAME) and that this user may use it.")
+
+
+def has_word(conn: Connection) -> bool:
+    """Whether the server has written to this idle connection unasked (no LISTEN on a pooled one:
+    it says FATAL before it ends a connection, at a restart or pg_terminate_backend). Costs no
+    round trip: a look at the socket."""
+    import select
+
+    try:
+        return bool(select.select([conn.raw.fileno()], [], [], 0)[0])
+    except (OSError, ValueError, psycopg().Error):
+        return True  # closed: asked, and found dead
+
+
 def connect(url: str) -> Connection:
     """A new connection to the database at ``url`` (autocommit; statements prepared once
     they are used a few times, as psycopg does)."""
@@ -235,14 +259,14 @@ def translate(exc: BaseException) -> StorageError:
     state = getattr(exc, "sqlstate", None) or ""
     module = psycopg()
     if state == "53100":
-        return StorageFull(f"the PostgreSQL server's disk is full ({exc})")
+        return StorageFull(f"the PostgreSQL server's disk is full ({one_line(exc)})")
     if (state[:2] == "08" or state in ("57P01", "57P02", "57P03")
             or (not state and isinstance(exc, (module.OperationalError, module.InterfaceError)))):
         # The connection is gone or the server is shutting down or starting (issue 46).
-        return DatabaseAway(str(exc) or type(exc).__name__)
+        return DatabaseAway(one_line(exc))
     if (state[:2] in ("53", "40") or state.startswith("57P") or state in ("55P03", "57014", "25006")):
-        return NotSaved(str(exc) or type(exc).__name__)
-    return StorageDamaged(str(exc))
+        return NotSaved(one_line(exc))
+    return StorageDamaged(one_line(exc))
 
 
 BEGIN_WRITE = (f"BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock({LOCK_CLASS}, {WRITER_LOCK})")
@@ -500,9 +524,7 @@ def migrate(url: str) -> int:
     try:
         raw = module.connect(url, autocommit=True, connect_timeout=10)
     except module.Error as exc:
-        raise DatabaseError(f"could not connect to the PostgreSQL database {where} ({str(exc).strip()}). "
-                            "Check that the server runs, that the database exists (createdb NAME) and that "
-                            "this user may use it.") from exc
+        raise cannot_connect(url, exc) from exc
     try:
         raw.execute("SELECT pg_advisory_lock(%s, %s)", (LOCK_CLASS, MIGRATION_LOCK))
         version = _version(raw)
@@ -530,7 +552,7 @@ def migrate(url: str) -> int:
 
             raise DiskFull(f"The PostgreSQL server's disk is full: Table Companion could not prepare {where}. "
                            "Free some space there and start again; nothing was changed.") from exc
-        raise DatabaseError(f"{where} is not a usable Table Companion database ({str(exc).strip()}). "
+        raise DatabaseError(f"{where} is not a usable Table Companion database ({one_line(exc)}). "
                             "Nothing was changed; use another database.") from exc
     finally:
         raw.close()
@@ -552,10 +574,15 @@ def shared_secret(url: str) -> str:
 
 
 def is_ours(url: str) -> bool:
-    """Whether the database at ``url`` is Table Companion's with a schema (reads only)."""
+    """Whether the database at ``url`` is Table Companion's with a schema (reads only); a
+    DatabaseError if it can't be reached (not answering is not "another program's")."""
     module = psycopg()
     try:
-        with module.connect(url, autocommit=True, connect_timeout=10) as raw:
+        raw = module.connect(url, autocommit=True, connect_timeout=10)
+    except module.Error as exc:
+        raise cannot_connect(url, exc) from exc
+    try:
+        with raw:
             return bool(_version(raw))
     except module.Error:
         return False
@@ -589,7 +616,7 @@ class ServerLock:
         try:
             raw = module.connect(self.url, autocommit=True, connect_timeout=10)
         except module.Error as exc:
-            raise translate(exc) from exc
+            raise cannot_connect(self.url, exc) from exc
         how = "pg_try_advisory_lock" if self.exclusive else "pg_try_advisory_lock_shared"
         if not raw.execute(f"SELECT {how}(%s, %s)", (LOCK_CLASS, SERVER_LOCK)).fetchone()[0]:
             raw.close()
