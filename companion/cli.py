@@ -159,6 +159,9 @@ def serve(args: argparse.Namespace) -> int:
     from .store.connection import replaced_at_stop
     from .store import postgres
 
+    from .store.connection import pool
+
+    pool.limit = args.db_connections  # issue 46: no flood takes the database from another laptop
     url, warning = join_url(args.host, args.port)
     config = {"JOIN_URL": url, "PUBLIC_URL": args.public_url, "METRICS_FROM": args.metrics_from,
               "TRUSTED_PROXIES": args.trusted_proxy, "ORGANISER_PASSCODE": args.organiser_passcode}
@@ -319,7 +322,7 @@ def serve_workers(args: argparse.Namespace) -> int:
     # another user's `ps` shows argv (issue 46).
     command = [sys.executable, "-m", "companion.cli", "serve", "--host", args.host, "--port", str(args.port),
                "--max-connections", str(args.max_connections), "--per-device", str(args.per_device),
-               "--header-timeout", str(args.header_timeout), "--no-qr",
+               "--header-timeout", str(args.header_timeout), "--db-connections", str(args.db_connections), "--no-qr",
                "--listen-fd", str(listener.fileno()), "--worker-of", str(os.getpid())]
     command += [option for address in args.metrics_from for option in ("--metrics-from", address)]
     environment = {**os.environ, DB_ENV: args.db, **proxy_environment(args)}
@@ -654,6 +657,9 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--per-device", type=int, default=64, metavar="N",
                    help="connections one device may hold at once (default 64; a phone uses up to 6)")
     s.add_argument("--header-timeout", type=float, default=15.0, help=argparse.SUPPRESS)  # seconds; tests use less
+    s.add_argument("--db-connections", type=int, default=8, metavar="N",
+                   help="connections each server process holds to a PostgreSQL database at most, lent to requests "
+                        "in turn (default 8; docs/club-server.md, 'Connections')")
     s.add_argument("--workers", type=int, default=1, metavar="N",
                    help="server processes answering on the port (default 1; more need a postgresql:// --db)")
     s.add_argument("--listen-fd", type=int, help=argparse.SUPPRESS)  # a worker: the parent's listening socket
@@ -690,6 +696,8 @@ def main(argv: list[str] | None = None) -> int:
             parser.error("--port must be from 1 to 65535")
         if not 1 <= args.workers <= 64:
             parser.error("--workers must be from 1 to 64")
+        if not 1 <= args.db_connections <= 1000:
+            parser.error("--db-connections must be from 1 to 1000")
         try:
             from .metrics import allowed_peers
 

@@ -45,7 +45,8 @@ REFUSALS = (
     "large",  # a body larger than any form sends (413)
     "invalid",  # a request that can't be parsed (400)
     # the store could not save (503): companion/store/errors.py's classes
-    "not_saved", "storage_full", "storage_replaced", "database_away", "storage_damaged", "database_error",
+    "not_saved", "storage_full", "storage_replaced", "database_away", "database_busy", "storage_damaged",
+    "database_error",
     "disk_full", "storage_other",
 )
 PAGES = ("table", "night", "season")  # what an event stream follows

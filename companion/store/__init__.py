@@ -51,8 +51,8 @@ from __future__ import annotations
 
 from .connection import (BackendError, Connection, ConnectionPool, check_same_file, close_db,  # noqa: F401
                          connect, get_db, ping, pool, translate, translated, write)
-from .errors import (Conflict, DatabaseAway, DatabaseError, DiskFull, NotFound, NotSaved, Repeated,  # noqa: F401
-                     StorageDamaged, StorageError, StorageFull, StorageReplaced, StoreError)
+from .errors import (Conflict, DatabaseAway, DatabaseBusy, DatabaseError, DiskFull, NotFound, NotSaved,  # noqa: F401
+                     Repeated, StorageDamaged, StorageError, StorageFull, StorageReplaced, StoreError)
 from .schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION, is_ours, migrate  # noqa: F401
 from . import backup, nights, players, revisions, tables  # noqa: F401
 from .revisions import Revisions  # noqa: F401  (the serving layer's revision questions)

@@ -17,7 +17,7 @@ from typing import Callable, Iterator, TypeVar
 from urllib.parse import quote
 
 from . import postgres
-from .errors import NotSaved, StorageDamaged, StorageError, StorageFull, StorageReplaced
+from .errors import DatabaseBusy, NotSaved, StorageDamaged, StorageError, StorageFull, StorageReplaced
 
 
 class Connection(sqlite3.Connection):
@@ -350,12 +350,22 @@ class ConnectionPool:
     a migration): a file put in its place while serving (a backup moved over it, beside the
     old file's WAL) is refused with :class:`StorageReplaced` until the server restarts."""
 
-    def __init__(self, keep: int = 8):
+    # A PostgreSQL server has a fixed number of connections for every laptop, worker and `companion
+    # backup` on it (max_connections, 100 by default): this process holds at most LIMIT of them at
+    # once, lent or idle (issue 46: 8 addresses asking a laptop's live URLs held 99 of 100). A
+    # request finding them all lent waits up to WAIT_S for one, then is refused as busy.
+    LIMIT = 8
+    WAIT_S = 5.0
+
+    def __init__(self, keep: int = 8, limit: int | None = None):
         self.keep = keep
+        self.limit = limit or self.LIMIT
         self.idle: list[tuple[str, sqlite3.Connection]] = []
         self.since: dict[int, float] = {}  # id(conn) -> when it was given back (PostgreSQL's are checked)
         self.expected: dict[str, tuple[int, int] | None] = {}
         self.lock = threading.Lock()
+        self.freed = threading.Condition(self.lock)  # a PostgreSQL connection was given back
+        self.lent_postgres = 0  # PostgreSQL connections lent now (with the idle ones: at most ``limit``)
 
     def expect(self, path: str, identity: tuple[int, int] | None = None) -> None:
         """The file at ``path`` now is the database (its identity, or the current file's): it is
@@ -366,6 +376,29 @@ class ConnectionPool:
             watch(path)
 
     def borrow(self, path: str) -> sqlite3.Connection:
+        if postgres.is_postgres(path):
+            self.take_turn()
+            try:
+                return self._borrow(path)
+            except BaseException:
+                self.end_turn()
+                raise
+        return self._borrow(path)
+
+    def take_turn(self) -> None:
+        """Wait (at most WAIT_S) until this process may hold one more PostgreSQL connection."""
+        with self.freed:
+            if not self.freed.wait_for(lambda: self.lent_postgres < self.limit, timeout=self.WAIT_S):
+                raise DatabaseBusy(f"all {self.limit} of this process's connections to the database were in use "
+                                   f"for {self.WAIT_S:g} s")
+            self.lent_postgres += 1
+
+    def end_turn(self) -> None:
+        with self.freed:
+            self.lent_postgres -= 1
+            self.freed.notify()
+
+    def _borrow(self, path: str) -> sqlite3.Connection:
         watched = watches.get(path)
         if watched is not None:
             watched.check()  # before any connection reads (or, closing, writes) a file not ours
@@ -389,6 +422,13 @@ class ConnectionPool:
         return conn
 
     def give_back(self, path: str, conn: sqlite3.Connection) -> None:
+        try:
+            self._give_back(path, conn)
+        finally:
+            if postgres.is_postgres(path):
+                self.end_turn()
+
+    def _give_back(self, path: str, conn: sqlite3.Connection) -> None:
         watched = watches.get(path)
         try:
             if getattr(conn, "broken", False):  # a PostgreSQL connection lost: its server dropped the others too

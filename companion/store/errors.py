@@ -10,6 +10,7 @@ store changes.
     │   │   ├── StorageFull       the disk (or the database's size limit) is full
     │   │   ├── StorageReplaced   the database file was deleted or replaced under the server
     │   │   └── DatabaseAway      a database server (PostgreSQL) does not answer: stopped, restarting
+    │   │       └── DatabaseBusy  every connection this process may open to it is in use (the pool's bound)
     │   ├── StorageDamaged  the file is damaged (reads and writes fail until it is restored)
     │   └── DatabaseError   at start: the file can't be used (newer, damaged, another program's…)
     │       └── DiskFull    at start: the disk is full
@@ -48,6 +49,12 @@ class StorageReplaced(NotSaved):
 class DatabaseAway(NotSaved):
     """The database server does not answer (PostgreSQL stopped, restarting, out of reach): the
     change was not saved; the phone keeps it and sends it again when the server is back."""
+
+
+class DatabaseBusy(DatabaseAway):
+    """Every connection this process may hold to the database server was in use for the pool's
+    whole wait (a flood of requests): nothing was saved; the phone keeps the change and sends it
+    again, as when the server is away."""
 
 
 class StorageDamaged(StorageError):

@@ -7,11 +7,12 @@ import logging
 import sys
 import time
 
-from flask import current_app, request
+from flask import current_app, g, request
 from flask_babel import gettext
+from werkzeug.exceptions import HTTPException
 
 from .. import metrics
-from ..store import DatabaseAway, NotSaved, StorageError, StorageReplaced
+from ..store import DatabaseAway, DatabaseBusy, NotSaved, StorageError, StorageReplaced, close_db
 
 
 def not_saved_message() -> str:
@@ -40,12 +41,21 @@ def away_message() -> str:
                    "this phone and sent by itself when the database is back.")
 
 
+def busy_message() -> str:
+    """Said when every connection this server may hold to the club's database was in use too long
+    (store.DatabaseBusy: a flood of requests, issue 46)."""
+    return gettext("The club's server is very busy, so this was not saved. What you entered is kept on this "
+                   "phone and sent by itself in a moment.")
+
+
 def storage_message(error: StorageError) -> str:
-    """Why the store refused: a full or read-only disk, a replaced file, a database server away,
-    or a damaged file. Every refusal shown is also said in the terminal (the host must act on it),
-    and counted (/metrics)."""
+    """Why the store refused: a full or read-only disk, a replaced file, a database server away
+    or too busy, or a damaged file. Every refusal shown is also said in the terminal (the host
+    must act on it), and counted (/metrics)."""
     metrics.refused(metrics.stored_refusal(error))
     say_in_terminal(error)
+    if isinstance(error, DatabaseBusy):
+        return busy_message()
     if isinstance(error, DatabaseAway):
         return away_message()
     if isinstance(error, StorageReplaced):

@@ -505,3 +505,53 @@ def test_while_postgresql_is_away_a_page_says_so_with_retry_after(pg_app, postgr
         postgres_server._run("pg_ctl", "-D", str(postgres_server.data), "-o", postgres_server.options, "-l",
                              str(postgres_server.folder / "log"), "-w", "-t", "60", "start")
     assert client.get(f"/t/{token}").status_code == 200 and client.get("/readyz").status_code == 200
+
+
+# --- a bounded pool: no flood takes the database from the others (issue 46) ---------------------
+
+def test_a_process_holds_at_most_its_limit_of_connections_and_a_request_waits_for_one(url, postgres_server):
+    from urllib.parse import urlsplit
+
+    def backends() -> set[int]:
+        with raw(url) as admin:
+            return {row[0] for row in admin.execute("SELECT pid FROM pg_stat_activity WHERE datname = %s"
+                                                    " AND pid != pg_backend_pid()", (urlsplit(url).path.lstrip("/"),))}
+
+    before = backends()
+    pool = storage.ConnectionPool(limit=2)
+    first, second = pool.borrow(url), pool.borrow(url)
+    got: list = []
+    waiting = threading.Thread(target=lambda: got.append(pool.borrow(url)))
+    waiting.start()
+    waiting.join(0.5)
+    assert waiting.is_alive() and not got  # the third waits: no third connection is opened
+    assert len(backends() - before) == 2
+    pool.give_back(url, first)
+    waiting.join(10)
+    assert got == [first]  # given back, lent again
+    pool.WAIT_S = 0.2
+    with pytest.raises(storage.DatabaseBusy):
+        pool.borrow(url)
+    for conn in (second, first):
+        pool.give_back(url, conn)
+    with pool.lend(url) as again:  # every turn given back: lent at once
+        assert again.execute("SELECT 1").fetchone()[0] == 1
+
+
+def test_a_request_that_waited_too_long_for_a_connection_is_refused_as_busy(pg_app, monkeypatch):
+    """Every connection the process may hold lent for the pool's whole wait: the table page's own
+    refusal (the outbox keeps the deal and sends it again), Retry-After, never a traceback."""
+    client = pg_app.test_client()
+    token = create(client)
+    url = pg_app.config["DATABASE"]
+    monkeypatch.setattr(storage.pool, "limit", 1)
+    monkeypatch.setattr(storage.pool, "WAIT_S", 0.2)
+    with storage.pool.lend(url):  # the one connection, held elsewhere
+        page = client.get(f"/t/{token}")
+        saved = client.post(f"/t/{token}/deals", data=dict(deal(1), write_id="w-1"), headers={"HX-Request": "true"})
+    assert page.status_code == 503 and page.headers["Retry-After"] == "5"
+    assert "very busy" in page.get_data(as_text=True)
+    assert saved.status_code == 503 and saved.headers["HX-Reswap"] == "none"
+    assert "kept on this phone and sent by itself" in saved.get_data(as_text=True)
+    assert client.post(f"/t/{token}/deals", data=dict(deal(1), write_id="w-1")).status_code == 303
+    assert len(stored_deals(client, token)) == 1

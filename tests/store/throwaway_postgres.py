@@ -46,7 +46,8 @@ def missing_reason() -> str | None:
 
 
 class ThrowawayPostgres:
-    def __init__(self):
+    def __init__(self, max_connections: int = 200):
+        self.max_connections = max_connections
         self.bin = find_bin()
         self.folder = Path(tempfile.mkdtemp(prefix="companion-pg-"))
         self.data = self.folder / "data"
@@ -70,7 +71,8 @@ class ThrowawayPostgres:
                   "--locale=C")
         # No TCP at all; durability off (a test server): fsync, full pages and synchronous commit.
         options = (f"-c listen_addresses='' -c unix_socket_directories={self.folder} -c fsync=off"
-                   " -c synchronous_commit=off -c full_page_writes=off -c max_connections=200")
+                   " -c synchronous_commit=off -c full_page_writes=off"
+                   f" -c max_connections={self.max_connections}")
         self.options = options
         self._run("pg_ctl", "-D", str(self.data), "-o", options, "-l", str(self.folder / "log"), "-w", "-t", "60",
                   "start")
@@ -79,7 +81,14 @@ class ThrowawayPostgres:
     def restart(self) -> None:
         """Stop the server (its connections end, as at a club's restart) and start it again on
         the same data (issue 46: a database that goes away and comes back)."""
+        self.stop_serving()
+        self.start_serving()
+
+    def stop_serving(self) -> None:
+        """Stop the server, keeping its data (start_serving starts it again)."""
         self._run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "stop")
+
+    def start_serving(self) -> None:
         self._run("pg_ctl", "-D", str(self.data), "-o", self.options, "-l", str(self.folder / "log"), "-w",
                   "-t", "60", "start")
 
