@@ -451,10 +451,13 @@ class ConnectionPool:
     IDLE_CHECK_S = 1.0  # a PostgreSQL connection idle this long is asked once before it is lent
 
     def alive(self, path: str, conn: sqlite3.Connection, since: float | None) -> bool:
-        """Whether an idle connection may be lent: a PostgreSQL one idle a while is asked a
-        trivial question first, so a server restarted meanwhile (issue 46) costs a reconnect,
-        not the next request's failure; a dead one is closed here."""
-        if not postgres.is_postgres(path) or (since is not None and time.monotonic() - since < self.IDLE_CHECK_S):
+        """Whether an idle connection may be lent: a PostgreSQL one idle a while, or one the server
+        has written to unasked (its last word before it ends a connection: a restart,
+        pg_terminate_backend), is asked a trivial question first, so a server restarted meanwhile
+        (issue 46) costs a reconnect, not the next request's failure; a dead one is closed here."""
+        if not postgres.is_postgres(path):
+            return True
+        if since is not None and time.monotonic() - since < self.IDLE_CHECK_S and not postgres.has_word(conn):
             return True
         try:
             conn.execute("SELECT 1").fetchone()

@@ -764,12 +764,16 @@ class ChangeRelay:
                         self.sender = module.connect(self.url, autocommit=True, connect_timeout=10)
                     self.sender.execute("SELECT pg_notify(%s, %s)", (CHANNEL, payload))
                     return
-                except module.Error:
+                except module.Error as exc:
                     if self.sender is not None:
                         self.sender.close()
                     self.sender = None
-                    if attempt == 2:
-                        raise
+                    if attempt == 2:  # the database is away: one line, never a traceback (issue 46);
+                        # the other servers' listeners lost their connection too, and ask again once back
+                        import logging
+
+                        logging.getLogger("companion.changes").warning(
+                            "could not tell the other servers of a change (%s)", one_line(exc))
 
     def start(self, deliver) -> None:
         import threading

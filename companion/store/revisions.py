@@ -16,6 +16,7 @@ from typing import Callable
 from ..topics import NIGHT, SEASON
 from . import nights, players
 from .connection import pool, translated
+from .errors import DatabaseAway, DatabaseBusy
 
 CHUNK = 500  # SQLite's variable limit is 999 on old builds
 
@@ -33,9 +34,19 @@ class Revisions:
         night's signature, the season's version."""
         return self.of_many([topic]).get(topic)
 
-    @translated
     def of_many(self, topics: list[str]) -> dict[str, int | str]:
-        """Versions of ``topics`` (the tables gone are left out)."""
+        """Versions of ``topics`` (the tables gone are left out). Asked once more on a new
+        connection when the one lent was found lost (issue 46: a database restarted, the
+        connection ended without a word): a read, so asking again is safe."""
+        try:
+            return self._read(topics)
+        except DatabaseAway as lost:
+            if isinstance(lost, DatabaseBusy):
+                raise
+            return self._read(topics)
+
+    @translated
+    def _read(self, topics: list[str]) -> dict[str, int | str]:
         found: dict[str, int | str] = {}
         tokens = [topic for topic in topics if topic not in (NIGHT, SEASON)]
         with pool.lend(self.database()) as conn:

@@ -24,7 +24,7 @@ from ..games.text import NameList, Text, join_names
 from . import static
 from .language import LANGUAGES, remember_language, select_locale
 from .live import live_part_url, live_stream_url
-from .refusals import storage_message
+from .refusals import asked_again, storage_message
 
 csrf = CSRFProtect()
 
@@ -248,6 +248,12 @@ def init_app(app: Flask) -> None:
         # Disk full, read-only or locked, the file replaced, or damaged while running: say so
         # plainly (nothing half-done was stored) and give back what was typed, ready to send again.
         # storage_message says it in the terminal too.
+        try:
+            again = asked_again(error)  # issue 46: a lost connection costs a reconnect, not the request
+        except StorageError as second:
+            again, error = None, second
+        if again is not None:
+            return again
         message = storage_message(error)
         # Issue 46: the page's own frame, and a time to ask again. A table page's htmx request
         # (a save the outbox keeps, a live part) gets no whole page to swap into it: the outbox

@@ -63,6 +63,28 @@ def storage_message(error: StorageError) -> str:
     return not_saved_message() if isinstance(error, NotSaved) else damaged_message()
 
 
+def asked_again(error: StorageError):
+    """The request's answer from its view run once more on a new connection, or None (then it is
+    refused). Issue 46: when the club's database comes back, no request fails: the connection a
+    request was lent may have been ended meanwhile without a word (a network's blip), which only
+    its first question finds. A GET asks again; so does a write carrying its phone's write id (the
+    store makes it at most once, and a resend is answered as the first time). A write without one
+    is never made twice: refused. A second failure raises its store error."""
+    if not isinstance(error, DatabaseAway) or isinstance(error, DatabaseBusy) or g.get("asked_again"):
+        return None
+    if request.method not in ("GET", "HEAD") and not request.form.get("write_id"):
+        return None
+    if not getattr(g.get("db"), "broken", False):
+        return None  # the connection was never made (the server is away): asking again finds the same
+    g.asked_again = True
+    close_db()  # the lost connection back: the pool drops the idle ones with it, the next is new
+    view = current_app.view_functions[request.endpoint]
+    try:
+        return current_app.make_response(current_app.ensure_sync(view)(**(request.view_args or {})))
+    except HTTPException as refused:  # abort(404) and the like, answered as the first run would be
+        return current_app.handle_http_exception(refused)
+
+
 # The terminal the host watches: `companion serve` gives Flask's own log no stream (gevent's
 # wsgi.errors is silenced), so storage refusals have their own logger writing to stderr, each
 # kind at most once every LOG_EVERY seconds (a room of phones retrying must not flood it).

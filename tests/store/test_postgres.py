@@ -165,24 +165,56 @@ def test_a_full_disk_refuses_the_deal_and_gives_every_value_back(pg_app):
     assert len(stored_deals(client, token)) == 2
 
 
-def test_a_lost_connection_is_not_saved_and_the_next_try_is(pg_app):
+def end_the_apps_connections(url: str) -> None:
+    """pg_terminate_backend of every connection to the database but this one's."""
+    with raw(url) as admin:
+        ended = admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                              " WHERE datname = current_database() AND pid != pg_backend_pid()").fetchall()
+    assert ended, "no connection of the app's to end"
+
+
+def test_idle_connections_the_server_ended_are_replaced_before_the_next_save(pg_app):
+    """Issue 46: a connection PostgreSQL ended while it was idle in the pool (a restart, or
+    pg_terminate_backend, less than a second ago: not yet asked) was lent to the next save,
+    which failed. The server's last word is on its socket: such a connection is asked first."""
     client = pg_app.test_client()
     token = create(client)  # the request's connection is back in the pool, idle
     url = pg_app.config["DATABASE"]
     with storage.pool.lend(url), storage.pool.lend(url):  # and another: two idle, as after a stream's check
         pass
-    with raw(url) as admin:
-        ended = admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-                              " WHERE datname = current_database() AND pid != pg_backend_pid()").fetchall()
-    assert ended, "no connection of the app's to end"
-    form = deal(1)
+    end_the_apps_connections(url)
+    assert client.post(f"/t/{token}/deals", data=deal(1)).status_code == 303
+    assert len(stored_deals(client, token)) == 1
+
+
+def test_a_connection_lost_without_a_word_costs_a_get_or_a_write_with_its_id_nothing(pg_app, monkeypatch):
+    """A connection ended without a word (a network's blip: nothing on its socket) is found lost
+    by the request it is lent to. A GET, and a write carrying its write id, are asked again once on
+    a new connection (issue 46: when the database is back no request fails); the write is stored
+    once. A write without a write id is never made twice: refused, said as the database being away,
+    what was typed given back, and the next try is stored."""
+    client = pg_app.test_client()
+    token = create(client)
+    url = pg_app.config["DATABASE"]
+    monkeypatch.setattr(postgres, "has_word", lambda conn: False)  # the socket says nothing
+
+    end_the_apps_connections(url)
+    assert client.get(f"/t/{token}").status_code == 200
+    end_the_apps_connections(url)
+    assert client.post(f"/t/{token}/deals", data=dict(deal(1), write_id="w-1")).status_code == 303
+    assert len(stored_deals(client, token)) == 1
+
+    end_the_apps_connections(url)
+    form = deal(2)
     response = client.post(f"/t/{token}/deals", data=form)
     body = unescape(response.get_data(as_text=True))
-    # Issue 46: said as the database being away (the connection lost), not as a full disk.
     assert response.status_code == 503 and "database isn't answering, so this was not saved" in body
     assert 'value="{}"'.format(form["chips-0"]) in body
     assert client.post(f"/t/{token}/deals", data=form).status_code == 303  # a new connection
-    assert len(stored_deals(client, token)) == 1
+    assert len(stored_deals(client, token)) == 2
+    # The first one sent again (its answer lost): answered as stored, never stored twice.
+    assert client.post(f"/t/{token}/deals", data=dict(deal(1), write_id="w-1")).status_code == 303
+    assert len(stored_deals(client, token)) == 2
 
 
 # --- exactly once, and one writer at a time, across connections ---------------------------------
