@@ -462,7 +462,9 @@
       decide(item, what, reasonOf(doc));
     } else {
       // 5xx: the laptop is there but could not save (disk full, busy): keep it, try again later.
-      change(item.id, (it) => { it.note = textOf(doc.querySelector(".error-page p, p.field-error")) || null; });
+      change(item.id, (it) => {
+        it.note = textOf(doc.querySelector(".error-page p, p.field-error")) || plainAnswer(res.text);
+      });
       render();
       schedule();
       return false;
@@ -663,7 +665,9 @@
     reachable = true;
     const status = w.ctx.response && w.ctx.response.status;
     const item = find(w.id);
-    const what = item ? Q.answerTo(item, { status, conflictBox: /class="conflict-box/.test(w.ctx.text || "") }, true)
+    const swapsNothing = (w.ctx.response && w.ctx.response.headers && w.ctx.response.headers.get("HX-Reswap")) === "none";
+    const what = item ? Q.answerTo(item, { status, swapsNothing, conflictBox: /class="conflict-box/.test(w.ctx.text || "") },
+                                   true)
                       : "stored";
     if (what === "token" || what === "fresh-token") {
       event.preventDefault();  // no error page over the form: get a fresh token and save again
@@ -685,11 +689,25 @@
       return;
     }
     sent(w.id);
+    if (what === "later") {
+      // The laptop could not save it now and said why (issue 46): kept here with its words, the
+      // form ready for the next deal, sent again by itself (the backoff).
+      change(w.id, (it) => { it.note = plainAnswer(w.ctx.text); });
+      if (item.kind === "deal" && w.form === entryForm() && w.form.isConnected) clearForNext(w.form, item.number + 1);
+      render();
+      schedule();
+      return;
+    }
     if (what === "conflict") conflictOf(item, parse(w.ctx.text));  // kept until the player chooses
     else drop(w.id);
     render();
     flush();  // anything queued behind it
   });
+
+  // The words of a refusal answered as plain text (the table page's own refusal, issue 46).
+  function plainAnswer(text) {
+    return text && !/^\s*</.test(text) ? text.trim() : null;
+  }
   document.addEventListener("htmx:after:swap", () => render());
 
   function ownNextForm() {

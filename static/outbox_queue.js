@@ -105,8 +105,11 @@
   //                   match (403, issue 32): back to the form, or discard; never sent again
   //   "stale"         the table moved on (a stale button, 404/409): dismiss
   //   "later"         the laptop is there but could not save (5xx): keep it, try again later
+  //   An on-page Save's 5xx that swaps nothing (HX-Reswap: none: the laptop's database away or
+  //   too busy, its disk full or read-only, issue 46) is "later" too: the page shows no form back.
   function answerTo(item, answer, onPage) {
     if (answer.status === 400) return item.freshToken ? "token" : "fresh-token";
+    if (answer.status >= 500 && answer.swapsNothing) return "later";
     if (answer.status === 409 && item.kind === "deal" && (answer.conflictBox || !onPage)) return "conflict";
     if (onPage || answer.ok) return "stored";  // the page shows any other answer as it came
     if (answer.status === 422 || answer.status === 403) return "refused";

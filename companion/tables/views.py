@@ -20,7 +20,7 @@ from flask_wtf.csrf import generate_csrf
 from .. import metrics
 from ..devices import device_of
 from ..outcomes import Outcome
-from ..store import DatabaseAway, StorageError, get_db
+from ..store import StorageError, get_db
 from ..games import GAMES
 from ..games.text import Text
 from ..lru import BytesLRU
@@ -32,7 +32,7 @@ from ..web.forms import form_values, group_errors
 from ..web.host import is_host_request, phone_address
 from ..web.phone_id import device_id
 from ..web.outcomes import NOT_SAVED, STALE, STATUS, answer, status_of
-from ..web.refusals import storage_message
+from ..web.refusals import storage_message, the_apps_refusal
 from ..web.times import local_time
 from ..serving.limits import device_limits
 from ..serving.live import SharedPartials, partial_key
@@ -399,9 +399,9 @@ def add_deal(token: str):
         # The service reads the form against the match as stored, in one read and one replay.
         with metrics.save_timer():  # how long a deal's save takes (/metrics)
             entry = service.enter_deal(get_db(), token, number, form=values, write_id=write_id(), who=who_here(token))
-    except DatabaseAway:
-        raise  # the table can't be read either: the app's own answer (web: the page's frame, Retry-After)
     except StorageError as error:
+        if the_apps_refusal(error):  # the page's frame, swapped nowhere; the outbox keeps the deal (issue 46)
+            raise
         return render_entry(table_or_404(token), NOT_SAVED, values=values, errors={"deal": [storage_message(error)]})
     table = entry.table
     if table is None:
@@ -548,9 +548,9 @@ def update(token: str, number: int):
         correction = service.correct_deal(get_db(), token, number, form=values, was=was, write_id=write_id(),
                                           remove_after_end=request.form.get("remove_after_end", type=number_or_error),
                                           gate=change_gate, who=who_here(token))
-    except DatabaseAway:
-        raise  # as for a new deal
     except StorageError as error:
+        if the_apps_refusal(error):  # as for a new deal
+            raise
         return render_edit(table_or_404(token), number, values, {"deal": [storage_message(error)]}, None, was,
                            NOT_SAVED)
     table = correction.table

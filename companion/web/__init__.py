@@ -24,7 +24,7 @@ from ..games.text import NameList, Text, join_names
 from . import static
 from .language import LANGUAGES, remember_language, select_locale
 from .live import live_part_url, live_stream_url
-from .refusals import asked_again, storage_message
+from .refusals import asked_again, kept_by_the_outbox, storage_message
 
 csrf = CSRFProtect()
 
@@ -254,7 +254,7 @@ def init_app(app: Flask) -> None:
             again, error = None, second
         if again is not None:
             return again
-        message = storage_message(error)
+        message = storage_message(error, kept=kept_by_the_outbox())
         # Issue 46: the page's own frame, and a time to ask again. A table page's htmx request
         # (a save the outbox keeps, a live part) gets no whole page to swap into it: the outbox
         # shows the write waiting and sends it again by itself.

@@ -12,7 +12,7 @@ from flask_babel import gettext
 from werkzeug.exceptions import HTTPException
 
 from .. import metrics
-from ..store import DatabaseAway, DatabaseBusy, NotSaved, StorageError, StorageReplaced, close_db
+from ..store import DatabaseAway, DatabaseBusy, NotSaved, StorageError, StorageFull, StorageReplaced, close_db
 
 
 def not_saved_message() -> str:
@@ -41,6 +41,12 @@ def away_message() -> str:
                    "this phone and sent by itself when the database is back.")
 
 
+def kept_message() -> str:
+    """Said to a phone whose outbox keeps a write the laptop's disk refused (full, read-only)."""
+    return gettext("The host laptop could not save this: its disk may be full or its database read-only. What "
+                   "you entered is kept on this phone and sent by itself once it can be saved.")
+
+
 def busy_message() -> str:
     """Said when every connection this server may hold to the club's database was in use too long
     (store.DatabaseBusy: a flood of requests, issue 46)."""
@@ -48,12 +54,14 @@ def busy_message() -> str:
                    "phone and sent by itself in a moment.")
 
 
-def storage_message(error: StorageError) -> str:
+def storage_message(error: StorageError, kept: bool = False) -> str:
     """Why the store refused: a full or read-only disk, a replaced file, a database server away
-    or too busy, or a damaged file. Every refusal shown is also said in the terminal (the host
-    must act on it), and counted (/metrics)."""
+    or too busy, or a damaged file; ``kept``: the phone's outbox keeps the write and sends it again.
+    Every refusal shown is also said in the terminal (the host must act on it), and counted (/metrics)."""
     metrics.refused(metrics.stored_refusal(error))
     say_in_terminal(error)
+    if kept and type(error) in (NotSaved, StorageFull):
+        return kept_message()
     if isinstance(error, DatabaseBusy):
         return busy_message()
     if isinstance(error, DatabaseAway):
@@ -61,6 +69,19 @@ def storage_message(error: StorageError) -> str:
     if isinstance(error, StorageReplaced):
         return replaced_message()
     return not_saved_message() if isinstance(error, NotSaved) else damaged_message()
+
+
+def kept_by_the_outbox() -> bool:
+    """This request is a write the phone's outbox keeps until it is stored (htmx, with its write id)."""
+    return request.headers.get("HX-Request") == "true" and bool(request.form.get("write_id"))
+
+
+def the_apps_refusal(error: StorageError) -> bool:
+    """Whether a table write's storage refusal is the app's own answer (the page's frame, swapped
+    nowhere by a table page's request) rather than its form shown again with the reason: when the
+    database is away (the table can't be read either), and whenever the outbox keeps the write and
+    sends it again by itself (issue 46: SQLite's full or read-only disk as PostgreSQL away)."""
+    return isinstance(error, DatabaseAway) or (isinstance(error, NotSaved) and kept_by_the_outbox())
 
 
 def asked_again(error: StorageError):

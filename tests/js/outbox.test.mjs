@@ -123,6 +123,10 @@ describe("what each answer leads to", () => {
     assert.equal(Q.answerTo(deal, sent(400), true), "fresh-token");
     assert.equal(Q.answerTo({ ...deal, freshToken: true }, sent(400), true), "token");
     assert.equal(Q.answerTo(deal, { status: undefined }, true), "stored");
+    // The laptop could not save it and says so without swapping anything into the page (its
+    // database away or too busy, its disk full, issue 46): kept here and sent again by itself.
+    for (const status of [503, 507]) assert.equal(Q.answerTo(deal, sent(status, { swapsNothing: true }), true), "later");
+    assert.equal(Q.answerTo(deal, sent(503), true), "stored", "the busy note at the page's foot: the form keeps it");
   });
 });
 

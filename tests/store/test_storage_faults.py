@@ -151,3 +151,36 @@ def test_every_other_change_is_refused_cleanly(app, client, kind):
 def _was(client, token: str, number: int) -> str:
     page = client.get(f"/t/{token}/deals/{number}/edit").get_data(as_text=True)
     return re.search(r'name="was" value="([^"]+)"', page).group(1)
+
+
+@pytest.mark.parametrize("kind", ["full", "readonly"])
+def test_a_save_the_outbox_keeps_is_refused_in_the_pages_frame_and_stored_once_when_resent(app, client, kind):
+    """Issue 46: as when the club's database is away, a full or read-only disk refuses a phone's
+    Save (htmx, carrying its write id) with the sentence alone, swapped nowhere (HX-Reswap: none),
+    and Retry-After: the outbox keeps the deal and sends it again by itself (static/outbox.js). It
+    swapped the form back with the values, and the outbox dropped the deal."""
+    token = create(client)
+    for number in range(1, 4):  # a few deals: a full disk refuses once SQLite needs a new page
+        assert client.post(f"/t/{token}/deals", data=deal(number)).status_code == 303
+    refused, number = None, 4
+    with fault(app, kind):
+        for _ in range(60):
+            if refused is not None:
+                break
+            form = dict(deal(number), write_id=f"w-{number}")
+            answer = client.post(f"/t/{token}/deals", data=form, headers={"HX-Request": "true"})
+            if answer.status_code == 200:  # saved: the entry's answer for the page
+                number += 1
+                if number > 8:  # the rotating winner ends no match within 8 deals
+                    token, number = create(client), 1
+                continue
+            refused = answer
+    assert refused is not None, "the fault never refused a write"
+    body = refused.get_data(as_text=True)
+    assert refused.status_code == 503 and refused.headers["HX-Reswap"] == "none"
+    assert refused.headers["Retry-After"] == "5" and "<main" not in body and "Traceback" not in body
+    assert "kept on this phone and sent by itself" in body
+    stored_before = len(stored(client, token)["deals"])
+    for _ in range(2):  # the outbox sends it again, and again (its answer lost): stored once
+        assert client.post(f"/t/{token}/deals", data=form, headers={"HX-Request": "true"}).status_code == 200
+    assert len(stored(client, token)["deals"]) == stored_before + 1
