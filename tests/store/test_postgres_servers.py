@@ -201,3 +201,54 @@ def test_a_password_typed_in_db_is_warned_of_and_the_restore_command_pastes(post
     # The printed command, run as printed (its arguments), puts the backup back.
     args = restore.split("restore ", 1)[1].split()
     assert cli.main(["restore", *args]) == 0
+
+
+def end_backends(url: str, like: str) -> int:
+    """pg_terminate_backend of the connections to the database whose last statement is ``like``."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        return len([row for row in conn.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database()"
+            " AND pid != pg_backend_pid() AND query LIKE %s", (like,)).fetchall() if row[0]])
+
+
+@pytest.mark.parametrize("loss", ["sender ended", "listener ended", "quiet restart"])
+def test_after_a_lost_relay_connection_the_next_change_reaches_the_other_laptops_phone_at_once(
+        loss, postgres_server, postgres_database, tmp_path):
+    """Issue 46: laptop A's NOTIFY-sending connection ended (pg_terminate_backend), laptop B's
+    listening one ended, or PostgreSQL restarted while nobody asked: the next change saved on A
+    reaches a phone of B within about a second. (A lost sender sends it again on a new connection;
+    a listener back after a loss asks the database for everything its phones watch, so a change
+    made while it was away is not missed.)"""
+    import threading
+
+    first, first_port = serve(postgres_database, tmp_path / "a.log")
+    second, second_port = serve(postgres_database, tmp_path / "b.log")
+    try:
+        token = Phone(first_port).create_table("rwd", ["Ann", "Bob", "Cy", "Di"])  # A's sender now connected
+        enter_deals(first_port, token, [1])
+        seen: list[int] = []
+        opened = threading.Event()
+        watching = threading.Thread(target=lambda: seen.append(next_change(second_port, token, 1, opened)))
+        watching.start()
+        assert opened.wait(15)  # B's phone shows deal 1: only a push can tell it of deal 2
+        if loss == "sender ended":
+            assert end_backends(postgres_database, "SELECT pg_notify%") >= 1
+        elif loss == "listener ended":
+            assert end_backends(postgres_database, "LISTEN %") == 2  # both laptops': B's away for a second
+        else:
+            postgres_server.restart()
+        enter_deals(first_port, token, [2])
+        saved = time.monotonic()
+        watching.join(15)
+        heard = time.monotonic() - saved
+        print(f"{loss}: B's phone heard deal 2 {heard:.2f} s after A saved it")
+        assert seen == [2], seen
+        assert heard < 2.5  # about a second (a listener waits a second before it listens again)
+    finally:
+        stop(first)
+        stop(second)
+    for log in ("a.log", "b.log"):
+        said = (tmp_path / log).read_text(errors="replace")
+        assert "Traceback" not in said, said[-3000:]
