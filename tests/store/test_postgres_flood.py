@@ -131,6 +131,7 @@ def test_a_flood_of_live_asks_on_one_laptop_leaves_the_database_to_another_lapto
                 assert made.returncode == 0, made.stderr
             assert connections_to(small_postgres, url) <= MAX_CONNECTIONS - 1
             assert flood.answers.get(500, 0) == 0, flood.answers
+            print(f"the flood's answers by status while B started and 3 backups ran: {flood.answers}")
     finally:
         if laptop_b is not None:
             stop(laptop_b)

@@ -82,3 +82,14 @@ def test_a_database_out_of_connections_is_one_line_and_no_traceback(command, ful
         command += ["--no-qr", "--host", "127.0.0.1", "--port", str(free_port())]
     said = one_line_refusal(run(*command, "--db", full_postgres))
     assert "too many clients" in said, said
+
+
+def test_the_servers_lock_on_a_database_that_does_not_answer_is_a_one_line_store_error():
+    """`serve` takes its lock after the database migrated: PostgreSQL gone or out of connections
+    meanwhile left a traceback (ServerLock.acquire raised psycopg's two-line error untranslated
+    into serve). It is a DatabaseError now, which serve says in one line."""
+    from companion.store import DatabaseError, postgres
+
+    with pytest.raises(DatabaseError) as refused:
+        postgres.ServerLock(NOWHERE).acquire()
+    assert "\n" not in str(refused.value) and "could not connect" in str(refused.value)
