@@ -18,7 +18,7 @@ from store.test_postgres_servers import serve, stop
 from tests.browser.test_outbox_browser import (NOT_SENT, STREAM_OPEN, deal, facts_of, open_table, outbox_item,
                                                stored, tap_save, type_deal, wait_stored)
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
+pytestmark = [pytest.mark.browser, pytest.mark.slow]  # real servers, PostgreSQL, a mounted disk
 
 AWAY = "The club's database isn't answering, so this was not saved."
 
@@ -79,3 +79,54 @@ def test_a_deal_saved_while_postgresql_is_stopped_is_kept_and_arrives_once_when_
         assert "Traceback" not in log, log[-3000:]
     finally:
         stop(server)
+
+
+KEPT = "The host laptop could not save this: its disk may be full or its database read-only."
+
+
+def test_a_deal_saved_on_a_full_disk_is_kept_and_arrives_once_when_there_is_room(tmp_path, request, phone,
+                                                                                  artifacts_dir):
+    """SQLite's counterpart (issue 46: "the same outbox behaviour for SQLite on a full disk"):
+    `companion serve` with its database on a small filesystem of its own (tmpfs, mounted here),
+    filled to its last byte mid-night. A phone's deal is refused in the table page's own words and
+    kept in its outbox; once there is room again it is sent by itself and stored once."""
+    from helpers import ServerProcess
+    from store.test_start_full_filesystem import fill, mounted
+
+    disk = mounted("tmpfs", tmp_path, request)
+    server = ServerProcess(disk / "club.sqlite", tmp_path / "serve.log")
+    server.start()
+    try:
+        port = server.port
+        token = Phone(port).create_table("rwd", ["Ann", "Ben", "Cho", "Dai"])
+        open_table(phone, port, token)
+        phone.wait_for_function(STREAM_OPEN)
+        type_deal(phone, deal(1))
+        tap_save(phone)
+        wait_stored(port, token, 1, within=10)
+        expect(phone.locator("#entry h2")).to_have_text("Enter deal 2")
+
+        filler = fill(disk)
+        type_deal(phone, deal(2))
+        tap_save(phone)
+        item = outbox_item(phone, 2)
+        expect(item).to_contain_text(NOT_SENT.format(n=2), timeout=10000)
+        expect(item).to_contain_text(KEPT)
+        expect(item).to_contain_text("kept on this phone and sent by itself")
+        expect(phone.locator("#entry h2")).to_have_text("Enter deal 3")
+        expect(phone.locator("main#main")).to_have_count(1)
+        phone.screenshot(path=str(artifacts_dir / "full-disk-kept.png"), full_page=True)
+        assert len(stored(port, token)) == 1
+
+        filler.unlink()  # room again
+        failures: list[str] = []
+        phone.on("response", lambda answer: failures.append(f"{answer.status} {answer.url}")
+                 if answer.status >= 500 else None)
+        wait_stored(port, token, 2, within=20)  # no tap
+        expect(outbox_item(phone, 2)).to_have_count(0, timeout=10000)
+        phone.wait_for_selector("#deal-2", timeout=10000)
+        assert phone.evaluate("window.tableOutbox.all()") == []
+        assert [d["facts"] for d in stored(port, token)] == [facts_of(deal(1)), facts_of(deal(2))]
+        assert failures == [], failures
+    finally:
+        server.stop()
