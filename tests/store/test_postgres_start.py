@@ -93,3 +93,41 @@ def test_the_servers_lock_on_a_database_that_does_not_answer_is_a_one_line_store
     with pytest.raises(DatabaseError) as refused:
         postgres.ServerLock(NOWHERE).acquire()
     assert "\n" not in str(refused.value) and "could not connect" in str(refused.value)
+
+
+@pytest.fixture
+def password_postgres():
+    """A PostgreSQL server where the role ``club`` must give its password (scram) on the socket."""
+    from store.throwaway_postgres import ThrowawayPostgres, missing_reason
+
+    reason = missing_reason()
+    if reason:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"PostgreSQL tests can't run: {reason}; CI must install it (.ci/run)", pytrace=False)
+        pytest.skip(f"no PostgreSQL here: {reason}")
+    server = ThrowawayPostgres().start()
+    try:
+        url = server.new_database()
+        from urllib.parse import urlsplit
+
+        server.admin("CREATE ROLE club LOGIN PASSWORD 'right-one'",
+                     f"ALTER DATABASE {urlsplit(url).path.lstrip('/')} OWNER TO club")
+        rules = server.data / "pg_hba.conf"
+        rules.write_text("local all club scram-sha-256\n" + rules.read_text())
+        server._run("pg_ctl", "-D", str(server.data), "reload")
+        yield url.replace("postgresql://postgres@", "postgresql://club:wrong-one@")
+    finally:
+        server.stop()
+
+
+@pytest.mark.parametrize("command", [["serve"], ["serve", "--workers", "2"], ["backup", "BACKUP"]])
+def test_a_wrong_password_is_one_line_and_no_traceback(command, password_postgres, tmp_path):
+    command = [str(tmp_path / "b.dump") if part == "BACKUP" else part for part in command]
+    if command[0] == "serve":
+        command += ["--no-qr", "--host", "127.0.0.1", "--port", str(free_port())]
+    env = dict(os.environ, COMPANION_DB=password_postgres,  # never typed in --db: no warning line
+               PYTHONPATH=os.pathsep.join(p for p in (str(REPO_ROOT), os.environ.get("PYTHONPATH")) if p))
+    ended = subprocess.run([sys.executable, "-m", "companion.cli", *command], env=env, capture_output=True, text=True,
+                           timeout=60, stdin=subprocess.DEVNULL)
+    said = one_line_refusal(ended)
+    assert "password authentication failed" in said and "wrong-one" not in said, said
