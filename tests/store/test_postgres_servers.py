@@ -169,6 +169,14 @@ def test_no_password_on_any_command_line_or_in_the_log_of_workers_started_with_c
             time.sleep(0.1)
         token = Phone(port).create_table("rwd", ["Ann", "Bob", "Cy", "Di"])
         assert token
+        # Nor in anything served: the laptop's pages (which name the database), a table and its
+        # files, the health and metrics answers, whichever worker answers.
+        laptop, phone = Phone(port), Phone(port, source="127.0.0.2")
+        for path in ("/", "/hall", "/hall/screen", "/players", "/readyz", "/healthz", "/metrics", "/hall/export.csv",
+                     f"/t/{token}", f"/t/{token}/export.json", f"/t/{token}/export.csv", "/hall/export.json"):
+            for asker in (laptop, phone):
+                _status, _headers, body = asker.request("GET", path)
+                assert SECRET not in body, path
         for pid in {parent.pid} | children(parent.pid):
             assert SECRET not in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace"), pid
         printed = log.read_text(errors="replace")
@@ -192,12 +200,22 @@ def test_a_password_typed_in_db_is_warned_of_and_the_restore_command_pastes(post
     assert SECRET not in said.out
     restore = next(line for line in said.out.splitlines() if line.startswith("To put it back:"))
     assert postgres_database in restore and "PGPASSWORD" in restore and "***" not in restore
+    first_restore = restore
     (tmp_path / "db.url").write_text(with_password + "\n")
     assert cli.main(["backup", str(tmp_path / "b.dump"), "--db-file", str(tmp_path / "db.url")]) == 0
     said = capsys.readouterr()
     assert said.err == "" and SECRET not in said.out
     restore = next(line for line in said.out.splitlines() if line.startswith("To put it back:"))
     assert restore.endswith(f"restore {tmp_path / 'b.dump'} --db-file {tmp_path / 'db.url'}")
+    # Both printed commands run as printed (a shell, the console script on PATH): each puts its
+    # copy back. The first relies on PGPASSWORD, as it says.
+    shell = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+                 PGPASSWORD=SECRET)
+    shell.pop("COMPANION_DB", None)
+    for line in (first_restore, restore):
+        pasted = line.removeprefix("To put it back: ").split("  (with PGPASSWORD")[0]
+        done = subprocess.run(["bash", "-c", pasted], env=shell, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0 and "Restored 0 tables" in done.stdout, (pasted, done.stdout, done.stderr)
     # The printed command, run as printed (its arguments), puts the backup back.
     args = restore.split("restore ", 1)[1].split()
     assert cli.main(["restore", *args]) == 0
