@@ -26,7 +26,11 @@ The rules of the draw:
   (:data:`STANDING_GAP`, :data:`STANDING_REPEAT`) instead of coming first;
 - the room's wishes (issue 36), each a weighted cost in the same search: *balanced* tables by
   rating (instead of by standings), *every game in turn*, *newcomers looked after* and
-  *never together* pairs (:data:`BALANCE`, :data:`GAME_AGAIN`, :data:`NEWCOMER`, :data:`NEVER`).
+  *never together* pairs (:data:`BALANCE`, :data:`GAME_AGAIN`, :data:`NEWCOMER`, :data:`NEVER`);
+- players' game requests (issue 47): "I'd like to play …" seats the player at a table of that
+  game, "I'd like to learn …" at one with someone who knows it (:data:`REQUEST` each unmet),
+  below never together and no third meeting, above every game in turn and repeats; the plan
+  gives a requested game a table where its size allows (:func:`requests_met` counts them).
 
 A late arrival or a leaver between rounds needs nothing special: the next draw seats the
 roster it is given, and earlier rounds count only between players still on it.
@@ -85,6 +89,11 @@ class Draw:
     tables: tuple[Seating, ...]
     repeats: int = 0
     partner_repeats: int = 0
+    # Game requests (issue 47): how many the draw was given and met, and the players whose met
+    # request seats them beside someone they already shared a table with tonight.
+    requests_asked: int = 0
+    requests_met: int = 0
+    request_repeats: tuple[PlayerId, ...] = ()
 
     def seat_of(self, player: PlayerId) -> tuple[int, int] | None:
         """(table index, seat index), both 0-based, of ``player``; None when not seated."""
@@ -135,17 +144,20 @@ def _totals_text(totals: Sequence[int]) -> Text:
 
 def plan_tables(players: int, offered: Iterable[str] | None = None, chosen: Sequence[Chosen] | None = None,
                 games: Mapping[str, Game] = GAMES, seed: object = 0,
-                tables_before: Mapping[str, int] | None = None) -> tuple[TablePlan, ...]:
+                tables_before: Mapping[str, int] | None = None,
+                wanted: Mapping[str, int] | None = None) -> tuple[TablePlan, ...]:
     """The round's tables for ``players`` players: the organiser's ``chosen`` games (each a
     game id, or (game id, size)), or else tables filled from the ``offered`` games (all games
-    by default). Raises :class:`SeatingError` when the roster can't be seated that way."""
+    by default), a table of each ``wanted`` game first (game id -> players who asked for it)
+    where its size fits. Raises :class:`SeatingError` when the roster can't be seated that way."""
     if chosen:
         return _plan_chosen(players, chosen, games)
-    return _plan_auto(players, _offered(offered, games), random.Random(f"{seed}/plan"), tables_before)
+    return _plan_auto(players, _offered(offered, games), random.Random(f"{seed}/plan"), tables_before, wanted)
 
 
 def _plan_auto(players: int, offered: Sequence[Game], rng: random.Random,
-               tables_before: Mapping[str, int] | None = None) -> tuple[TablePlan, ...]:
+               tables_before: Mapping[str, int] | None = None,
+               wanted: Mapping[str, int] | None = None) -> tuple[TablePlan, ...]:
     costs: dict[int, int] = {}
     for game in offered:
         for size in (*game.players, *game.variant_players):
@@ -173,14 +185,26 @@ def _plan_auto(players: int, offered: Sequence[Game], rng: random.Random,
     # Spread the games over the round's tables; for *every game in turn* (``tables_before``:
     # the night's tables of each game so far) over the night's tables too.
     used = {game.id: (tables_before or {}).get(game.id, 0) for game in offered}
-    plan = []
-    for size in sizes:
+    plan: list[TablePlan | None] = [None] * len(sizes)
+    # Requested games first (most asked first): tables of a size the game plays, enough for
+    # its requests where the round has them.
+    for game_id, asked in sorted((wanted or {}).items(), key=lambda item: (-item[1], item[0])):
+        game = next((g for g in offered if g.id == game_id), None)
+        seats = 0
+        for t, size in enumerate(sizes):
+            if game is not None and plan[t] is None and size in game.players and seats < asked:
+                plan[t] = TablePlan(game.id, size)
+                used[game.id] += 1
+                seats += size
+    for t, size in enumerate(sizes):
+        if plan[t] is not None:
+            continue
         fitting = [g for g in offered if size in g.players] or [g for g in offered if size in g.variant_players]
         fewest = min(used[g.id] for g in fitting)
         game = rng.choice([g for g in fitting if used[g.id] == fewest])  # spread the games over the tables
         used[game.id] += 1
-        plan.append(TablePlan(game.id, size))
-    return tuple(plan)
+        plan[t] = TablePlan(game.id, size)
+    return tuple(p for p in plan if p is not None)
 
 
 def _plan_chosen(players: int, chosen: Sequence[Chosen], games: Mapping[str, Game]) -> tuple[TablePlan, ...]:
@@ -309,6 +333,11 @@ NEVER = 10 ** 17
 NEWCOMER = 10 ** 8
 GAME_AGAIN = 10 * REPEAT
 BALANCE = 10 ** 6
+# A game request (issue 47) not met: a player not at a table of the game they asked for, or a
+# learner there with nobody who knows it. Ten games again' worth (a request outweighs every game
+# in turn, whose cost a player asking to play a game again doesn't pay there) and a hundred
+# repeats; a whole round of 100 players' requests (10¹²) stays below one third meeting (THIRD).
+REQUEST = 10 * GAME_AGAIN
 
 # No third meeting (issue 47): the draw's order is never together > no pair meets a third time >
 # every game in turn > fewer repeats. A pair seated together for the third time tonight (or the
@@ -330,7 +359,9 @@ class _TableCosts:
 
     def __init__(self, plan: Sequence[TablePlan], n: int, *, strength: Sequence[Mapping[str, float]] | None = None,
                  played_tonight: Sequence[Mapping[str, int]] | None = None,
-                 experienced: Sequence[frozenset[str]] | None = None):
+                 experienced: Sequence[frozenset[str]] | None = None,
+                 requests: Sequence[tuple[str, bool] | None] | None = None,
+                 known: Sequence[frozenset[str]] | None = None):
         # Per table, per player: their strength for its game (centred on the room's mean for
         # it); what playing it again costs; 1 if they know it. Zeros where the wish is off.
         self.balance = strength is not None
@@ -343,6 +374,21 @@ class _TableCosts:
         self.again = [[0] * n for _ in plan]
         if played_tonight is not None:
             self.again = [[GAME_AGAIN * counts.get(table.game, 0) for counts in played_tonight] for table in plan]
+        # Requests: a requester at another game's table costs REQUEST (in ``again``; at their
+        # game, no game-again: they asked for it); a learner there needs a teacher (someone who
+        # knows the game and isn't learning it), unless nobody on the roster knows it.
+        self.learns: list[list[int] | None] = [None] * len(plan)
+        self.teaches: list[list[int]] = [[0] * n for _ in plan]
+        for t, table in enumerate(plan):
+            if not requests or not any(requests):
+                break
+            learns = [int(r is not None and r == (table.game, True)) for r in requests]
+            teaches = [int(table.game in (known or ())[p] and not learns[p]) if known else 0 for p in range(n)]
+            if any(learns) and any(teaches):
+                self.learns[t], self.teaches[t] = learns, teaches
+            for p, wish in enumerate(requests):
+                if wish is not None:
+                    self.again[t][p] = 0 if wish[0] == table.game else self.again[t][p] + REQUEST
         # Newcomers count only at a game someone on the roster knows (else nobody could help).
         self.knows: list[list[int] | None] = [None] * len(plan)
         if experienced is not None:
@@ -350,23 +396,27 @@ class _TableCosts:
                 row = [int(table.game in games) for games in experienced]
                 self.knows[t] = row if any(row) else None
 
-    def state(self, t: int, members: Sequence[int]) -> tuple[float, int, int, int]:
-        """(strength off the mean, again, players who know the game, players) of table ``t``."""
-        knows = self.knows[t]
+    def state(self, t: int, members: Sequence[int]) -> tuple:
+        """(strength off the mean, again, players who know the game, players, learners asking
+        for it, teachers) of table ``t``."""
+        knows, learns, teaches = self.knows[t], self.learns[t], self.teaches[t]
         return (sum(self.strength[t][p] for p in members), sum(self.again[t][p] for p in members),
-                sum(knows[p] for p in members) if knows is not None else 1, len(members))
+                sum(knows[p] for p in members) if knows is not None else 1, len(members),
+                sum(learns[p] for p in members) if learns is not None else 0, sum(teaches[p] for p in members))
 
-    def moved(self, t: int, state: tuple[float, int, int, int], out: int, into: int) -> tuple[float, int, int, int]:
+    def moved(self, t: int, state: tuple, out: int, into: int) -> tuple:
         """The state after ``out`` leaves table ``t`` and ``into`` takes the seat."""
-        strength, again, knowing, size = state
-        knows = self.knows[t]
+        strength, again, knowing, size, learning, teaching = state
+        knows, learns, teaches = self.knows[t], self.learns[t], self.teaches[t]
         return (strength - self.strength[t][out] + self.strength[t][into],
                 again - self.again[t][out] + self.again[t][into],
-                knowing - knows[out] + knows[into] if knows is not None else 1, size)
+                knowing - knows[out] + knows[into] if knows is not None else 1, size,
+                learning - learns[out] + learns[into] if learns is not None else 0,
+                teaching - teaches[out] + teaches[into])
 
-    def cost(self, state: tuple[float, int, int, int]) -> int:
-        strength, again, knowing, size = state
-        cost = again + (NEWCOMER * size if knowing == 0 else 0)
+    def cost(self, state: tuple) -> int:
+        strength, again, knowing, size, learning, teaching = state
+        cost = again + (NEWCOMER * size if knowing == 0 else 0) + (REQUEST * learning if teaching == 0 else 0)
         if self.balance:
             cost += round(BALANCE * strength * strength / size)
         return cost
@@ -652,14 +702,50 @@ def _roster_index(roster: Sequence[PlayerId]) -> dict[PlayerId, int]:
 
 
 def _finish(tables: tuple[Seating, ...], index: Mapping[PlayerId, int], met: list[list[int]],
-            partnered: list[list[int]], games: Mapping[str, Game]) -> Draw:
+            partnered: list[list[int]], games: Mapping[str, Game],
+            requests: Mapping[PlayerId, tuple[str, bool]] | None = None,
+            known: Mapping[PlayerId, Iterable[str]] | None = None) -> Draw:
     repeats = partner_repeats = 0
     for table in tables:
         members = [index[p] for p in table.players]
         repeats += sum(1 for a, b in combinations(members, 2) if met[a][b])
         for group in partner_groups(games[table.game], len(members)):
             partner_repeats += sum(1 for sa, sb in combinations(group, 2) if partnered[members[sa]][members[sb]])
-    return Draw(tables, repeats, partner_repeats)
+    if not requests:
+        return Draw(tables, repeats, partner_repeats)
+    asked = {p: wish for p, wish in requests.items() if p in index}
+    granted, _ = requests_met(tables, asked, experience=known)
+    again = tuple(p for table in tables for p in table.players if p in granted
+                  and any(met[index[p]][index[q]] for q in table.players if q != p))
+    return Draw(tables, repeats, partner_repeats, len(asked), len(granted), again)
+
+
+def requests_met(tables: Iterable[Seating], requests: Mapping[PlayerId, tuple[str, bool]], *,
+                 experience: Mapping[PlayerId, Iterable[str]] | None = None, history: Iterable[Round] = ()
+                 ) -> tuple[frozenset, frozenset]:
+    """Which of ``requests`` (player -> (game id, wants to learn)) a round's ``tables`` meet, and
+    which not: a player asking to play a game is met at a table of it; one asking to learn it,
+    at a table of it with someone who knows it (played it before, per ``experience``, or at a
+    table of ``history``, tonight's earlier rounds) and isn't learning it, or with nobody seated
+    who knows it (nobody could teach)."""
+    tables = list(tables)
+    known: dict[PlayerId, set[str]] = {p: set(experience.get(p, ())) if experience else set()
+                                       for t in tables for p in t.players}
+    for round_ in history:
+        for table in _tables(round_):
+            for p in table.players:
+                if p in known:
+                    known[p].add(table.game)
+    met, unmet = set(), set()
+    for player, (game, learn) in requests.items():
+        table = next((t for t in tables if player in t.players), None)
+        if table is None:
+            continue  # not in this draw (sitting out): neither met nor missed
+        teachers = [q for q in table.players if q != player and game in known[q] and requests.get(q) != (game, True)]
+        nobody_knows = not any(game in games for q, games in known.items() if requests.get(q) != (game, True))
+        ok = table.game == game and (not learn or bool(teachers) or nobody_knows)
+        (met if ok else unmet).add(player)
+    return frozenset(met), frozenset(unmet)
 
 
 # Search effort: starts, and swaps looked at per start. Enough to find a repeat-free round
@@ -696,6 +782,13 @@ def _tables_of_each_game(history: Sequence[Round]) -> dict[str, int]:
     return counts
 
 
+def _known_tonight(index: Mapping[PlayerId, int], history: Sequence[Round],
+                   experience: Mapping[PlayerId, Iterable[str]] | None) -> dict[PlayerId, set[str]]:
+    """The games each roster player knows: played before tonight (``experience``) or tonight."""
+    tonight = _games_tonight(index, history)
+    return {p: set((experience or {}).get(p, ())) | set(tonight[i]) for p, i in index.items()}
+
+
 def _games_tonight(index: Mapping[PlayerId, int], history: Sequence[Round]) -> list[dict[str, int]]:
     """How often each roster player played each game in the night's earlier rounds."""
     counts: list[dict[str, int]] = [{} for _ in index]
@@ -710,8 +803,9 @@ def _games_tonight(index: Mapping[PlayerId, int], history: Sequence[Round]) -> l
 
 def _table_costs(plan: Sequence[TablePlan], index: Mapping[PlayerId, int], history: Sequence[Round], *,
                  strength: Mapping[PlayerId, Mapping[str, float]] | None, every_game: bool,
-                 experience: Mapping[PlayerId, Iterable[str]] | None) -> _TableCosts | None:
-    if strength is None and not every_game and experience is None:
+                 experience: Mapping[PlayerId, Iterable[str]] | None,
+                 requests: Mapping[PlayerId, tuple[str, bool]] | None = None) -> _TableCosts | None:
+    if strength is None and not every_game and experience is None and not requests:
         return None
     tonight = _games_tonight(index, history)
     rows = None
@@ -720,11 +814,12 @@ def _table_costs(plan: Sequence[TablePlan], index: Mapping[PlayerId, int], histo
         # A player the caller has no figure for counts as the room's average (of overall figures).
         average = sum(row.get("", 0.0) for row in known) / len(known) if known else 0.0
         rows = [strength.get(p, {"": average}) for p in index]
-    experienced = None
-    if experience is not None:  # the games each has played before tonight, and tonight so far
-        experienced = [frozenset(experience.get(p, ())) | frozenset(tonight[i]) for p, i in index.items()]
+    # The games each has played before tonight (when given), and tonight so far.
+    known = [frozenset((experience or {}).get(p, ())) | frozenset(tonight[i]) for p, i in index.items()]
+    wishes = [(requests or {}).get(p) for p in index]
     return _TableCosts(plan, len(index), strength=rows, played_tonight=tonight if every_game else None,
-                       experienced=experienced)
+                       experienced=known if experience is not None else None,
+                       requests=wishes if any(wishes) else None, known=known)
 
 
 def draw_round(roster: Sequence[PlayerId], history: Iterable[Round] = (), *, offered: Iterable[str] | None = None,
@@ -732,7 +827,8 @@ def draw_round(roster: Sequence[PlayerId], history: Iterable[Round] = (), *, off
                starts: int = STARTS, kicks: int = KICKS, standings: Mapping[PlayerId, Real] | None = None,
                strength: Mapping[PlayerId, Mapping[str, float]] | None = None, every_game: bool = False,
                experience: Mapping[PlayerId, Iterable[str]] | None = None,
-               never: Iterable[tuple[PlayerId, PlayerId]] = ()) -> Draw:
+               never: Iterable[tuple[PlayerId, PlayerId]] = (),
+               requests: Mapping[PlayerId, tuple[str, bool]] | None = None) -> Draw:
     """Draw the next round's seating for ``roster``.
 
     ``history``: the night's earlier rounds (each a :class:`Draw` or its tables), in any order.
@@ -748,19 +844,28 @@ def draw_round(roster: Sequence[PlayerId], history: Iterable[Round] = (), *, off
     played tonight), ``experience`` (*newcomers looked after*: per player, the games they
     played before tonight; a newcomer to a table's game sits with someone who knows it) and
     ``never`` (pairs never seated together where the room allows).
+    ``requests`` (issue 47): per player, (game id, wants to learn it): "I'd like to play …" or
+    "I'd like to learn …"; met as a cost below never together and no third meeting (the
+    draw's ``requests_met`` of ``requests_asked``; ``request_repeats`` names the met
+    requesters seated beside someone they met tonight).
     Raises :class:`SeatingError` when the roster can't be seated so."""
     if standings is not None and strength is not None:
         raise ValueError("by standings groups the strong; balanced spreads them: choose one")
     index = _roster_index(roster)
     history = list(history)
-    plan = plan_tables(len(index), offered, chosen, games, seed, _tables_of_each_game(history) if every_game else None)
+    requests = {p: (str(game), bool(learn)) for p, (game, learn) in (requests or {}).items() if p in index}
+    wanted: dict[str, int] = {}
+    for game_id, _ in requests.values():
+        wanted[game_id] = wanted.get(game_id, 0) + 1
+    plan = plan_tables(len(index), offered, chosen, games, seed, _tables_of_each_game(history) if every_game else None,
+                       wanted)
     met, partnered = _history_counts(index, history, games)
     rng = random.Random(f"{seed}/draw")
     points = None if standings is None else _exact_points(index, standings)
     apart = [(index[a], index[b]) for a, b in never if a in index and b in index and a != b]
     search = _Search(plan, met, partnered, games, points, apart,
                      _table_costs(plan, index, history, strength=strength, every_game=every_game,
-                                  experience=experience))
+                                  experience=experience, requests=requests))
     n = len(index)
     budget = 4 * n * n  # about eight passes over every pair of players
     # Weighed costs (standings, the room's wishes) seldom reach 0, where mixing stops early:
@@ -791,7 +896,7 @@ def draw_round(roster: Sequence[PlayerId], history: Iterable[Round] = (), *, off
     if points is not None:
         plan, groups = _strongest_first(plan, groups, points)
     tables = _seat(search, plan, groups, list(index), games, rng)
-    return _finish(tables, index, met, partnered, games)
+    return _finish(tables, index, met, partnered, games, requests, _known_tonight(index, history, experience))
 
 
 def greedy_round(roster: Sequence[PlayerId], history: Iterable[Round] = (), *, offered: Iterable[str] | None = None,
