@@ -17,7 +17,8 @@ from typing import Callable
 import pytest
 
 from companion import changes
-from companion.night import claims, round_time, side_tables
+from companion.games import GAMES
+from companion.night import claims, game_requests, round_time, side_tables
 from companion.night import service as night
 from companion.players import service as players
 from companion.tables import service as tables
@@ -318,6 +319,9 @@ SCENARIOS: dict[str, list[tuple[str, Callable]]] = {
         ("a player sits out the next round", lambda conn: (lambda ann: lambda: done(night.set_away(
             conn, ann.id, night.SIT_OUT)))(done(night.join(conn, "Ann"))))],
     "companion.night.claims:refuse_all": [("every phone asking for a name refused", _refuse_all)],
+    "companion.night.game_requests:ask": [
+        ("a player asks for a game for the next draw", lambda conn: (lambda ann: lambda: done(game_requests.ask(
+            conn, ann.id, next(iter(GAMES)), learn=True)))(done(night.join(conn, "Ann"))))],
     "companion.night.service:set_room": [("the room's tables set", lambda conn: lambda: done(night.set_room(conn, "1-8")))],
     "companion.night.service:change_seat": [("a substitute takes a seat mid-match", _change_seat)],
     "companion.night.service:keep_at_table": [

@@ -804,22 +804,26 @@ def _games_tonight(index: Mapping[PlayerId, int], history: Sequence[Round]) -> l
 def _table_costs(plan: Sequence[TablePlan], index: Mapping[PlayerId, int], history: Sequence[Round], *,
                  strength: Mapping[PlayerId, Mapping[str, float]] | None, every_game: bool,
                  experience: Mapping[PlayerId, Iterable[str]] | None,
-                 requests: Mapping[PlayerId, tuple[str, bool]] | None = None) -> _TableCosts | None:
+                 requests: Mapping[PlayerId, tuple[str, bool]] | None = None,
+                 known: Mapping[PlayerId, Iterable[str]] | None = None) -> _TableCosts | None:
     if strength is None and not every_game and experience is None and not requests:
         return None
     tonight = _games_tonight(index, history)
     rows = None
     if strength is not None:
-        known = [strength[p] for p in index if p in strength]
+        rated = [strength[p] for p in index if p in strength]
         # A player the caller has no figure for counts as the room's average (of overall figures).
-        average = sum(row.get("", 0.0) for row in known) / len(known) if known else 0.0
+        average = sum(row.get("", 0.0) for row in rated) / len(rated) if rated else 0.0
         rows = [strength.get(p, {"": average}) for p in index]
     # The games each has played before tonight (when given), and tonight so far.
-    known = [frozenset((experience or {}).get(p, ())) | frozenset(tonight[i]) for p, i in index.items()]
+    experienced = None
+    if experience is not None:
+        experienced = [frozenset(experience.get(p, ())) | frozenset(tonight[i]) for p, i in index.items()]
+    teachers = experience if known is None else known
+    knowing = [frozenset((teachers or {}).get(p, ())) | frozenset(tonight[i]) for p, i in index.items()]
     wishes = [(requests or {}).get(p) for p in index]
     return _TableCosts(plan, len(index), strength=rows, played_tonight=tonight if every_game else None,
-                       experienced=known if experience is not None else None,
-                       requests=wishes if any(wishes) else None, known=known)
+                       experienced=experienced, requests=wishes if any(wishes) else None, known=knowing)
 
 
 def draw_round(roster: Sequence[PlayerId], history: Iterable[Round] = (), *, offered: Iterable[str] | None = None,
@@ -828,7 +832,8 @@ def draw_round(roster: Sequence[PlayerId], history: Iterable[Round] = (), *, off
                strength: Mapping[PlayerId, Mapping[str, float]] | None = None, every_game: bool = False,
                experience: Mapping[PlayerId, Iterable[str]] | None = None,
                never: Iterable[tuple[PlayerId, PlayerId]] = (),
-               requests: Mapping[PlayerId, tuple[str, bool]] | None = None) -> Draw:
+               requests: Mapping[PlayerId, tuple[str, bool]] | None = None,
+               known: Mapping[PlayerId, Iterable[str]] | None = None) -> Draw:
     """Draw the next round's seating for ``roster``.
 
     ``history``: the night's earlier rounds (each a :class:`Draw` or its tables), in any order.
@@ -847,7 +852,9 @@ def draw_round(roster: Sequence[PlayerId], history: Iterable[Round] = (), *, off
     ``requests`` (issue 47): per player, (game id, wants to learn it): "I'd like to play …" or
     "I'd like to learn …"; met as a cost below never together and no third meeting (the
     draw's ``requests_met`` of ``requests_asked``; ``request_repeats`` names the met
-    requesters seated beside someone they met tonight).
+    requesters seated beside someone they met tonight). ``known``: per player, the games they
+    have played before tonight, for who can teach a learner (default: ``experience``; the
+    night's earlier rounds count too), without the newcomers' wish.
     Raises :class:`SeatingError` when the roster can't be seated so."""
     if standings is not None and strength is not None:
         raise ValueError("by standings groups the strong; balanced spreads them: choose one")
@@ -865,7 +872,7 @@ def draw_round(roster: Sequence[PlayerId], history: Iterable[Round] = (), *, off
     apart = [(index[a], index[b]) for a, b in never if a in index and b in index and a != b]
     search = _Search(plan, met, partnered, games, points, apart,
                      _table_costs(plan, index, history, strength=strength, every_game=every_game,
-                                  experience=experience, requests=requests))
+                                  experience=experience, requests=requests, known=known))
     n = len(index)
     budget = 4 * n * n  # about eight passes over every pair of players
     # Weighed costs (standings, the room's wishes) seldom reach 0, where mixing stops early:
@@ -896,7 +903,8 @@ def draw_round(roster: Sequence[PlayerId], history: Iterable[Round] = (), *, off
     if points is not None:
         plan, groups = _strongest_first(plan, groups, points)
     tables = _seat(search, plan, groups, list(index), games, rng)
-    return _finish(tables, index, met, partnered, games, requests, _known_tonight(index, history, experience))
+    return _finish(tables, index, met, partnered, games, requests,
+                   _known_tonight(index, history, experience if known is None else known))
 
 
 def greedy_round(roster: Sequence[PlayerId], history: Iterable[Round] = (), *, offered: Iterable[str] | None = None,

@@ -36,6 +36,7 @@ from ..store import tables as table_rows
 # test that sets it sets the night's too.
 from ..tables import service as table_service
 from ..tables.service import Table
+from . import game_requests
 
 MAX_PREPARED = 64  # one evening's tables at once; a typo like 600 must not fill the hall
 
@@ -625,7 +626,9 @@ def draw_round(conn: Connection, chosen: Sequence[seating.Chosen] | None = None,
     if len(people) < 2:
         return refused([FieldError("games", T("Tonight's list needs at least two players for a draw."))])
     seed = seed or secrets.token_hex(4)
-    seated, errors = _search(conn, people, earlier, how, seed, options_of, chosen=chosen, offered=offered)
+    wishes = game_requests.draw_options(conn, [p.id for p in people], lambda: games_played(conn, people))
+    seated, errors = _search(conn, people, earlier, how, seed, options_of, chosen=chosen, offered=offered,
+                             requests=wishes)
     if errors:
         return refused(errors)
     places: list[RoomTable | None] = [None] * len(seated)
@@ -667,6 +670,8 @@ def draw_round(conn: Connection, chosen: Sequence[seating.Chosen] | None = None,
                                                room_table=place.id if place else None)
             night_rows.insert_round_table(conn, round_id, table_id, number, list(player_ids))
             made[token] = 0
+        game_requests.settle(conn, round_id, [(g.id, ids) for g, _p, ids in seated], [r.seating() for r in earlier],
+                             wishes)
     publish(Change("night"))
     publish_tables(made)
     return done(night_rounds(conn)[-1])
@@ -674,7 +679,8 @@ def draw_round(conn: Connection, chosen: Sequence[seating.Chosen] | None = None,
 
 def _search(conn: Connection, people: Sequence[Player], earlier: Sequence[Round], how: HowDrawn, seed: str,
             options_of: Mapping[str, Mapping[str, int]], *, chosen: Sequence[seating.Chosen] | None = None,
-            offered: Sequence[str] | None = None) -> tuple[list[tuple[Game, list[str], tuple[int, ...]]], list[FieldError]]:
+            offered: Sequence[str] | None = None, requests: Mapping | None = None
+            ) -> tuple[list[tuple[Game, list[str], tuple[int, ...]]], list[FieldError]]:
     """A draw's search for ``people`` after the ``earlier`` rounds, seated ``how``: each drawn
     table's game, names and player ids, checked by its game before anything is written; or why
     not (field "games")."""
@@ -686,7 +692,7 @@ def _search(conn: Connection, people: Sequence[Player], earlier: Sequence[Round]
                                         strength=strengths(conn, people) if how.way == "balanced" else None,
                                         every_game=how.every_game,
                                         experience=games_played(conn, people) if how.newcomers else None,
-                                        never=how.never)
+                                        never=how.never, **(requests or {}))
     except seating.SeatingError as cannot:
         return [], [FieldError("games", cannot.message)]
     names = {p.id: p.name for p in people}
@@ -725,8 +731,9 @@ def redraw_round(conn: Connection) -> Done:
     people = [p for p in listed if p.id not in playing and not p.away_from(latest.number)]
     options_of = {rt.table.game.id: dict(rt.table.setup.options) for rt in latest.tables}
     seed = secrets.token_hex(4)  # kept with the round, as a first draw's is
+    wishes = game_requests.draw_options(conn, [p.id for p in people], lambda: games_played(conn, people), latest.id)
     seated, errors = _search(conn, people, earlier, latest.draw, seed, options_of,
-                             chosen=[rt.table.game.id for rt in latest.tables])
+                             chosen=[rt.table.game.id for rt in latest.tables], requests=wishes)
     if errors:
         return refused([FieldError("redraw", e.message) for e in errors])
     # Each drawn table to one of the round's tables of its game, in order.
@@ -746,6 +753,8 @@ def redraw_round(conn: Connection) -> Done:
             moved[rt.table.token] = table_rows.seat_players(conn, rt.table.id, players, rt.table.setup.options, stamp)
             night_rows.set_seats(conn, rt.table.id, list(player_ids))
         night_rows.bump_round(conn, latest.id, seed)
+        game_requests.settle(conn, latest.id, [(g.id, ids) for g, _p, ids in seated], [r.seating() for r in earlier],
+                             wishes, redrawn=True)
     publish(Change("night"))
     publish_tables(moved)
     return done(_latest(conn))

@@ -23,7 +23,7 @@ from ..tables import additions
 from ..tables import service as table_service
 from ..tables.links import join_link, label_text
 from ..tables.service import MAX_NAME, Table
-from ..web import render_text
+from ..web import game_name, render_text
 from ..web.downloads import csv_download, json_download
 from ..web.forms import form_values
 from ..web.host import is_host_request, organiser_only, join_url
@@ -33,7 +33,7 @@ from ..web.times import local_time
 from . import service
 from .pad import pad_of
 from .exports import CSV_COLUMNS, across_rounds, night_document, night_name, night_rows_of_deals, round_label, table_label
-from . import claims, round_time, side_tables
+from . import claims, game_requests, round_time, side_tables
 from .summary import fraction_text, night_summary
 from .phone import forget_me, join_as_this_phone, join_page, my_player, remember_me, waiting_page
 
@@ -46,7 +46,7 @@ CYCLE_MS = 8000  # how long the cycling mode shows each table
 # What a phone may open: the night's own pages (join, "me"). A table's pages, its seating and its
 # clock are the tables blueprint's (every /t/<token>/…).
 PHONE_ENDPOINTS = ("hall.join", "hall.join_post", "hall.me", "hall.me_live", "hall.me_summary", "hall.me_forget",
-                   "hall.my_season", "hall.me_away", "hall.room_table")
+                   "hall.my_season", "hall.me_away", "hall.me_request", "hall.room_table")
 
 
 @bp.before_request
@@ -172,6 +172,7 @@ def hall_context(cycle: bool = False, signature: str | None = None) -> dict:
                                for seat, pid in enumerate(rt.player_ids)], **draw_format_context(rounds), **time_context(conn, rounds),
                 draw_start=draw_form_start(latest, people), drawn=drawn_text(latest.draw) if latest else None,
                 clashes=clash_text(latest, {p.id: p.name for p in service.roster(conn, with_left=True)}),
+                requests_met=requests_met_text(conn, latest, names), requests_open=open_requests_text(conn, names),
                 review_draws=service.review_draws(conn), confirm_deals=service.confirm_deals(conn),
                 disputes=disputes_of(tables, {rt.table.id: across_rounds(r, rt) for r in rounds for rt in r.tables}),
                 **rating_context(conn))
@@ -240,6 +241,40 @@ def drawn_text(how: service.HowDrawn) -> str:
 
 
 CLASHES_SHOWN = 5  # pairs named on the hall; past that, how many more
+
+
+def request_text(game: str, learn: bool) -> str:
+    """A game request in a few words: "play <game>", "learn <game>"."""
+    name = game_name(GAMES[game]) if game in GAMES else game
+    return gettext("learn %(game)s", game=name) if learn else gettext("play %(game)s", game=name)
+
+
+def requests_met_text(conn, latest: service.Round | None, names: dict[int, str]) -> str | None:
+    """What the latest draw did with the players' game requests (issue 47), for the organiser:
+    "3 of 4 requests met", and who, meeting theirs, sits with someone again. None: it had none."""
+    found = game_requests.round_outcome(conn, latest.id) if latest else None
+    if found is None:
+        return None
+    text = ngettext("%(met)s of %(num)s request met.", "%(met)s of %(num)s requests met.", found.asked,
+                    met=found.met)
+    if found.again:
+        comma = "、" if get_locale().language == "ja" else ", "
+        text += ("" if get_locale().language == "ja" else " ") + ngettext(
+            "Meeting it seats %(names)s with someone they have played with tonight.",
+            "Meeting them seats %(names)s with someone they have played with tonight.", len(found.again),
+            names=comma.join(names.get(pid, "?") for pid in found.again))
+    return text
+
+
+def open_requests_text(conn, names: dict[int, str]) -> str | None:
+    """The requests waiting for the next draw, each with its player (None: none)."""
+    waiting = game_requests.open_requests(conn)
+    if not waiting:
+        return None
+    comma = "、" if get_locale().language == "ja" else ", "
+    listed = comma.join(gettext("%(name)s: %(request)s", name=names.get(pid, "?"), request=request_text(r.game, r.learn))
+                        for pid, r in waiting.items())
+    return gettext("Requests for the next draw: %(requests)s", requests=listed)
 
 
 def clash_text(latest: service.Round | None, names: dict[int, str]) -> str | None:
@@ -794,6 +829,31 @@ def me_away():
                   field="away")
 
 
+@bp.post("/night/me/request")
+def me_request():
+    """The player's game request from their phone (issue 47): ``want`` "play:<game>" or
+    "learn:<game>", or empty: no request. One at a time: it replaces the last."""
+    who = my_player()
+    if who is None:
+        return redirect(url_for("hall.join"), code=303)
+    kind, _, game = (request.form.get("want") or "").partition(":")
+    if kind not in ("", "play", "learn") or (kind and not game):
+        abort(400)
+    return answer(lambda: game_requests.ask(get_db(), who.id, game or None, learn=kind == "learn"),
+                  saved=lambda _now: me_request_saved(who),
+                  page=lambda errors, status: (render_template(
+                      "night/_me_request.html" if request.headers.get("HX-Request") == "true" else "night/me.html",
+                      **me_context(who), errors=errors), status),
+                  field="request")
+
+
+def me_request_saved(who: service.Player):
+    """A plain form: back to My night at the request; htmx: the request's card alone."""
+    if request.headers.get("HX-Request") == "true":
+        return render_template("night/_me_request.html", **me_context(who))
+    return redirect(url_for("hall.me") + "#me-request", code=303)
+
+
 @bp.post("/night/forget")
 def me_forget():
     forget_me(give_up=True)  # "Not Dea?": the name goes too, or stays for its player (issue 44)
@@ -826,7 +886,10 @@ def me_context(who: service.Player, signature: str | None = None) -> dict:
                           seconds=None if over or rt.table.match().over else
                           0 if round_time.round_time_is_up(r, rt) else r.seconds_left(rt),
                           paused=bool(r.paused_at), round_over=over)
+    asked = game_requests.request_of(conn, who.id)
     return dict(who=who, line=line, mine=table_page, summary=service.player_summary(results, who),
+                my_request=asked, my_request_text=request_text(asked.game, asked.learn) if asked else None,
+                request_games=[GAMES[g] for g in game_requests.tonight_games()],
                 next_round=len(rounds) + 1 + bool(held), held=held,
                 signature=signature, poll_ms=2000, players=len(standings),
                 place_points_rule=place_points.PLACE_POINTS_RULE)

@@ -99,6 +99,7 @@ def delete_player(conn: sqlite3.Connection, player_id: int) -> None:
     """A name gone from the list as if never typed, with its requests (the caller holds
     ``store.write`` and checked it never sat at a table)."""
     conn.execute("DELETE FROM name_claims WHERE player_id = ?", (player_id,))
+    conn.execute("DELETE FROM game_requests WHERE player_id = ?", (player_id,))
     conn.execute("DELETE FROM night_players WHERE id = ?", (player_id,))
 
 
@@ -345,3 +346,54 @@ def call_time(conn: sqlite3.Connection, table_ids: list[int], stamp: str) -> Non
                      [(stamp, table_id) for table_id in table_ids])
     conn.executemany("UPDATE night_rounds SET version = version + 1 WHERE id ="
                      " (SELECT round_id FROM round_tables WHERE table_id = ?)", [(t,) for t in table_ids])
+
+
+# --------------------------------------------------------------------------
+# Game requests (issue 47)
+
+
+@translated
+def game_requests(conn: sqlite3.Connection, night: int) -> dict[int, dict]:
+    """The night's open game requests: player id -> {"game", "learn", "asked_at"}."""
+    return {row["player_id"]: dict(game=row["game"], learn=bool(row["learn"]), asked_at=row["asked_at"])
+            for row in conn.execute("SELECT q.player_id, q.game, q.learn, q.asked_at FROM game_requests AS q"
+                                    " JOIN night_players AS p ON p.id = q.player_id WHERE p.night = ?"
+                                    " ORDER BY q.player_id", (night,))}
+
+
+@translated
+def set_game_request(conn: sqlite3.Connection, player_id: int, game: str | None, learn: bool, stamp: str) -> None:
+    """The player's one request (None: withdrawn); their version moves, so the hall sees it."""
+    conn.execute("DELETE FROM game_requests WHERE player_id = ?", (player_id,))
+    if game is not None:
+        conn.execute("INSERT INTO game_requests (player_id, game, learn, asked_at) VALUES (?, ?, ?, ?)",
+                     (player_id, game, int(learn), stamp))
+    conn.execute("UPDATE night_players SET version = version + 1 WHERE id = ?", (player_id,))
+
+
+@translated
+def record_round_requests(conn: sqlite3.Connection, round_id: int, outcomes: Sequence[dict]) -> None:
+    """What a drawn round did with the requests it was given (each {"player_id", "game",
+    "learn", "met", "again"}); the met ones are closed (the caller holds ``store.write``)."""
+    for o in outcomes:
+        conn.execute("INSERT INTO round_requests (round_id, player_id, game, learn, met, again)"
+                     " VALUES (?, ?, ?, ?, ?, ?)",
+                     (round_id, o["player_id"], o["game"], int(o["learn"]), int(o["met"]), int(o["again"])))
+        if o["met"]:
+            conn.execute("DELETE FROM game_requests WHERE player_id = ?", (o["player_id"],))
+            conn.execute("UPDATE night_players SET version = version + 1 WHERE id = ?", (o["player_id"],))
+
+
+@translated
+def round_requests(conn: sqlite3.Connection, round_id: int) -> list[dict]:
+    """The requests a round's draw was given, in player order, with whether it met each."""
+    return [dict(player_id=row["player_id"], game=row["game"], learn=bool(row["learn"]), met=bool(row["met"]),
+                 again=bool(row["again"]))
+            for row in conn.execute("SELECT player_id, game, learn, met, again FROM round_requests"
+                                    " WHERE round_id = ? ORDER BY player_id", (round_id,))]
+
+
+@translated
+def clear_round_requests(conn: sqlite3.Connection, round_id: int) -> None:
+    """A round drawn again: what its first draw did with the requests goes."""
+    conn.execute("DELETE FROM round_requests WHERE round_id = ?", (round_id,))

@@ -492,6 +492,15 @@ MIGRATIONS: list[str] = [
     ALTER TABLE tables ADD COLUMN confirm integer;
     ALTER TABLE tables ADD COLUMN disputes text;
     """,
+    # 7 (SQLite's 14): game requests (issue 47), and which of them each drawn round met.
+    """
+    CREATE TABLE game_requests (player_id integer PRIMARY KEY REFERENCES night_players(id),
+                                game text NOT NULL, learn integer NOT NULL DEFAULT 0, asked_at text NOT NULL);
+    CREATE TABLE round_requests (round_id integer NOT NULL REFERENCES night_rounds(id),
+                                 player_id integer NOT NULL REFERENCES night_players(id),
+                                 game text NOT NULL, learn integer NOT NULL, met integer NOT NULL,
+                                 again integer NOT NULL DEFAULT 0, PRIMARY KEY (round_id, player_id));
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

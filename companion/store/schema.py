@@ -280,6 +280,18 @@ MIGRATIONS: list[str] = [
     -- log keeps every version with who said what).
     ALTER TABLE tables ADD COLUMN disputes TEXT;
     """,
+    # 14: game requests (issue 47): a player's "I'd like to play / learn …" from their phone,
+    # one at a time (the latest replaces it), until a draw meets it; and, per drawn round, the
+    # requests it was given and which it met (``again``: the requester sits beside someone they
+    # had shared a table with that night), for the hall's "3 of 4 requests met".
+    """
+    CREATE TABLE game_requests (player_id INTEGER PRIMARY KEY REFERENCES night_players(id),
+                                game TEXT NOT NULL, learn INTEGER NOT NULL DEFAULT 0, asked_at TEXT NOT NULL);
+    CREATE TABLE round_requests (round_id INTEGER NOT NULL REFERENCES night_rounds(id),
+                                 player_id INTEGER NOT NULL REFERENCES night_players(id),
+                                 game TEXT NOT NULL, learn INTEGER NOT NULL, met INTEGER NOT NULL,
+                                 again INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (round_id, player_id));
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -99,3 +99,19 @@ def test_a_met_request_that_seated_a_pair_again_is_named():
 def test_no_requests_draw_the_same_as_before():
     for seed in range(5):
         assert draw_round(ROSTER, seed=seed, offered=FOUR) == draw_round(ROSTER, seed=seed, offered=FOUR, requests={})
+
+
+def test_who_can_teach_is_known_without_the_newcomers_wish():
+    # ``known`` tells who played RWD before tonight; no newcomer cost is asked for.
+    known = {"A": ["rwd"]}
+    for seed in range(10):
+        drawn = draw_round(ROSTER, seed=seed, offered=["rwd"], known=known, requests={"E": ("rwd", True)})
+        assert "A" in table_of(drawn, "E").players, seed
+        assert drawn.requests_met == 1
+
+
+def test_requests_with_every_other_wish():
+    strength = {p: {"": 20.0 + i} for i, p in enumerate(ROSTER)}
+    drawn = draw_round(ROSTER, seed=4, offered=FOUR, strength=strength, every_game=True, experience={"A": ["rwd"]},
+                       known={"B": ["rwd"]}, requests={"C": ("rwd", True)})
+    assert table_of(drawn, "C").game == "rwd" and drawn.requests_met == 1

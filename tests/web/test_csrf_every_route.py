@@ -210,6 +210,7 @@ RECIPES: dict[str, tuple[Recipe, bool]] = {
     "hall.join_post": (lambda w: {"name": f"Yan {next(FRESH)}"}, True),  # a new name each time: never one removed
     "hall.me_forget": (lambda w: {}, False),
     "hall.me_away": (lambda w: {"away": "sit_out"}, False),  # the test client has joined no night: to the join page
+    "hall.me_request": (lambda w: {"want": "play:rwd"}, False),  # issue 47: as me_away, to the join page
     "players.rename": (lambda w: {"name": "Zed"}, True),
     "players.merge": (lambda w: {"gone": str(_player_elsewhere(w))}, True),
     "players.forget": (lambda w: {"confirm": "1"}, True),
