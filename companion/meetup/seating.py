@@ -38,6 +38,11 @@ roster it is given, and earlier rounds count only between players still on it.
 The search: many starts (one of them the greedy mixer's draw, so the result is never worse
 than it for the round) each improved by swapping two players of different tables while that
 lowers the cost, then kicked by a few random swaps and improved again; the best seen wins.
+With every game in turn or game requests (and the tables not the organiser's own games), a
+table may also take another offered game of its size where that lowers the cost
+(:meth:`_Search.regame`): a round may then have several tables of one game (twelve players
+after a first round of three games out of four: three tables of the fourth rotate with 3
+repeats, where one of it and two games played already cost 6).
 """
 
 from __future__ import annotations
@@ -182,6 +187,17 @@ def _plan_auto(players: int, offered: Sequence[Game], rng: random.Random,
                               smallest, roster=players) if players < smallest else
                            T("The games on offer can't seat exactly {n} players. Offer more games.", n=players))
     sizes = sorted(best[players][3], key=lambda s: (s != 4, s))  # type: ignore[index]
+    # A requested game that fits none of these sizes (a game for two among tables of four) gets
+    # a table of its smallest count where the rest of the roster can still be seated.
+    for game_id in sorted(wanted or {}, key=lambda g: (-(wanted or {})[g], g)):
+        game = next((g for g in offered if g.id == game_id), None)
+        if game is None or any(size in game.players for size in sizes):
+            continue
+        own = min(game.players)
+        rest = players - own
+        if rest >= 0 and best[rest] is not None and (rest == 0 or best[rest][3]):  # type: ignore[index]
+            sizes = sorted((*best[rest][3], own), key=lambda s: (s != 4, s))  # type: ignore[index]
+            break
     # Spread the games over the round's tables; for *every game in turn* (``tables_before``:
     # the night's tables of each game so far) over the night's tables too.
     used = {game.id: (tables_before or {}).get(game.id, 0) for game in offered}
@@ -362,39 +378,66 @@ class _TableCosts:
                  experienced: Sequence[frozenset[str]] | None = None,
                  requests: Sequence[tuple[str, bool] | None] | None = None,
                  known: Sequence[frozenset[str]] | None = None):
-        # Per table, per player: their strength for its game (centred on the room's mean for
-        # it); what playing it again costs; 1 if they know it. Zeros where the wish is off.
+        self.n = n
         self.balance = strength is not None
-        self.strength = [[0.0] * n for _ in plan]
-        if strength is not None:
-            for t, table in enumerate(plan):
-                row = [r.get(table.game, r.get("", 0.0)) for r in strength]
-                mean = sum(row) / n
-                self.strength[t] = [value - mean for value in row]
-        self.again = [[0] * n for _ in plan]
-        if played_tonight is not None:
-            self.again = [[GAME_AGAIN * counts.get(table.game, 0) for counts in played_tonight] for table in plan]
+        self._strength_of, self._played, self._experienced = strength, played_tonight, experienced
+        self._requests = requests if requests and any(requests) else None
+        self._known = known
+        self._rows: dict[str, tuple] = {}
+        # Per table, per player, the rows of its game (:meth:`rows`); a table's game may change
+        # during the search (:meth:`set_game`).
+        self.strength: list[list[float]] = []
+        self.again: list[list[int]] = []
+        self.knows: list[list[int] | None] = []
+        self.learns: list[list[int] | None] = []
+        self.teaches: list[list[int]] = []
+        for table in plan:
+            for rows, row in zip((self.strength, self.again, self.knows, self.learns, self.teaches),
+                                 self.rows(table.game)):
+                rows.append(row)
+
+    def free(self, game: str) -> int:
+        """How many players a table of ``game`` costs nothing (they haven't played it, or asked for it)."""
+        return sum(1 for cost in self.rows(game)[1] if cost == 0)
+
+    def set_game(self, t: int, game: str) -> None:
+        """Table ``t`` plays ``game`` from now on."""
+        (self.strength[t], self.again[t], self.knows[t], self.learns[t], self.teaches[t]) = self.rows(game)
+
+    def rows(self, game: str) -> tuple:
+        """Per player, at a table of ``game``: their strength for it (centred on the room's mean
+        for it); what playing it again costs; 1 if they know it (None: the wish is off, or nobody
+        on the roster knows it, so nobody could help); 1 if they asked to learn it (None: nobody
+        did, or nobody could teach); 1 if they could teach it. Zeros where the wish is off."""
+        found = self._rows.get(game)
+        if found is not None:
+            return found
+        n = self.n
+        strength = [0.0] * n
+        if self._strength_of is not None:
+            row = [r.get(game, r.get("", 0.0)) for r in self._strength_of]
+            mean = sum(row) / n
+            strength = [value - mean for value in row]
+        again = [0] * n if self._played is None else [GAME_AGAIN * counts.get(game, 0) for counts in self._played]
+        knows = None
+        if self._experienced is not None:
+            knows = [int(game in games) for games in self._experienced]
+            knows = knows if any(knows) else None
         # Requests: a requester at another game's table costs REQUEST (in ``again``; at their
         # game, no game-again: they asked for it); a learner there needs a teacher (someone who
         # knows the game and isn't learning it), unless nobody on the roster knows it.
-        self.learns: list[list[int] | None] = [None] * len(plan)
-        self.teaches: list[list[int]] = [[0] * n for _ in plan]
-        for t, table in enumerate(plan):
-            if not requests or not any(requests):
-                break
-            learns = [int(r is not None and r == (table.game, True)) for r in requests]
-            teaches = [int(table.game in (known or ())[p] and not learns[p]) if known else 0 for p in range(n)]
-            if any(learns) and any(teaches):
-                self.learns[t], self.teaches[t] = learns, teaches
-            for p, wish in enumerate(requests):
+        learns, teaches = None, [0] * n
+        if self._requests is not None:
+            wanted = [int(r is not None and r == (game, True)) for r in self._requests]
+            could = [int(game in self._known[p] and not wanted[p]) if self._known else 0 for p in range(n)]
+            if any(wanted) and any(could):
+                learns, teaches = wanted, could
+            for p, wish in enumerate(self._requests):
                 if wish is not None:
-                    self.again[t][p] = 0 if wish[0] == table.game else self.again[t][p] + REQUEST
-        # Newcomers count only at a game someone on the roster knows (else nobody could help).
-        self.knows: list[list[int] | None] = [None] * len(plan)
-        if experienced is not None:
-            for t, table in enumerate(plan):
-                row = [int(table.game in games) for games in experienced]
-                self.knows[t] = row if any(row) else None
+                    again[p] = 0 if wish[0] == game else again[p] + REQUEST
+        found = (strength, again, knows, learns, teaches)
+        self._rows[game] = found
+        return found
 
     def state(self, t: int, members: Sequence[int]) -> tuple:
         """(strength off the mean, again, players who know the game, players, learners asking
@@ -494,7 +537,8 @@ class _Search:
     def __init__(self, plan: Sequence[TablePlan], met: list[list[int]], partnered: list[list[int]],
                  games: Mapping[str, Game], points: Sequence[Fraction] | None = None,
                  never: Iterable[tuple[int, int]] = (), table_costs: "_TableCosts | None" = None):
-        self.plan = plan
+        self.plan = list(plan)  # a table's game may change (:meth:`regame`); its size never
+        self.games = games
         n = len(met)
         self.n = n
         self.cost = _pair_costs(met, points)
@@ -505,11 +549,12 @@ class _Search:
         self.partnered = partnered
         self.any_partners = any(any(row) for row in partnered)
         # Per table: the block sizes of its partners (None for a game of single players).
-        self.blocks: list[tuple[int, ...] | None] = []
-        for table in plan:
-            groups = partner_groups(games[table.game], table.size)
-            self.blocks.append(_block_sizes(groups, table.size) if groups else None)
-        self._partner_memo: dict[tuple[int, tuple[int, ...]], tuple[int, tuple]] = {}
+        self.blocks: list[tuple[int, ...] | None] = [self._blocks_of(table) for table in plan]
+        self._partner_memo: dict[tuple[str, tuple[int, ...]], tuple[int, tuple]] = {}
+
+    def _blocks_of(self, table: TablePlan) -> tuple[int, ...] | None:
+        groups = partner_groups(self.games[table.game], table.size)
+        return _block_sizes(groups, table.size) if groups else None
 
     # ---- partners at one table
     def partner_best(self, table: int, members: Sequence[int]) -> tuple[int, tuple]:
@@ -517,7 +562,7 @@ class _Search:
         sizes = self.blocks[table]
         if sizes is None or not self.any_partners:
             return 0, ()
-        key = (table, tuple(sorted(members)))
+        key = (self.plan[table].game, tuple(sorted(members)))
         found = self._partner_memo.get(key)
         if found is None:
             found = (1 << 62, ())
@@ -532,7 +577,15 @@ class _Search:
         return found
 
     # ---- one arrangement
-    def start(self, groups: list[list[int]]) -> None:
+    def start(self, groups: list[list[int]], plan: Sequence[TablePlan] | None = None) -> None:
+        """Seat ``groups`` (per table, its players), the tables playing ``plan``'s games (None:
+        as they are)."""
+        if plan is not None:
+            self.plan = list(plan)
+            self.blocks = [self._blocks_of(table) for table in plan]
+            if self.table_costs is not None:
+                for t, table in enumerate(plan):
+                    self.table_costs.set_game(t, table.game)
         self.groups = [list(g) for g in groups]
         self.where = [0] * self.n
         for t, members in enumerate(self.groups):
@@ -611,6 +664,53 @@ class _Search:
             if not improved:
                 break
         return looked
+
+    def set_game(self, t: int, table: TablePlan) -> int:
+        """Table ``t`` plays ``table``'s game from now on; returns the change of cost."""
+        costs = self.table_costs
+        self.plan[t], self.blocks[t] = table, self._blocks_of(table)
+        costs.set_game(t, table.game)
+        members = self.groups[t]
+        state = costs.state(t, members)
+        cost, partner = costs.cost(state), self.partner_best(t, members)[0]
+        d = cost - self.table_cost[t] + partner - self.partner_cost[t]
+        self.table_state[t], self.table_cost[t], self.partner_cost[t] = state, cost, partner
+        self.total += d
+        return d
+
+    def regame(self, rng: random.Random, choices: Sequence[Sequence[str]], budget: int) -> tuple[bool, int]:
+        """Give a table another game (``choices[t]``: the games table ``t`` may play) where that
+        lowers the cost: every game in turn may rotate better with two tables of one game than
+        with one table each of two games played already (twelve players after a first round of
+        three games out of four: three tables of the fourth cost 3 repeats, one of it and two of
+        the played games 6). A table where someone plays a game again (or misses a request)
+        tries each other game, the players swapped afresh (``budget`` swaps looked at), kept
+        only if the round costs less; as cheap with the same players, a game fewer have played
+        is kept (it leaves the next swaps more room). Returns (any table changed, swaps looked at)."""
+        costs = self.table_costs
+        if costs is None:
+            return False, 0
+        changed, looked, tries = False, 0, 0
+        for t in rng.sample(range(len(self.plan)), len(self.plan)):
+            current = self.plan[t]
+            pays = self.table_state[t][1] > 0  # someone there plays it again, or misses a request
+            others = [g for g in choices[t] if g != current.game]
+            rng.shuffle(others)
+            others.sort(key=costs.free, reverse=True)
+            for game in others:
+                before_total, before_groups, before_plan = self.total, [list(g) for g in self.groups], list(self.plan)
+                d = self.set_game(t, TablePlan(game, current.size))
+                if d < 0 or (d == 0 and costs.free(game) > costs.free(current.game)):
+                    changed = True
+                    break
+                if pays and tries < REGAME_TRIES:
+                    tries += 1
+                    looked += self.descend(rng, budget)
+                    if self.total < before_total:
+                        changed = True
+                        break
+                self.start(before_groups, before_plan)
+        return changed, looked
 
     def kick(self, rng: random.Random, swaps: int) -> None:
         """A few random swaps, to leave a local optimum."""
@@ -756,6 +856,22 @@ KICKS = 6
 WEIGHED_LOOKS = 15_000
 
 
+REGAMES = 3  # rounds of :meth:`_Search.regame` after a descent, each followed by another descent
+REGAME_TRIES = 4  # per round of it, the other games tried with the players swapped afresh
+
+
+def _game_choices(plan: Sequence[TablePlan], offered: Sequence[Game], games: Mapping[str, Game]) -> list[list[str]]:
+    """Per table, the games it may play instead: the offered games whose own counts include its
+    size (a table at a variant's count keeps its game)."""
+    choices = []
+    for table in plan:
+        if table.size not in games[table.game].players:
+            choices.append([table.game])
+        else:
+            choices.append([table.game] + [g.id for g in offered if g.id != table.game and table.size in g.players])
+    return choices
+
+
 def _exact_points(index: Mapping[PlayerId, int], standings: Mapping[PlayerId, Real]) -> list[Fraction]:
     """Each roster player's place points so far, exact (0 for a player with no result yet)."""
     points = [Fraction(0)] * len(index)
@@ -880,26 +996,42 @@ def draw_round(roster: Sequence[PlayerId], history: Iterable[Round] = (), *, off
     # any laptop), so a draw of 40 answers within a second.
     weighed = points is not None or search.table_costs is not None
     limit = WEIGHED_LOOKS if weighed else None
+    # The tables' games are part of the search where a game's cost depends on who plays it
+    # (every game in turn, requests): a table may take another offered game of its size.
+    choices = _game_choices(plan, _offered(offered, games), games) if not chosen and (every_game or requests) else None
     looked = 0
-    best: tuple[int, list[list[int]]] | None = None
+    best: tuple[int, list[list[int]], list[TablePlan]] | None = None
+
+    def descend() -> int:
+        count = search.descend(rng, budget)
+        for _ in range(REGAMES):
+            if choices is None:
+                break
+            changed, looked_more = search.regame(rng, choices, budget)
+            count += looked_more
+            if not changed:
+                break
+            count += search.descend(rng, budget)
+        return count
+
     for start in range(starts):
         # The first start is the greedy mixer's seating: the draw is never worse than it.
         groups = _greedy_groups(plan, met, rng) if start == 0 else _random_groups(plan, n, rng)
-        search.start(groups)
-        looked += search.descend(rng, budget)
+        search.start(groups, plan)
+        looked += descend()
         for kick in range(kicks + 1):
             if best is None or search.total < best[0]:
-                best = (search.total, [list(g) for g in search.groups])
+                best = (search.total, [list(g) for g in search.groups], list(search.plan))
             if best[0] == 0 or kick == kicks or (limit is not None and looked >= limit):
                 break
-            search.start(best[1])  # kick from the best seen, not from a worse wander
+            search.start(best[1], best[2])  # kick from the best seen, not from a worse wander
             search.kick(rng, 2 + kick % 3)
-            looked += search.descend(rng, budget)
+            looked += descend()
         if best[0] == 0 or (limit is not None and looked >= limit):
             break
     assert best is not None
-    search.start(best[1])
-    groups = best[1]
+    search.start(best[1], best[2])
+    groups, plan = best[1], best[2]
     if points is not None:
         plan, groups = _strongest_first(plan, groups, points)
     tables = _seat(search, plan, groups, list(index), games, rng)

@@ -115,3 +115,14 @@ def test_requests_with_every_other_wish():
     drawn = draw_round(ROSTER, seed=4, offered=FOUR, strength=strength, every_game=True, experience={"A": ["rwd"]},
                        known={"B": ["rwd"]}, requests={"C": ("rwd", True)})
     assert table_of(drawn, "C").game == "rwd" and drawn.requests_met == 1
+
+
+def test_a_request_for_a_game_for_two_gets_a_table_of_two():
+    # Eight players would sit at two tables of four; Miraiscope is for two: a table of two for it.
+    offered = ["rwd", "lucky_cube", "miraiscope"]
+    plain = draw_round(ROSTER, seed=1, offered=offered)
+    assert [len(t.players) for t in plain.tables] == [4, 4]
+    for seed in range(10):
+        drawn = draw_round(ROSTER, seed=seed, offered=offered, requests={"A": ("miraiscope", False)})
+        assert table_of(drawn, "A").game == "miraiscope" and drawn.requests_met == 1, seed
+        assert sorted(len(t.players) for t in drawn.tables) == [2, 3, 3]

@@ -59,10 +59,11 @@ def test_no_pair_meets_a_third_time_when_mixing(n, rounds):
         assert third_meetings(drawn) == 0, (n, rounds, seed)
 
 
-# Not yet twelve players over five rounds with every game in turn: rotating four games over three
-# tables repeats about six pairs in each of rounds 2-4, after which most nights' round 5 has no
-# seating without one third meeting (the draw doesn't look ahead to later rounds).
-@pytest.mark.parametrize("n, rounds", [(12, 3), (12, 4), (14, 3), pytest.param(14, 4, marks=LONG),
+# Twelve players over five rounds with every game in turn too (issue 47): with each round's games
+# fixed by the plan, rotating four games over three tables repeated about six pairs in each of
+# rounds 2-4, after which most nights' round 5 had no seating without a third meeting (0.83 a
+# night); a table may now take another game of its size where that costs less (_Search.regame).
+@pytest.mark.parametrize("n, rounds", [(12, 3), (12, 4), (12, 5), (14, 3), pytest.param(14, 4, marks=LONG),
                                        pytest.param(14, 5, marks=LONG), (17, 3), pytest.param(17, 4, marks=LONG),
                                        pytest.param(17, 5, marks=LONG)])
 def test_no_game_in_turn_is_bought_with_a_third_meeting(n, rounds):

@@ -8,7 +8,7 @@ import statistics
 
 import pytest
 
-from companion.meetup.seating import Draw, Seating, draw_round, repeated_pairs
+from companion.meetup.seating import Draw, Seating, draw_round, repeated_pairs, third_meetings
 
 ROSTER = list("ABCDEFGH")  # two tables of four
 FOUR = ["lucky_cube", "rwd"]  # both seat four
@@ -126,12 +126,18 @@ def test_wishes_combine_and_a_seed_gives_one_draw():
 
 
 def test_every_game_in_turn_spreads_the_games_over_the_nights_tables_too():
-    # Twelve players at three tables of four, four games that seat four: over four rounds each
-    # game gets three tables (mixing alone draws each round's games afresh).
+    # Twelve players at three tables of four, four games that seat four, over four rounds: the
+    # plan starts from the games the night had fewest tables of, and a table takes another game
+    # of its size where that rotates with fewer repeats (issue 47: round 2 may be three tables of
+    # the one game nobody played yet). Every game gets tables; half the room meets all four
+    # games, the others three; no pair meets a third time.
     roster = [f"P{i:02d}" for i in range(12)]
     games = ["rwd", "lucky_cube", "pair_quad", "twin_shoot"]
     history: list[Draw] = []
     for number in range(4):
         history.append(draw_round(roster, history, seed=f"t/{number}", offered=games, every_game=True))
     tables = [t.game for d in history for t in d.tables]
-    assert sorted(tables.count(g) for g in games) == [3, 3, 3, 3]
+    assert min(tables.count(g) for g in games) >= 2
+    met = sorted(len({t.game for d in history for t in d.tables if p in t.players}) for p in roster)
+    assert sum(met) >= 42 and min(met) >= 3, met
+    assert third_meetings(history) == 0
