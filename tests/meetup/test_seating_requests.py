@@ -126,3 +126,19 @@ def test_a_request_for_a_game_for_two_gets_a_table_of_two():
         drawn = draw_round(ROSTER, seed=seed, offered=offered, requests={"A": ("miraiscope", False)})
         assert table_of(drawn, "A").game == "miraiscope" and drawn.requests_met == 1, seed
         assert sorted(len(t.players) for t in drawn.tables) == [2, 3, 3]
+
+
+def test_a_draw_in_its_own_process_meets_the_same_requests():
+    # Under `companion serve` the search runs in a process of its own (draw_process): the
+    # requests and who knows which game travel with the other inputs, the same draw comes back.
+    from companion.meetup import draw_process
+
+    options = dict(seed=3, offered=FOUR, requests={"C": ("rwd", True), "D": ("lucky_cube", False)},
+                   known={"A": ["rwd"]}, every_game=True)
+    draw_process.run_elsewhere(True)
+    try:
+        elsewhere = draw_process.draw_round(ROSTER, (), **options)
+    finally:
+        draw_process.run_elsewhere(False)
+    assert elsewhere == draw_round(ROSTER, **options)
+    assert elsewhere.requests_met == 2
