@@ -698,17 +698,22 @@ class _Search:
             rng.shuffle(others)
             others.sort(key=costs.free, reverse=True)
             for game in others:
-                before_total, before_groups, before_plan = self.total, [list(g) for g in self.groups], list(self.plan)
+                before_total = self.total
                 d = self.set_game(t, TablePlan(game, current.size))
                 if d < 0 or (d == 0 and costs.free(game) > costs.free(current.game)):
                     changed = True
                     break
-                if pays and tries < REGAME_TRIES:
-                    tries += 1
-                    looked += self.descend(rng, budget)
-                    if self.total < before_total:
-                        changed = True
-                        break
+                if not pays or tries >= REGAME_TRIES:
+                    self.set_game(t, current)  # back, as cheaply as it came
+                    continue
+                tries += 1
+                self.set_game(t, current)
+                before_groups, before_plan = [list(g) for g in self.groups], list(self.plan)
+                self.set_game(t, TablePlan(game, current.size))
+                looked += self.descend(rng, budget)
+                if self.total < before_total:
+                    changed = True
+                    break
                 self.start(before_groups, before_plan)
         return changed, looked
 
