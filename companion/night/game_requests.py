@@ -95,16 +95,17 @@ def draw_options(conn: Connection, player_ids: Sequence[int], known: Callable[[]
     return options
 
 
-def settle(conn: Connection, round_id: int, tables: Iterable[tuple[str, Sequence[int]]],
+def settle(conn: Connection, round_id: int | None, tables: Iterable[tuple[str, Sequence[int]]],
            earlier: Iterable[Sequence[seating.Seating]], options: Mapping, redrawn: bool = False) -> None:
     """Inside the draw's write: keep which of the draw's requests (``options``, from
     :func:`draw_options`) round ``round_id``'s ``tables`` (game id, player ids) met, and close
     the met ones. ``redrawn``: the round was drawn again: its earlier record goes, and a request
-    its first draw met that this one doesn't is open again."""
+    its first draw met that this one doesn't is open again. ``round_id`` None (a table seated
+    on its own, as rolling tables seat them): the met requests are closed, nothing recorded."""
     wanted: Mapping[int, tuple[str, bool]] = options.get("requests") or {}
     drawn = [seating.Seating(game, tuple(players)) for game, players in tables]
     earlier = list(earlier)
-    if redrawn:
+    if redrawn and round_id is not None:
         before = night_rows.round_requests(conn, round_id)
         night_rows.clear_round_requests(conn, round_id)
         still_open = set(night_rows.game_requests(conn, night_rows.current_night(conn)))
@@ -123,6 +124,9 @@ def settle(conn: Connection, round_id: int, tables: Iterable[tuple[str, Sequence
             game, learn = wanted[pid]
             again = pid in met and any(frozenset((pid, q)) in shared for q in table.players if q != pid)
             outcomes.append(dict(player_id=pid, game=game, learn=learn, met=pid in met, again=again))
+    if round_id is None:
+        night_rows.close_game_requests(conn, [o["player_id"] for o in outcomes if o["met"]])
+        return
     night_rows.record_round_requests(conn, round_id, outcomes)
 
 

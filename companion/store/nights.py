@@ -397,3 +397,11 @@ def round_requests(conn: sqlite3.Connection, round_id: int) -> list[dict]:
 def clear_round_requests(conn: sqlite3.Connection, round_id: int) -> None:
     """A round drawn again: what its first draw did with the requests goes."""
     conn.execute("DELETE FROM round_requests WHERE round_id = ?", (round_id,))
+
+
+@translated
+def close_game_requests(conn: sqlite3.Connection, player_ids: Sequence[int]) -> None:
+    """These players' requests are met (a table seated outside a round): closed."""
+    for player_id in player_ids:
+        conn.execute("DELETE FROM game_requests WHERE player_id = ?", (player_id,))
+        conn.execute("UPDATE night_players SET version = version + 1 WHERE id = ?", (player_id,))

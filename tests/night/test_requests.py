@@ -134,3 +134,19 @@ def test_draw_again_gives_the_first_draws_met_requests_back(app, client, conn):
     assert table_of(conn, "Eve").table.game.id == "lucky_cube"
     assert "1 of 1 request met." in text_of(client.get("/hall").get_data(as_text=True))
     assert game_requests.open_requests(conn) == {}
+
+
+def test_a_table_seated_outside_a_round_closes_the_requests_it_meets(app, client, conn):
+    # Rolling tables (another way of running the night) seat one table at a time: settle with
+    # no round closes what the table meets and leaves the others open.
+    from companion.meetup import seating
+    from companion.store import write
+
+    join_night(app, EIGHT)
+    who = ids(conn)
+    assert game_requests.ask(conn, who["Ann"], "rwd").saved and game_requests.ask(conn, who["Bo"], "twin_shoot").saved
+    options = game_requests.draw_options(conn, list(who.values()), lambda: {})
+    drawn = seating.draw_round([who[n] for n in ("Ann", "Cy", "Di", "Eve")], chosen=["rwd"], **options)
+    with write(conn):
+        game_requests.settle(conn, None, [(t.game, t.players) for t in drawn.tables], [], options)
+    assert list(game_requests.open_requests(conn)) == [who["Bo"]]
