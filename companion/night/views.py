@@ -172,7 +172,7 @@ def hall_context(cycle: bool = False, signature: str | None = None) -> dict:
                                for seat, pid in enumerate(rt.player_ids)], **draw_format_context(rounds), **time_context(conn, rounds),
                 draw_start=draw_form_start(latest, people), drawn=drawn_text(latest.draw) if latest else None,
                 clashes=clash_text(latest, {p.id: p.name for p in service.roster(conn, with_left=True)}),
-                requests_met=requests_met_text(conn, latest, names), requests_open=open_requests_text(conn, names),
+                requests_met=requests_met_text(conn, latest, names), requests_open=open_requests_text(conn, {p.id: p.name for p in people if not p.left}),
                 review_draws=service.review_draws(conn), confirm_deals=service.confirm_deals(conn),
                 disputes=disputes_of(tables, {rt.table.id: across_rounds(r, rt) for r in rounds for rt in r.tables}),
                 **rating_context(conn))
@@ -267,12 +267,13 @@ def requests_met_text(conn, latest: service.Round | None, names: dict[int, str])
 
 
 def open_requests_text(conn, names: dict[int, str]) -> str | None:
-    """The requests waiting for the next draw, each with its player (None: none)."""
-    waiting = game_requests.open_requests(conn)
+    """The requests waiting for the next draw, each with its player (None: none); ``names``:
+    tonight's list (a player who left keeps theirs, unshown, should they come back)."""
+    waiting = {pid: r for pid, r in game_requests.open_requests(conn).items() if pid in names}
     if not waiting:
         return None
     comma = "、" if get_locale().language == "ja" else ", "
-    listed = comma.join(gettext("%(name)s: %(request)s", name=names.get(pid, "?"), request=request_text(r.game, r.learn))
+    listed = comma.join(gettext("%(name)s: %(request)s", name=names[pid], request=request_text(r.game, r.learn))
                         for pid, r in waiting.items())
     return gettext("Requests for the next draw: %(requests)s", requests=listed)
 

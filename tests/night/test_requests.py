@@ -150,3 +150,12 @@ def test_a_table_seated_outside_a_round_closes_the_requests_it_meets(app, client
     with write(conn):
         game_requests.settle(conn, None, [(t.game, t.players) for t in drawn.tables], [], options)
     assert list(game_requests.open_requests(conn)) == [who["Bo"]]
+
+
+def test_the_hall_lists_only_the_requests_of_players_on_tonights_list(app, client, conn):
+    phones = join_night(app, EIGHT)
+    for name in ("Ann", "Bo"):
+        assert phones[name].post("/night/me/request", data={"want": "play:rwd"}).status_code == 303
+    assert client.post(f"/hall/players/{ids(conn)['Bo']}", data={"action": "remove"}).status_code == 303
+    hall = text_of(client.get("/hall").get_data(as_text=True))
+    assert "Requests for the next draw: Ann: play RWD" in hall and "Bo: play" not in hall
