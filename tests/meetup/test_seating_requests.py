@@ -4,6 +4,8 @@ learn request is met only beside someone who knows the game."""
 
 from __future__ import annotations
 
+import pytest
+
 from companion.meetup.seating import Draw, Seating, draw_round, requests_met, third_meetings
 
 ROSTER = list("ABCDEFGH")  # two tables of four
@@ -128,6 +130,7 @@ def test_a_request_for_a_game_for_two_gets_a_table_of_two():
         assert sorted(len(t.players) for t in drawn.tables) == [2, 3, 3]
 
 
+@pytest.mark.slow  # starts a Python process (the fast tier starts none)
 def test_a_draw_in_its_own_process_meets_the_same_requests():
     # Under `companion serve` the search runs in a process of its own (draw_process): the
     # requests and who knows which game travel with the other inputs, the same draw comes back.
