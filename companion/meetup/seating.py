@@ -678,15 +678,21 @@ class _Search:
         self.total += d
         return d
 
-    def regame(self, rng: random.Random, choices: Sequence[Sequence[str]], budget: int) -> tuple[bool, int]:
+    def regame(self, rng: random.Random, choices: Sequence[Sequence[str]], budget: int,
+               night: Mapping[str, int] | None = None) -> tuple[bool, int]:
         """Give a table another game (``choices[t]``: the games table ``t`` may play) where that
         lowers the cost: every game in turn may rotate better with two tables of one game than
         with one table each of two games played already (twelve players after a first round of
         three games out of four: three tables of the fourth cost 3 repeats, one of it and two of
         the played games 6). A table where someone plays a game again (or misses a request)
         tries each other game, the players swapped afresh (``budget`` swaps looked at), kept
-        only if the round costs less; as cheap with the same players, a game fewer have played
-        is kept (it leaves the next swaps more room). Returns (any table changed, swaps looked at)."""
+        only if the round costs a repeat's worth less (a new game is never chosen for balance
+        alone: balanced tables of two games each went on to repeat twice as many pairs at 24
+        players over five rounds); no dearer with the same players, a game fewer have played
+        is kept (it leaves the next swaps more room). A game never gets more than GAME_SPREAD
+        tables more, over the night so far (``night``: its earlier rounds' tables) and this round,
+        than the game of that size with fewest (six tables of one game in a round of 24 left later
+        rounds no rotation but repeats). Returns (any table changed, swaps looked at)."""
         costs = self.table_costs
         if costs is None:
             return False, 0
@@ -694,13 +700,18 @@ class _Search:
         for t in rng.sample(range(len(self.plan)), len(self.plan)):
             current = self.plan[t]
             pays = self.table_state[t][1] > 0  # someone there plays it again, or misses a request
-            others = [g for g in choices[t] if g != current.game]
+            tables = dict(night or {})
+            for table in self.plan:
+                tables[table.game] = tables.get(table.game, 0) + 1
+            tables[current.game] -= 1  # the table itself, whichever game it takes
+            fewest = min(tables.get(g, 0) for g in choices[t])
+            others = [g for g in choices[t] if g != current.game and tables.get(g, 0) + 1 - fewest <= GAME_SPREAD]
             rng.shuffle(others)
             others.sort(key=costs.free, reverse=True)
             for game in others:
                 before_total = self.total
                 d = self.set_game(t, TablePlan(game, current.size))
-                if d < 0 or (d == 0 and costs.free(game) > costs.free(current.game)):
+                if d <= -REPEAT or (d <= 0 and costs.free(game) > costs.free(current.game)):
                     changed = True
                     break
                 if not pays or tries >= REGAME_TRIES:
@@ -711,7 +722,7 @@ class _Search:
                 before_groups, before_plan = [list(g) for g in self.groups], list(self.plan)
                 self.set_game(t, TablePlan(game, current.size))
                 looked += self.descend(rng, budget)
-                if self.total < before_total:
+                if self.total <= before_total - REPEAT:
                     changed = True
                     break
                 self.start(before_groups, before_plan)
@@ -863,6 +874,7 @@ WEIGHED_LOOKS = 15_000
 
 REGAMES = 3  # rounds of :meth:`_Search.regame` after a descent, each followed by another descent
 REGAME_TRIES = 4  # per round of it, the other games tried with the players swapped afresh
+GAME_SPREAD = 2  # a game's tables tonight at most this many more than the fewest of a game of that size
 
 
 def _game_choices(plan: Sequence[TablePlan], offered: Sequence[Game], games: Mapping[str, Game]) -> list[list[str]]:
@@ -1004,6 +1016,7 @@ def draw_round(roster: Sequence[PlayerId], history: Iterable[Round] = (), *, off
     # The tables' games are part of the search where a game's cost depends on who plays it
     # (every game in turn, requests): a table may take another offered game of its size.
     choices = _game_choices(plan, _offered(offered, games), games) if not chosen and (every_game or requests) else None
+    night_tables = _tables_of_each_game(history)
     looked = 0
     best: tuple[int, list[list[int]], list[TablePlan]] | None = None
 
@@ -1012,8 +1025,10 @@ def draw_round(roster: Sequence[PlayerId], history: Iterable[Round] = (), *, off
         for _ in range(REGAMES):
             if choices is None:
                 break
-            changed, looked_more = search.regame(rng, choices, budget)
-            count += looked_more
+            # The swaps a game's try looks at are not counted against WEIGHED_LOOKS: counted,
+            # they ended the search for 24 players with all three wishes after a few starts
+            # (4.8 repeats a night became 9.9); REGAME_TRIES bounds them instead.
+            changed, _tried = search.regame(rng, choices, budget, night_tables)
             if not changed:
                 break
             count += search.descend(rng, budget)
