@@ -18,7 +18,7 @@ import pytest
 
 from companion import changes
 from companion.games import GAMES
-from companion.night import claims, game_requests, round_time, side_tables
+from companion.night import claims, game_requests, rolling, round_time, side_tables
 from companion.night import service as night
 from companion.players import service as players
 from companion.tables import service as tables
@@ -164,6 +164,15 @@ def _give_up_added(conn):
     ann = done(night.join(conn, "Ann"))
     done(claims.join_as(conn, "device-1", "127.0.0.2", player_id=ann.id))
     return lambda: done(claims.give_up(conn, ann.id, "device-1"))
+
+
+def _four(conn, names=("Ann", "Bo", "Cy", "Dee")) -> None:
+    for name in names:
+        done(night.join(conn, name))
+
+
+def _rolling_table(conn) -> int:
+    return night.night_rounds(conn)[-1].tables[0].table.id
 
 
 def _a_table_playing(conn):
@@ -370,6 +379,22 @@ SCENARIOS: dict[str, list[tuple[str, Callable]]] = {
     "companion.night.round_time:call_time_for_round": [
         ("time called for the round", lambda conn: (a_round(conn), lambda: done(round_time.call_time_for_round(conn)))[1])],
     "companion.night.side_tables:add_to_night": [("a side table added to tonight", _side_table)],
+    # Rolling tables (issue 47): the settings seat whoever can play; a later fill seats newcomers;
+    # back to rounds; a table's players let go (and seated again); one table's clock paused.
+    "companion.night.rolling:set_rolling": [
+        ("rolling tables seat four", lambda conn: (_four(conn), lambda: done(rolling.set_rolling(conn, {"rwd": 2})))[1])],
+    "companion.night.rolling:set_rounds": [
+        ("back to rounds", lambda conn: (done(rolling.set_rolling(conn, {"rwd": 1})),
+                                         lambda: done(rolling.set_rounds(conn)))[1])],
+    "companion.night.rolling:_seat_free": [  # rolling.fill announces it
+        ("four more seated", lambda conn: (_four(conn), done(rolling.set_rolling(conn, {"rwd": 2})),
+                                           _four(conn, ("Eve", "Fay", "Gus", "Hal")), lambda: done(rolling.fill(conn)))[3])],
+    "companion.night.rolling:release": [
+        ("a table's players let go", lambda conn: (_four(conn), done(rolling.set_rolling(conn, {"rwd": 1})),
+                                                   lambda: done(rolling.release(conn, _rolling_table(conn))))[2])],
+    "companion.night.rolling:pause_table": [
+        ("one table's clock paused", lambda conn: (_four(conn), done(rolling.set_rolling(conn, {"rwd": 1})),
+                                                   lambda: done(rolling.pause_table(conn, _rolling_table(conn))))[2])],
     "companion.night.claims:_join_as": [
         ("a phone joins", lambda conn: lambda: done(claims.join_as(conn, "device-1", "127.0.0.2", name="Ann")))],
     "companion.night.claims:answer": [("the organiser gives a name", _claim)],

@@ -24,14 +24,15 @@ from flask_babel import gettext
 from ..store import Connection, get_db
 from ..web.host import is_host_request, join_url, organiser_only
 from ..web.live import unchanged
+from ..web.times import local_time
 from ..qr import qr_svg
-from . import round_time, service
+from . import rolling, round_time, service
 from .exports import round_label
 from .views import board_rows
 
 bp = Blueprint("screen", __name__)
 
-WELCOME, SEATING, PLAYING, LEADERBOARD = "welcome", "seating", "playing", "leaderboard"
+WELCOME, SEATING, PLAYING, LEADERBOARD, ROLLING = "welcome", "seating", "playing", "leaderboard", "rolling"
 PAGE_MS = 10000  # how long the screen shows each page of a list too long for it
 
 
@@ -72,7 +73,9 @@ def screen_context(conn: Connection, signature: str | None = None) -> dict:
     tables = service.night_tables(conn)
     rounds = service.shown_rounds(service.night_rounds(conn, tables))  # not a round held for review
     latest = rounds[-1] if rounds else None
-    standings = service.leaderboard(service.night_results(conn, tables, rounds))
+    standings = rolling.leaderboard(conn, service.night_results(conn, tables, rounds))
+    if rolling.settings(conn) is not None:
+        return rolling_screen(conn, rounds, standings, signature)
     state = screen_state(latest, bool(standings))
     context = dict(state=state, latest=latest, standings=standings, signature=signature,
                    page_ms=PAGE_MS, round_over=round_time.round_over(latest))
@@ -87,6 +90,31 @@ def screen_context(conn: Connection, signature: str | None = None) -> dict:
     if state == WELCOME:
         context["players"] = len(service.roster(conn))
     return context
+
+
+def rolling_screen(conn: Connection, rounds: list[service.Round], standings, signature: str) -> dict:
+    """Rolling tables (issue 47): everything at once, as tables start and end at any time: the
+    tables just seated ("Table 3 is free: Ann, Bob, Cy, Di → RWD"), who waits, the tables
+    playing with their clocks, and the standings (place points per match)."""
+    names = {p.id: p.name for p in service.roster(conn, with_left=True)}
+    busy = rolling.playing(rounds)
+    announced = rolling.announcements(rounds, names)
+    fresh = {a.table.id for a in announced}
+    rows = board_rows([rt.table for r in rounds for rt in r.tables if rt in busy and rt.table.id not in fresh])
+    where = {rt.table.id: (r, rt) for r in rounds for rt in r.tables}
+    for row in rows:
+        r, rt = where[row["table"].id]
+        match = row["match"]
+        seconds = None if match.over else 0 if round_time.round_time_is_up(r, rt) else r.seconds_left(rt)
+        row.update(rt=rt, label=round_label(rt), time_up=round_time.round_time_is_up(r, rt),
+                   deal=None if match.over else len(match.deals) + 1, seconds=seconds, paused=bool(r.paused_at),
+                   disputed=bool(rt.table.disputes))
+    found = rolling.settings(conn)
+    return dict(state=ROLLING, latest=rounds[-1] if rounds else None, standings=standings, signature=signature,
+                page_ms=PAGE_MS, round_over=False, announced=announced, rows=rows,
+                waiting=rolling.waiting(conn, rounds),
+                closing=local_time(found.closing, "%H:%M") if found and found.closing else None, closed=bool(found and found.closed(
+                    service.table_service.now())))
 
 
 def page_context(conn: Connection, signature: str | None = None) -> dict:

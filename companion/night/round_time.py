@@ -95,6 +95,8 @@ def playing_now(rounds: list[service.Round]) -> list[tuple[service.Round, servic
     ever stranded without Call time and End at time)."""
     if not rounds:
         return []
+    if rounds[-1].rolling:  # rolling tables (issue 47): every table is its own round
+        return [(r, rt) for r in rounds for rt in unfinished(r)]
     return left_playing(rounds) + [(rounds[-1], rt) for rt in unfinished(rounds[-1])]
 
 

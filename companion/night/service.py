@@ -410,6 +410,7 @@ class RoundTable:
     player_ids: tuple[int, ...]  # the roster players in seat order
     extra_minutes: int = 0
     time_called: str | None = None  # when the organiser called time for this table (UTC)
+    released: bool = False  # rolling tables (issue 47): the organiser let its players go before a settlement
 
     @property
     def started(self) -> bool:
@@ -475,6 +476,7 @@ class Round:
     draw: HowDrawn = HowDrawn()
     paused_at: str | None = None  # its clock paused then (UTC), None: running or not started
     held: bool = False  # drawn for the organiser's review: shown on the hall only until "Start round N"
+    rolling: bool = False  # one table of a night of rolling tables (issue 47): its clock is its own
 
     def seating(self) -> tuple[seating.Seating, ...]:
         return tuple(seating.Seating(t.table.game.id, t.player_ids) for t in self.tables)
@@ -505,14 +507,21 @@ class Round:
 def night_rounds(conn: Connection, tables: Sequence[Table] | None = None) -> list[Round]:
     """Tonight's rounds in order, with their tables (``tables``: the night's, if already read)."""
     by_id = {t.id: t for t in (night_tables(conn) if tables is None else tables)}
+    rolling = rolling_night(conn)
     found = []
     for row in night_rows.rounds(conn, current_night(conn)):
         round_tables = tuple(RoundTable(by_id[t["table_id"]], t["number"], tuple(t["seats"]), t["extra_minutes"],
-                                        t["time_called"])
+                                        t["time_called"], t["released"])
                              for t in row["tables"] if t["table_id"] in by_id)
         found.append(Round(row["id"], row["number"], row["drawn_at"], row["seed"], row["minutes"], row["clock_from"],
-                           round_tables, HowDrawn.read(row["draw"]), row["paused_at"], bool(row["held"])))
+                           round_tables, HowDrawn.read(row["draw"]), row["paused_at"], bool(row["held"]), rolling))
     return found
+
+
+def rolling_night(conn: Connection) -> bool:
+    """Tonight runs as rolling tables (issue 47, companion/night/rolling.py), not rounds."""
+    found = night_rows.rolling(conn)
+    return bool(found and found.get("on") and found.get("night") == current_night(conn))
 
 
 def shown_rounds(rounds: Sequence[Round]) -> list[Round]:

@@ -7,7 +7,7 @@ table's seating page (/t/<token>/seat) is the tables blueprint's, for the phones
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, abort, redirect, render_template, request, url_for
+from flask import Blueprint, Response, abort, current_app, redirect, render_template, request, url_for
 from flask_babel import force_locale, get_locale, gettext, ngettext
 
 from ..games import GAMES
@@ -33,7 +33,7 @@ from ..web.times import local_time
 from . import service
 from .pad import pad_of
 from .exports import CSV_COLUMNS, across_rounds, night_document, night_name, night_rows_of_deals, round_label, table_label
-from . import claims, game_requests, round_time, side_tables
+from . import claims, game_requests, rolling, round_time, side_tables
 from .summary import fraction_text, night_summary
 from .phone import forget_me, join_as_this_phone, join_page, my_player, remember_me, waiting_page
 
@@ -158,7 +158,7 @@ def hall_context(cycle: bool = False, signature: str | None = None) -> dict:
                 open_tables=[(rt, round_label(rt)) for rt in latest.tables
                              if not rt.started and rt.table.game.check_players(len(rt.player_ids) + 1) is None]
                 if latest else [],
-                standings=service.leaderboard(results), place_points_rule=place_points.PLACE_POINTS_RULE,
+                standings=rolling.leaderboard(conn, results), place_points_rule=place_points.PLACE_POINTS_RULE,
                 leaderboard_order=place_points.LEADERBOARD_ORDER,
                 join_link=link, join_warning=warning, join_qr=None if warning else qr_svg(link),
                 clock=clock_of(latest), claims=claims.waiting(conn),
@@ -175,7 +175,34 @@ def hall_context(cycle: bool = False, signature: str | None = None) -> dict:
                 requests_met=requests_met_text(conn, latest, names), requests_open=open_requests_text(conn, {p.id: p.name for p in people if not p.left}),
                 review_draws=service.review_draws(conn), confirm_deals=service.confirm_deals(conn),
                 disputes=disputes_of(tables, {rt.table.id: across_rounds(r, rt) for r in rounds for rt in r.tables}),
-                **rating_context(conn))
+                **rating_context(conn), **rolling_context(conn, rounds, people))
+
+
+def rolling_context(conn, rounds: list[service.Round], people: list[service.Player]) -> dict:
+    """What the hall shows of rolling tables (issue 47): the settings' form, and while tonight
+    rolls, who waits, each table playing with its clock, and the tables just seated."""
+    found = rolling.settings(conn)
+    start = found or rolling.last_settings(conn)
+    form = dict(copies={g: (start.games.get(g, "") if start else "") for g in GAMES},
+                minutes={g: (start.minutes.get(g) if start and start.minutes.get(g) else rolling.default_minutes(game))
+                         for g, game in GAMES.items()},
+                closing=local_time(start.closing, HALL_TIME) if start and start.closing else "",
+                every_game=bool(start and start.every_game), newcomers=bool(start and start.newcomers))
+    context = dict(rolling=found, rolling_form=form, rolling_closed=bool(found and found.closed(table_service.now())))
+    if found is None:
+        return context
+    names = {p.id: p.name for p in people}
+    busy = rolling.playing(rounds)
+    context.update(
+        rolling_waiting=rolling.waiting(conn, rounds),
+        rolling_playing=[dict(rt=rt, round=r, label=round_label(rt), names=[names.get(p, "?") for p in rt.player_ids],
+                              seconds=None if rt.table.match().over else
+                              0 if round_time.round_time_is_up(r, rt) else r.seconds_left(rt),
+                              paused=bool(r.paused_at), disputed=bool(rt.table.disputes))
+                         for r in rounds for rt in r.tables if rt in busy],
+        rolling_announced=rolling.announcements(rounds, names),
+        rolling_closing=local_time(found.closing, HALL_TIME) if found.closing else None)
+    return context
 
 
 def rating_context(conn) -> dict:
@@ -869,7 +896,7 @@ def me_context(who: service.Player, signature: str | None = None) -> dict:
     tables = service.night_tables(conn)
     rounds = service.night_rounds(conn, tables)
     results = service.night_results(conn, tables, rounds)
-    standings = service.leaderboard(results)
+    standings = rolling.leaderboard(conn, results)
     line = next((s for s in standings if s.key == place_points.player_key(who.name)), None)
     held = rounds[-1] if rounds and rounds[-1].held else None  # the organiser reviews it: not shown yet
     rounds = service.shown_rounds(rounds)
@@ -877,10 +904,14 @@ def me_context(who: service.Player, signature: str | None = None) -> dict:
     # Their table: the latest round's, or one left playing from an earlier round (issue 44).
     where = next(((r, found) for r in [latest, *(r for r, _rt in round_time.left_playing(rounds))]
                   if r is not None and (found := r.table_of(who.id)) is not None), None)
+    rolls = rolling.settings(conn) is not None
+    if rolls:  # rolling tables: their table is the one they play at now (none: they wait)
+        where = next(((r, (rt, rt.player_ids.index(who.id))) for r in reversed(rounds) for rt in r.tables
+                      if who.id in rt.player_ids and rt in rolling.playing(rounds)), None)
+    names = {p.id: p.name for p in service.roster(conn, with_left=True)}
     table_page = None
     if where:
         r, (rt, seat) = where
-        names = {p.id: p.name for p in service.roster(conn, with_left=True)}
         over = round_time.round_over(r)
         table_page = dict(rt=rt, seat=seat + 1, label=round_label(rt), round=r,
                           others=[names.get(p, "?") for p in rt.player_ids],
@@ -891,6 +922,7 @@ def me_context(who: service.Player, signature: str | None = None) -> dict:
     return dict(who=who, line=line, mine=table_page, summary=service.player_summary(results, who),
                 my_request=asked, my_request_text=request_text(asked.game, asked.learn) if asked else None,
                 request_games=[GAMES[g] for g in game_requests.tonight_games()],
+                rolling=rolls, announced=rolling.announcements(rounds, names) if rolls else [],
                 next_round=len(rounds) + 1 + bool(held), held=held,
                 signature=signature, poll_ms=2000, players=len(standings),
                 place_points_rule=place_points.PLACE_POINTS_RULE)
@@ -1028,3 +1060,68 @@ def add_side_table(table_id: int):
                       saved=lambda _number: redirect(url_for("players.index") + "#uncounted", code=303),
                       page=lambda errors, status: (hall_page({}, one_field(errors, "board"), status)), field="board")
     return hall_answer({}, "board", "#board", lambda conn: side_tables.add_to_night(conn, table_id))
+
+
+# --------------------------------------------------------------------------
+# Rolling tables (issue 47)
+
+
+@bp.after_app_request
+def seat_free_players(response: Response) -> Response:
+    """Rolling tables: after any write that may free players (a table's write that ended its
+    match, a deal confirmed, a dispute settled, a player joining or back, the organiser's), the
+    tables that can start are seated at once (rolling.fill: idempotent, read afresh in its own
+    write). The write that called is saved whatever happens here."""
+    if request.method != "POST" or response.status_code >= 400:
+        return response
+    try:
+        conn = get_db()
+        if not service.rolling_night(conn):
+            return response
+        token = (request.view_args or {}).get("token")
+        if token is not None:  # a table's write: only one that leaves its match over frees anyone
+            table = table_service.load(conn, token)
+            if table is None or not table.match().over:
+                return response
+        rolling.fill(conn)
+    except Exception:  # noqa: BLE001  (the next write seats them; this one is saved)
+        current_app.logger.exception("rolling tables: could not seat the free players")
+    return response
+
+
+def rolling_numbers(values: dict, prefix: str) -> dict[str, int | None]:
+    return {game_id: small_number(values.get(f"{prefix}-{game_id}")) for game_id in GAMES}
+
+
+@bp.post("/hall/rolling")
+def set_rolling():
+    """The organiser runs tonight as rolling tables (or changes their settings)."""
+    values = form_values()
+    return hall_answer(values, "rolling", "#rolling", lambda conn: rolling.set_rolling(
+        conn, rolling_numbers(values, "copies"), rolling_numbers(values, "minutes"), values.get("closing"),
+        every_game=bool(values.get("every_game")), newcomers=bool(values.get("newcomers"))), merged=False)
+
+
+@bp.post("/hall/rounds-mode")
+def set_rounds_mode():
+    return hall_answer({}, "mode", "#rolling", rolling.set_rounds)
+
+
+@bp.post("/hall/rolling/seat")
+def seat_now():
+    """Seat whoever can play now (the tables that can start start by themselves: this is for a
+    change the hall did not see, such as a table's clock reaching its closing)."""
+    return hall_answer({}, "rolling", "#rolling", rolling.fill)
+
+
+@bp.post("/hall/tables/<int:table_id>/release")
+def release_table(table_id: int):
+    """Let a rolling table's players go while its dispute waits to be settled."""
+    return hall_answer({}, "rolling", "#rolling", lambda conn: rolling.release(conn, table_id))
+
+
+@bp.post("/hall/tables/<int:table_id>/pause")
+def pause_table(table_id: int):
+    """Pause one rolling table's clock (``action=resume``: resume it)."""
+    pause = request.form.get("action") != "resume"
+    return hall_answer({}, "rolling", "#rolling", lambda conn: rolling.pause_table(conn, table_id, pause))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import zlib
 from typing import Any, Sequence
 
 from .connection import translated
@@ -48,8 +49,10 @@ def night_signature(conn: sqlite3.Connection) -> str:
     # The room's tables (issue 44): the hall shows them, and where the next draw seats.
     room = conn.execute("SELECT count(*), coalesce(sum(id * (position + 1)), 0), coalesce(max(id), 0)"
                         " FROM room_tables").fetchone()
+    released = conn.execute("SELECT count(*) FROM round_tables AS t JOIN night_rounds AS q ON q.id = t.round_id"
+                            " WHERE q.night = ? AND t.released = 1", (night,)).fetchone()[0]
     return "-".join(str(v) for v in (*row, night, *people, *rounds, *room, int(review_draws(conn)),
-                                      int(confirm_deals(conn))))
+                                      int(confirm_deals(conn)), released, zlib.crc32(_rolling_text(conn).encode())))
 
 
 # --------------------------------------------------------------------------
@@ -140,12 +143,14 @@ def rounds(conn: sqlite3.Connection, night: int) -> list[dict]:
     if not found:
         return found
     for row in conn.execute(
-            "SELECT t.round_id, t.table_id, t.number, t.extra_minutes, t.time_called, x.token FROM round_tables AS t"
+            "SELECT t.round_id, t.table_id, t.number, t.extra_minutes, t.time_called, t.released, x.token"
+            " FROM round_tables AS t"
             " JOIN night_rounds AS r ON r.id = t.round_id JOIN tables AS x ON x.id = t.table_id"
             " WHERE r.night = ? ORDER BY t.round_id, t.number", (night,)):
         by_id[row["round_id"]]["tables"].append(dict(table_id=row["table_id"], number=row["number"],
                                                      extra_minutes=row["extra_minutes"], token=row["token"],
-                                                     time_called=row["time_called"], seats=[]))
+                                                     time_called=row["time_called"], released=bool(row["released"]),
+                                                     seats=[]))
     tables = {t["table_id"]: t for r in found for t in r["tables"]}
     for row in conn.execute(
             "SELECT s.table_id, s.seat, s.player_id FROM round_seats AS s JOIN round_tables AS t"
@@ -405,3 +410,35 @@ def close_game_requests(conn: sqlite3.Connection, player_ids: Sequence[int]) -> 
     for player_id in player_ids:
         conn.execute("DELETE FROM game_requests WHERE player_id = ?", (player_id,))
         conn.execute("UPDATE night_players SET version = version + 1 WHERE id = ?", (player_id,))
+
+
+# --------------------------------------------------------------------------
+# Rolling tables (issue 47)
+
+
+def _rolling_text(conn: sqlite3.Connection) -> str:
+    row = conn.execute("SELECT rolling FROM hall_settings WHERE id = 1").fetchone()
+    return (row[0] if row else None) or ""
+
+
+@translated
+def rolling(conn: sqlite3.Connection) -> dict | None:
+    """The hall's rolling-tables settings as last set (any night's; None: never set)."""
+    text = _rolling_text(conn)
+    return json.loads(text) if text else None
+
+
+@translated
+def set_rolling(conn: sqlite3.Connection, settings: dict | None) -> None:
+    stored = None if settings is None else json.dumps(settings, ensure_ascii=False, sort_keys=True,
+                                                      separators=(",", ":"))
+    conn.execute("INSERT INTO hall_settings (id, rolling) VALUES (1, ?)"
+                 " ON CONFLICT (id) DO UPDATE SET rolling = excluded.rolling", (stored,))
+
+
+@translated
+def release_table(conn: sqlite3.Connection, table_id: int) -> None:
+    """The organiser lets a rolling table's players go before its dispute is settled."""
+    conn.execute("UPDATE round_tables SET released = 1 WHERE table_id = ?", (table_id,))
+    conn.execute("UPDATE night_rounds SET version = version + 1 WHERE id ="
+                 " (SELECT round_id FROM round_tables WHERE table_id = ?)", (table_id,))

@@ -501,6 +501,11 @@ MIGRATIONS: list[str] = [
                                  game text NOT NULL, learn integer NOT NULL, met integer NOT NULL,
                                  again integer NOT NULL DEFAULT 0, PRIMARY KEY (round_id, player_id));
     """,
+    # 8 (SQLite's 15): rolling tables (issue 47): the hall's rolling settings, a table let go.
+    """
+    ALTER TABLE hall_settings ADD COLUMN rolling text;
+    ALTER TABLE round_tables ADD COLUMN released integer NOT NULL DEFAULT 0;
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -292,6 +292,14 @@ MIGRATIONS: list[str] = [
                                  game TEXT NOT NULL, learn INTEGER NOT NULL, met INTEGER NOT NULL,
                                  again INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (round_id, player_id));
     """,
+    # 15: rolling tables (issue 47). The hall's settings for a night run as rolling tables (JSON:
+    # the night it is for, the games on offer with their copies and minutes, the closing time,
+    # the draw's options; NULL or another night's: rounds). A table with an open dispute frees its
+    # players once settled, or once the organiser lets them go (released).
+    """
+    ALTER TABLE hall_settings ADD COLUMN rolling TEXT;
+    ALTER TABLE round_tables ADD COLUMN released INTEGER NOT NULL DEFAULT 0;
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

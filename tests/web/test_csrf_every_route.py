@@ -200,6 +200,13 @@ RECIPES: dict[str, tuple[Recipe, bool]] = {
     "hall.join_table": (lambda w: {"player": str(_late_arrival(w)), "table": "1"}, True),
     "hall.leave_table": (lambda w: {"player": str(_night_round(w)[0])}, True),
     "hall.extend": (lambda w: {}, True),
+    # Rolling tables (issue 47): the settings, back to rounds, seat now (nothing to seat), one table's
+    # players let go, one table's clock paused.
+    "hall.set_rolling": (lambda w: {"copies-rwd": "1"}, True),
+    "hall.set_rounds_mode": (lambda w: {}, True),
+    "hall.seat_now": (lambda w: {}, False),
+    "hall.release_table": (lambda w: {}, True),
+    "hall.pause_table": (lambda w: {}, True),
     "hall.unseat": (lambda w: {}, True),
     # Calling time (issue 33): for one table, for the round, ending at time, a side table added.
     "hall.call_time": (lambda w: {}, True),
@@ -403,6 +410,39 @@ def _round_table_id(world: World) -> int:
         conn.close()
 
 
+def _night_without_rounds(world: World) -> bool:
+    """Tonight with no round drawn (a new night where another recipe drew one): rolling tables
+    are chosen before the first draw."""
+    from companion import store
+    from companion.night import rolling
+    from companion.night import service as night
+    conn = store.connect(world.db)
+    try:
+        if night.night_rounds(conn) and rolling.settings(conn) is None:
+            done(night.start_night(conn))
+        return True
+    finally:
+        conn.close()
+
+
+def _rolling_table_id(world: World) -> int:
+    """A table of a night of rolling tables (issue 47), seated and its clock running."""
+    from companion import store
+    from companion.night import rolling
+    from companion.night import service as night
+    conn = store.connect(world.db)
+    try:
+        if rolling.settings(conn) is None:
+            if night.night_rounds(conn):  # tonight runs in rounds (another recipe's): a night of its own
+                done(night.start_night(conn))
+            for name in ("Ivy", "Jo", "Kim", "Lu"):
+                done(night.join(conn, name))
+            done(rolling.set_rolling(conn, {"rwd": 1}, {"rwd": 20}))
+        return night.night_rounds(conn)[-1].tables[0].table.id
+    finally:
+        conn.close()
+
+
 def _unseatable_table_id(world: World) -> int:
     """A table of tonight with its players but no deal yet (the organiser may re-open its seating):
     prepared by the organiser, then seated (a table a phone opened and never played is not the
@@ -531,6 +571,9 @@ URL_PARAMS: dict[str, Callable[[World], dict[str, object]]] = {
     "hall.pause_clock": lambda w: _night_round(w) and {},
     "hall.more_time_for_all": lambda w: _night_round(w) and {},
     "hall.extend": lambda w: {"table_id": _round_table_id(w)},
+    "hall.set_rolling": lambda w: _night_without_rounds(w) and {},  # set up before the figures are taken
+    "hall.release_table": lambda w: {"table_id": _rolling_table_id(w)},
+    "hall.pause_table": lambda w: {"table_id": _rolling_table_id(w)},
     "hall.unseat": lambda w: {"table_id": _unseatable_table_id(w)},
     "hall.call_time": lambda w: {"table_id": _round_table_id(w)},
     "hall.call_time_for_round": lambda w: _night_round(w) and {},
