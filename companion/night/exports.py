@@ -13,7 +13,7 @@ from ..meetup.seating import entrant_seats
 from ..tables.exports import table_document
 from ..tables.links import table_label  # noqa: F401  (the night's pages and files name tables so)
 from ..tables.service import Table
-from . import service
+from . import rolling, service
 
 
 def round_label(rt: service.RoundTable) -> str:
@@ -78,7 +78,7 @@ def night_document(conn) -> dict:
                          "places": list(s.places),
                          "place_points": round(s.points, 6), "place_points_exact": str(s.exact),
                          "average": round(s.average, 6)}
-                        for s in service.leaderboard(list(results.values()))],
+                        for s in rolling.leaderboard(conn, list(results.values()))],
     }
 
 

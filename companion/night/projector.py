@@ -99,8 +99,7 @@ def rolling_screen(conn: Connection, rounds: list[service.Round], standings, sig
     names = {p.id: p.name for p in service.roster(conn, with_left=True)}
     busy = rolling.playing(rounds)
     announced = rolling.announcements(rounds, names)
-    fresh = {a.table.id for a in announced}
-    rows = board_rows([rt.table for r in rounds for rt in r.tables if rt in busy and rt.table.id not in fresh])
+    rows = board_rows([rt.table for r in rounds for rt in r.tables if rt in busy])  # just seated too: their clocks run
     where = {rt.table.id: (r, rt) for r in rounds for rt in r.tables}
     for row in rows:
         r, rt = where[row["table"].id]

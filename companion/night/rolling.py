@@ -296,9 +296,9 @@ def _seat_free(conn: Connection, seed: str | None = None) -> tuple[list[Seated],
         if seated:
             for p in passed:  # a table started without them: they sat out "the next table"
                 night_rows.set_away(conn, p.id, None, p.leaving)
-            for p in leavers:  # leaving after their match, which is over: off tonight's list now
-                night_rows.update_player(conn, p.id, left=True)
-    return seated, made, bool(seated)
+        for p in leavers:  # leaving after their match, which is over: off tonight's list now
+            night_rows.update_player(conn, p.id, left=True)
+    return seated, made, bool(seated or leavers)
 
 
 # ---- the organiser's hand on one table ------------------------------------------------------
