@@ -205,6 +205,9 @@ def draw_next_round(conn: Connection, unfinished_tables: str | None = None, **dr
     and End at time), or ``"end"`` them at time now (each ends with the deals played, by its
     game's ruling). A table with no deal played is not playing: its players are drawn again."""
     rounds = service.night_rounds(conn)
+    if service.rolling_night(conn):  # issue 47: tonight's tables start by themselves
+        return refused([FieldError("rolling", T("Tonight runs as rolling tables: each table starts by itself as soon "
+                                              "as enough players are free."))])
     if (disputed := disputed_refusal([rt.table for r in rounds for rt in r.tables])) is not None:
         return refused([disputed])
     playing = [rt for _r, rt in service.still_playing(rounds)]

@@ -68,6 +68,18 @@ def test_rolling_is_chosen_before_the_first_draw_and_bad_settings_are_said_besid
     assert not late.saved and "rolling tables are chosen before the first draw" in str(late.errors[0].message)
 
 
+
+def test_a_rolling_night_draws_no_round(client, conn):
+    for name in TWELVE[:8]:
+        done(night.join(conn, name))
+    done(rolling.set_rolling(conn, {"rwd": 1}))
+    refused = client.post("/hall/rounds", data={"tables-rwd": "2"})
+    assert refused.status_code == 422 and "Tonight runs as rolling tables" in text_of(refused.get_data(as_text=True))
+    assert len(night.night_rounds(conn)) == 1
+    hall = text_of(client.get("/hall").get_data(as_text=True))
+    assert "Draw round" not in hall and "who sits where" not in hall and "Seat the free players now" in hall
+
+
 def test_tables_start_at_once_mixed_with_their_own_clocks(conn, monkeypatch):
     monkeypatch.setattr(tables, "now", lambda: "2026-11-29T19:00:00+00:00")
     for name in TWELVE:
