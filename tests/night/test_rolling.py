@@ -252,6 +252,7 @@ def test_a_phone_ending_its_match_seats_the_next_table_and_the_clock_is_per_tabl
     assert f"{tables.load(conn, mine.table.token).seq}" and "is free:" in screen and "Standings" in screen
     me = text_of(phones[mine.names[0]].get("/night/me").get_data(as_text=True))
     assert "is free:" in me and all(name in me for name in mine.names)
+    assert "per match" in me.split("Tonight's leaderboard")[1]  # their line says their place points per match
     board = text_of(client.get("/hall").get_data(as_text=True))
     assert "Per match" in board and "Sits out the next table" in board
 
