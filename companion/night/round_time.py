@@ -171,7 +171,8 @@ def table_clock(conn: Connection, table: table_service.Table) -> dict | None:
     numbered = table.label is not None and table.label.isdigit()  # a room's table "3": "Table 3"
     clock = {"round": found["number"], "table": table.label if numbered else table.seq or found["table_number"],
              "label": None if numbered else table.label,
-             "seconds": None, "paused": bool(found.get("paused_at"))}
+             "seconds": None, "paused": bool(found.get("paused_at")),
+             "rolling": service.rolling_night(conn)}  # issue 47: the table's own clock, no round
     if not table.match().over:
         clock["seconds"] = _row_seconds(found)
     return table_clock_ending(conn, table, found, clock)
@@ -183,7 +184,7 @@ def table_clock_ending(conn: Connection, table: table_service.Table, found: Mapp
     table of its round has a result: the clock stops)."""
     match = table.match()
     clock.update(time_up=False, at_time=match.at_time, round_over=False)
-    if match.over:
+    if match.over and not clock.get("rolling"):  # a rolling table has no round to wait for
         r = next((r for r in service.night_rounds(conn) if r.id == found["id"]), None)
         clock["round_over"] = round_over(r)
     elif _row_time_up(found):

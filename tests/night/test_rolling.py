@@ -239,6 +239,9 @@ def test_a_phone_ending_its_match_seats_the_next_table_and_the_clock_is_per_tabl
     assert client.post(f"/hall/tables/{first.table.id}/pause", data={"action": "resume"}).status_code == 303
     assert client.post(f"/hall/tables/{first.table.id}/call-time").status_code == 303
     assert night.night_rounds(conn)[0].tables[0].time_called
+    # The table's own page shows its own clock, never a round's.
+    page = text_of(phones[second.table.setup.players[0]].get(f"/t/{second.table.token}").get_data(as_text=True))
+    assert "Your table's time ends in" in page and "Round" not in page.split("Your table's time")[0][-40:]
     # Both tables played to their end from their phones: the last deal's request seats the next tables.
     for rt in (first, second):
         phone = phones[rt.table.setup.players[0]]
