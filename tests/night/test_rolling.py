@@ -80,6 +80,22 @@ def test_a_rolling_night_draws_no_round(client, conn):
     assert "Draw round" not in hall and "who sits where" not in hall and "Seat the free players now" in hall
 
 
+def test_the_halls_board_and_list_speak_of_tables_not_rounds(client, conn):
+    """Each rolling table is stored as a round of its own: the hall named them "Round 1 · Table 1",
+    "Round 2 · Table 2", and said "not seated this round" of everyone but the last table's."""
+    for name in TWELVE + ["Mo", "Ned", "Oz"]:
+        done(night.join(conn, name))
+    done(rolling.set_rolling(conn, {"rwd": 2}))
+    seated = {name for rt in playing(conn) for name in names_at(rt)}
+    free = 15 - len(seated)
+    assert len(playing(conn)) == 2 and free > 0
+    page = client.get("/hall").get_data(as_text=True)
+    hall = text_of(page)
+    assert "Round 1" not in hall and "Round 2" not in hall
+    assert "not seated this round" not in hall
+    assert hall.count("waiting for a table") == free  # no copy of RWD is free for them
+
+
 def test_tables_start_at_once_mixed_with_their_own_clocks(conn, monkeypatch):
     monkeypatch.setattr(tables, "now", lambda: "2026-11-29T19:00:00+00:00")
     for name in TWELVE:
