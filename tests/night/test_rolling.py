@@ -5,6 +5,7 @@ clock is its own; the leaderboard ranks by place points per match. On both backe
 
 from __future__ import annotations
 
+import re
 import threading
 from datetime import datetime, timedelta, timezone
 
@@ -94,6 +95,23 @@ def test_the_halls_board_and_list_speak_of_tables_not_rounds(client, conn):
     assert "Round 1" not in hall and "Round 2" not in hall
     assert "not seated this round" not in hall
     assert hall.count("waiting for a table") == free  # no copy of RWD is free for them
+
+
+def test_who_waits_reads_as_japanese_on_the_hall_and_the_screen(client, conn):
+    """Japanese asides in full-width brackets and names joined with 、 (a native reading of the
+    rolling pages: "待機中：Ann (次のテーブルは休み)" and "Ann, Bob" were English typography)."""
+    for name in TWELVE + ["Mo", "Ned", "Oz"]:
+        done(night.join(conn, name))
+    done(rolling.set_rolling(conn, {"rwd": 2}))
+    waiting = rolling.waiting(conn)
+    done(night.set_away(conn, waiting[0].id, night.SIT_OUT))
+    client.get("/lang/ja?next=/hall")
+    for path in ("/hall", "/hall/screen"):
+        page = text_of(client.get(path).get_data(as_text=True))
+        assert re.search(f"{waiting[0].name} ?（", page) and f"{waiting[0].name} (" not in page, path
+    hall = text_of(client.get("/hall").get_data(as_text=True))
+    seated = rolling.playing(night.night_rounds(conn))[0].table.setup.players
+    assert "、".join(seated) in hall and ", ".join(seated) not in hall
 
 
 def test_tables_start_at_once_mixed_with_their_own_clocks(conn, monkeypatch):
