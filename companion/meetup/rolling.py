@@ -5,8 +5,9 @@ A night of rolling tables has no rounds: a table starts whenever enough players 
 table finished, or they just came), a copy of a game on offer is free and a room table is free.
 :func:`next_table` picks one such table among the free players only, by the draw's own order of
 costs (companion.meetup.seating): never together > no third meeting > who has waited (played
-fewer tables tonight) > tables of four (as a round's plan) > every game in turn > newcomers beside
-someone who knows the game > fewer repeats. The seat order within the table is then seating.draw_round's, given
+fewer tables tonight) > tables of four (as a round's plan) > the players' game requests (as the
+round draw's: below never together and no third meeting; a learner beside someone who knows the
+game) > every game in turn > newcomers beside someone who knows the game > fewer repeats. The seat order within the table is then seating.draw_round's, given
 just these players and the one table (the service's).
 
 A table that would seat a never-together pair, a third meeting, or only players who have all
@@ -89,6 +90,9 @@ class _Costs:
     played: dict[PlayerId, set[str]]
     experience: Mapping[PlayerId, Iterable[str]] | None
     every_game: bool
+    requests: Mapping[PlayerId, tuple[str, bool]] = field(default_factory=dict)
+    known: Mapping[PlayerId, Iterable[str]] = field(default_factory=dict)
+    copies: Mapping[str, int] = field(default_factory=dict)
 
     stranded: Mapping[int, int] = field(default_factory=dict)  # table size -> players left with no table
 
@@ -107,23 +111,55 @@ class _Costs:
             knows = [game.id in set(self.experience.get(i, ())) | self.played.get(i, set()) for i in ids]
             alone = int(not all(knows) and not any(knows))
         repeats = sum(self.met.get(pair, 0) for pair in pairs)
-        return (never, third, skipped, self.stranded.get(len(ids), 0), seating.size_cost(len(ids)), again, alone,
-                repeats,
+        return (never, third, skipped, self.stranded.get(len(ids), 0), seating.size_cost(len(ids)),
+                self.requests_unmet(game.id, ids, pool), again, alone, repeats,
                 sum(m.since for m in members))
+
+
+    def knows(self, player: PlayerId, game: str) -> bool:
+        """Could teach ``game``: played it before tonight (``known``) or tonight, and isn't asking to learn it."""
+        return (game in set(self.known.get(player, ())) | self.played.get(player, set())
+                and self.requests.get(player) != (game, True))
+
+    def requests_unmet(self, game: str, ids: Sequence[PlayerId], pool: Sequence[Free]) -> int:
+        """The requests a table of ``game`` for ``ids`` misses: a player seated at another game
+        than theirs; a learner of it with nobody at the table who knows it, where a free player
+        does; one asking for it left out when it is the game's last free copy (a requester left
+        for a later table of their game is not missed: no round waits for them)."""
+        if not self.requests:
+            return 0
+        unmet = 0
+        for player in ids:
+            wish = self.requests.get(player)
+            if wish is None:
+                continue
+            if wish[0] != game:
+                unmet += 1
+            elif wish[1] and not any(self.knows(q, game) for q in ids if q != player) and \
+                    any(self.knows(p.id, game) for p in pool):
+                unmet += 1
+        if self.copies.get(game, 0) <= 1:
+            inside = set(ids)
+            unmet += sum(1 for p in pool if p.id not in inside and (self.requests.get(p.id) or ("",))[0] == game)
+        return unmet
 
 
 def next_table(free: Sequence[Free], history: Iterable[Sequence[seating.Seating]], copies: Mapping[str, int],
                room_free: Sequence[int] | None = None, *, others_playing: bool = False, every_game: bool = False,
                experience: Mapping[PlayerId, Iterable[str]] | None = None,
                never: Iterable[tuple[PlayerId, PlayerId]] = (), seed: object = 0,
-               games: Mapping[str, Game] = GAMES) -> Start | None:
+               games: Mapping[str, Game] = GAMES, requests: Mapping[PlayerId, tuple[str, bool]] | None = None,
+               known: Mapping[PlayerId, Iterable[str]] | None = None) -> Start | None:
     """The next table to start among the ``free`` players (None: none can start now).
 
     ``copies``: per game on offer, its copies free now (:func:`free_copies`). ``room_free``:
     the room's free tables, in the room's order (None: the room's tables are not set, tables
     are not limited by them). A free player who keeps a free room table is seated there first;
     one who keeps a table someone plays at waits for it. ``others_playing``: a table is still
-    playing (a table that needs a third meeting or a never-together pair then waits for it)."""
+    playing (a table that needs a third meeting or a never-together pair then waits for it).
+    ``requests`` (seating.draw_round's): per player, (game id, wants to learn it); ``known``:
+    per player, the games they played before tonight, for who can teach a learner (default:
+    ``experience``; tonight's tables count too)."""
     if room_free is not None and not room_free:
         return None
     offered = [games[g] for g, n in copies.items() if n > 0 and g in games]
@@ -143,7 +179,8 @@ def next_table(free: Sequence[Free], history: Iterable[Sequence[seating.Seating]
         # Whoever keeps another room table sits only there.
         pool = [p for p in free if p.room_table is None or p.room_table == place]
     costs = _Costs(shared_tables(history), {frozenset(pair) for pair in never}, games_tonight(history),
-                   experience, every_game)
+                   experience, every_game, dict(requests or {}), (known if known is not None else experience) or {},
+                   copies)
     rng = random.Random(f"{seed}/rolling")
     best: tuple[tuple, Start] | None = None
     for game in offered:

@@ -90,3 +90,57 @@ def test_the_same_group_again_waits_for_another_table_to_finish():
     free = [Free(n, tables=1) for n in range(4)]
     assert rolling.next_table(free, history, {"rwd": 1}, others_playing=True) is None
     assert set(rolling.next_table(free, history, {"rwd": 1}).players) == {0, 1, 2, 3}
+
+
+def test_a_players_request_decides_the_game_of_their_table():
+    # Four free players, a free copy of RWD and one of Lucky Cube: with no request, RWD (offered
+    # first); Ann (0) asking for Lucky Cube makes it Lucky Cube.
+    free = [Free(n) for n in range(4)]
+    copies = {"rwd": 1, "lucky_cube": 1}
+    assert rolling.next_table(free, [], copies).game == "rwd"
+    assert rolling.next_table(free, [], copies, requests={0: ("lucky_cube", False)}).game == "lucky_cube"
+
+
+def test_a_requester_is_seated_at_the_one_free_copy_of_their_game():
+    # Five free, one copy of Pair & Quad (four players): the requester is one of the four.
+    free = [Free(n) for n in range(5)]
+    for asker in range(5):
+        start = rolling.next_table(free, [], {"pair_quad": 1}, requests={asker: ("pair_quad", False)})
+        assert asker in start.players
+
+
+def test_the_requesters_are_seated_at_the_tables_of_their_games():
+    # Eight free, one copy each of RWD and Lucky Cube; two ask for each game: every table seated
+    # in turn (the service's loop) meets all four requests.
+    free = [Free(n) for n in range(8)]
+    requests = {0: ("lucky_cube", False), 1: ("rwd", False), 2: ("lucky_cube", False), 3: ("rwd", False)}
+    copies = {"rwd": 1, "lucky_cube": 1}
+    first = rolling.next_table(free, [], copies, requests=requests)
+    rest = [p for p in free if p.id not in first.players]
+    second = rolling.next_table(rest, [table(first.game, *first.players)], {g: n for g, n in copies.items()
+                                                                           if g != first.game}, requests=requests)
+    game_of = {p: t.game for t in (first, second) for p in t.players}
+    assert {p: game_of[p] for p in requests} == {p: game for p, (game, _learn) in requests.items()}
+
+
+def test_a_learner_sits_beside_someone_who_knows_the_game():
+    # Ann (0) asks to learn Lucky Cube; only Hal (7) has played it: the Lucky Cube table seats both.
+    free = [Free(n) for n in range(8)]
+    start = rolling.next_table(free, [], {"lucky_cube": 1}, requests={0: ("lucky_cube", True)}, known={7: {"lucky_cube"}})
+    assert {0, 7} <= set(start.players)
+    # Tonight's tables teach too: Cy (2) played Lucky Cube earlier tonight.
+    history = [table("lucky_cube", 2, 8, 9, 10)]
+    start = rolling.next_table([Free(n, tables=1) for n in range(8)], history, {"lucky_cube": 1},
+                               requests={0: ("lucky_cube", True)}, known={})
+    assert {0, 2} <= set(start.players)
+
+
+def test_a_request_never_seats_a_never_together_pair_nor_a_third_meeting():
+    free = [Free(n) for n in range(4)]
+    start = rolling.next_table(free + [Free(4)], [], {"rwd": 1}, requests={0: ("rwd", False), 1: ("rwd", False)},
+                               never=[(0, 1)])
+    assert not {0, 1} <= set(start.players)
+    history = [table("lucky_cube", 0, 1, 8, 9), table("twin_shoot", 0, 1, 10, 11)]
+    start = rolling.next_table(free + [Free(4)], history, {"rwd": 1},
+                               requests={0: ("rwd", False), 1: ("rwd", False)})
+    assert not {0, 1} <= set(start.players)
