@@ -26,7 +26,7 @@ from datetime import datetime, timedelta, timezone
 from fractions import Fraction
 from typing import Mapping, Sequence
 
-from . import service
+from . import game_requests, service
 from ..changes import Change, publish
 from ..games import GAMES, FieldError, Game
 from ..games.text import T
@@ -220,9 +220,12 @@ def _seat_free(conn: Connection, seed: str | None = None) -> tuple[list[Seated],
     found = settings(conn)
     if found is None or found.closed(table_service.now()):
         return [], {}, False
-    experience = None
-    if found.newcomers:  # read outside the write: the season stores what it has not stored yet
-        experience = service.games_played(conn, service.roster(conn))
+    experience = known = None
+    # Read outside the write (the season stores what it has not stored yet): who played which
+    # game before, for newcomers looked after and for whoever asks to learn a game.
+    if found.newcomers or any(r.learn for r in game_requests.open_requests(conn).values()):
+        known = service.games_played(conn, service.roster(conn))
+        experience = known if found.newcomers else None
     seed = seed or secrets.token_hex(4)
     made: dict[str, int] = {}
     seated: list[Seated] = []
@@ -257,11 +260,15 @@ def _seat_free(conn: Connection, seed: str | None = None) -> tuple[list[Seated],
         labels = {place.id: place.label for place in the_room}
         stamp = table_service.now()
         number = len(rounds)
+        # The free players' game requests, read afresh here (a learn request asked meanwhile
+        # is judged by tonight's tables alone).
+        wishes = game_requests.draw_options(conn, [p.id for p in free], lambda: known or {})
         while True:
             start = choose.next_table(
                 [choose.Free(p.id, tables_of[p.id], last_of[p.id], p.room_table if the_room else None) for p in free],
                 history, choose.free_copies(found.games, in_use), room_free, others_playing=bool(busy_tables or seated),
-                every_game=found.every_game, experience=experience, never=found.never, seed=f"{seed}/{number}")
+                every_game=found.every_game, experience=experience, never=found.never, seed=f"{seed}/{number}",
+                **wishes)
             if start is None:
                 break
             drawn = seating.draw_round(list(start.players), history, chosen=[(start.game, len(start.players))],
@@ -284,6 +291,7 @@ def _seat_free(conn: Connection, seed: str | None = None) -> tuple[list[Seated],
                 label=labels.get(start.room_table) if start.room_table else None, room_table=start.room_table)
             night_rows.insert_round_table(conn, round_id, table_id, 1, list(order))
             made[token] = 0
+            game_requests.settle(conn, None, [(game.id, order)], history, wishes)  # closes the ones it meets
             seated.append(Seated(number, table_service.load(conn, token), tuple(players)))
             history.append(drawn.tables)
             in_use.append(game.id)

@@ -303,3 +303,48 @@ def test_the_rolling_leaderboard_ranks_by_points_per_match_then_matches():
     same = Standing(3, "cy", "Cy", 2, (0, 2), 1.0, 0.5, Fraction(1))
     ranked = rolling.rank_per_match([many, few, same])
     assert [(s.name, s.rank) for s in ranked] == [("Bob", 1), ("Ann", 2), ("Cy", 3)]
+
+
+def test_a_request_decides_the_table_and_is_closed_once_met(conn):
+    from companion.night import game_requests
+
+    for name in TWELVE[:8]:
+        done(night.join(conn, name))
+    ids = {p.name: p.id for p in night.roster(conn)}
+    done(game_requests.ask(conn, ids["Ann"], "lucky_cube"))
+    done(game_requests.ask(conn, ids["Bob"], "twin_shoot"))  # not on offer tonight: waits
+    done(rolling.set_rolling(conn, {"rwd": 1, "lucky_cube": 1}))
+    ann = next(rt for rt in playing(conn) if "Ann" in names_at(rt))
+    assert ann.table.game.id == "lucky_cube"
+    assert list(game_requests.open_requests(conn)) == [ids["Bob"]]
+
+
+def test_a_learn_request_is_seated_beside_someone_who_played_the_game(conn):
+    from companion.night import game_requests
+
+    for name in TWELVE[:8]:
+        done(night.join(conn, name))
+    # Hal alone of tonight's list has finished an RWD match (on the laptop, before the tables roll).
+    table_writes.finished_match(conn, ["Hal", "Xan", "Yul", "Zed"])
+    ids = {p.name: p.id for p in night.roster(conn)}
+    done(game_requests.ask(conn, ids["Ann"], "rwd", learn=True))
+    done(rolling.set_rolling(conn, {"rwd": 1, "lucky_cube": 1}))
+    ann = next(rt for rt in playing(conn) if "Ann" in names_at(rt))
+    assert ann.table.game.id == "rwd" and "Hal" in names_at(ann)
+    assert game_requests.open_requests(conn) == {}
+
+
+def test_a_request_waits_for_a_table_of_its_game_while_the_copy_is_in_use(conn):
+    from companion.night import game_requests
+
+    for name in TWELVE[:8]:
+        done(night.join(conn, name))
+    done(rolling.set_rolling(conn, {"rwd": 1, "lucky_cube": 1}))
+    rwd, lucky = sorted(playing(conn), key=lambda rt: rt.table.game.id != "rwd")
+    asker = next(p for p in night.roster(conn) if p.id in rwd.player_ids)
+    done(game_requests.ask(conn, asker.id, "lucky_cube"))  # asked while at the RWD table
+    play_to_the_end(conn, rwd)
+    assert rolling.fill(conn).value == [] and len(game_requests.open_requests(conn)) == 1
+    done(rolling.release(conn, lucky.table.id))  # the organiser lets the Lucky Cube table go: eight free
+    again = next(rt for rt in playing(conn) if asker.id in rt.player_ids)
+    assert again.table.game.id == "lucky_cube" and game_requests.open_requests(conn) == {}
