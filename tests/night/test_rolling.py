@@ -348,3 +348,22 @@ def test_a_request_waits_for_a_table_of_its_game_while_the_copy_is_in_use(conn):
     done(rolling.release(conn, lucky.table.id))  # the organiser lets the Lucky Cube table go: eight free
     again = next(rt for rt in playing(conn) if asker.id in rt.player_ids)
     assert again.table.game.id == "lucky_cube" and game_requests.open_requests(conn) == {}
+
+
+def test_the_hall_lists_the_waiting_requests_and_a_phone_asks_in_rolling_mode(app, client, conn):
+    import re
+
+    phones = join_night(app, TWELVE[:8])
+    assert client.post("/hall/rolling", data={"copies-rwd": "1"}).status_code == 303
+    (rt,) = playing(conn)
+    waiter = next(name for name in TWELVE[:8] if name not in names_at(rt))
+    # My night's request card, in rolling tables as before a draw: a big button per game.
+    page = phones[waiter].get("/night/me").get_data(as_text=True)
+    card = re.search(r'<div class="card me-request" id="me-request">.*?</form>\s*</div>', page, re.S).group(0)
+    assert 'name="want" value="learn:lucky_cube"' in card and 'name="want" value="play:rwd"' in card
+    assert phones[waiter].post("/night/me/request", data={"want": "learn:lucky_cube"}).status_code == 303
+    assert "Your request: learn Lucky Cube." in text_of(phones[waiter].get("/night/me").get_data(as_text=True))
+    # The hall's rolling card lists it (the draw form, hidden in rolling tables, used to be its only place).
+    hall = client.get("/hall").get_data(as_text=True)
+    rolling_card = hall.split('id="rolling"', 1)[1].split("</section>", 1)[0]
+    assert f"Requests for the next draw: {waiter}: learn Lucky Cube" in text_of(rolling_card)
