@@ -12,7 +12,11 @@ with its own clock (one paused from the hall). The phones say "Table N is free: 
 their language. At closing time no new table starts. The leaderboard ranks by place points per
 match, then matches, and every finished match counts once.
 
-Not here: "a request met" (issue 47's game requests are another branch's; not on this one).
+A request met: a Chromium phone at a table that ends before the last one taps "I'd like to
+learn …" (the other game of the two tables that end first) before its table finishes; the
+hall's rolling card lists it, the next table that phone is seated at is that game, beside
+someone who played it, and its request card then shows none. (Lucky Cube ends second, or Twin
+Shoot when both Chromium phones sit at Lucky Cube.)
 The screen for the room at 1920×1080 is kept in test-artifacts/rolling-night-screen-*.png.
 """
 
@@ -39,6 +43,7 @@ HTTP = ("Ben", "Chiyo", "Dan", "Emi", "Fumi", "Goro", "Hana", "Ivo", "Jun", "Kai
 KEEPER = "Fumi"  # keeps room table 4 all night
 LUCKY_DEAL = {"die_holder": None, "die_number": None, "last_trick": 1}
 TWIN_DEAL = {"bids": [["X", "D"], ["C", "D"], ["D", "D"], ["D", "D"]], "tricks": [4, 3, 2, 1], "open_bid": None}
+DEALS = {"lucky_cube": LUCKY_DEAL, "twin_shoot": TWIN_DEAL}  # one deal, then the match ends at time
 
 
 def rwd_win(n: int, winner: int) -> dict:
@@ -201,6 +206,19 @@ def play(night: RollingNight, screen, artifacts_dir) -> None:
     expect(screen.locator(".screen-announce li")).to_have_count(3)
     screen.screenshot(path=str(artifacts_dir / "rolling-night-screen-start-1920.png"))
 
+    # --- a request, tapped on a phone before its table finishes ------------------------------
+    # RWD ends first, then Lucky Cube (Twin Shoot if no Chromium phone sits at RWD or Lucky Cube).
+    at = {name: next(t for t in first if name in t["names"]) for name, _l in CHROMIUM}
+    then = "lucky_cube" if any(t["game"] in ("rwd", "lucky_cube") for t in at.values()) else "twin_shoot"
+    asker = next(name for name, _l in CHROMIUM if at[name]["game"] in ("rwd", then))
+    wanted = then if at[asker]["game"] == "rwd" else "rwd"
+    card = night.pages[asker].locator("#me-request")
+    expect(card.locator(".me-request-now")).to_have_count(0)
+    card.locator(f'button[name="want"][value="learn:{wanted}"]').tap()
+    expect(card.locator(".me-request-now")).to_be_visible()
+    card.screenshot(path=str(artifacts_dir / "rolling-night-phone-request.png"))
+    assert re.search(rf"Requests for the next draw: .*{asker}: learn", night.hall_text())
+
     # --- the RWD table ends first: its four wait, as the same four would only meet again -------
     rwd = next(t for t in first if t["game"] == "rwd")
     night.end_rwd(rwd)
@@ -209,14 +227,23 @@ def play(night: RollingNight, screen, artifacts_dir) -> None:
     assert all(name in waiting for name in rwd["names"])
     expect(screen.locator(".screen-waiting")).to_contain_text(rwd["names"][0])
 
-    # --- Lucky Cube ends next: eight free, two mixed tables start at once ------------------
-    lucky = next(t for t in first if t["game"] == "lucky_cube")
-    night.end_at_time(lucky, dict(LUCKY_DEAL))
+    # --- Lucky Cube (or Twin Shoot) ends next: eight free, two mixed tables start at once ------------------
+    next_ended = next(t for t in first if t["game"] == then)
+    night.end_at_time(next_ended, dict(DEALS[then]))
     second = wait_until(lambda: (found := night.tables()) and len(found) == 5 and found, "two tables seated")[3:]
-    assert sorted(t["game"] for t in second) == ["lucky_cube", "rwd"]
+    assert sorted(t["game"] for t in second) == sorted([then, "rwd"])
     for table in second:  # each mixes the two finished tables' players
-        assert len(set(table["names"]) & set(rwd["names"])) == 2 and len(set(table["names"]) & set(lucky["names"])) == 2
-    busy = [name for t in second + [next(t for t in first if t["game"] == "twin_shoot")] for name in t["names"]]
+        assert len(set(table["names"]) & set(rwd["names"])) == 2 and len(set(table["names"]) & set(next_ended["names"])) == 2
+    # The request is met: the asker's next table is the game they asked to learn, beside someone
+    # who just played it; their card shows no request any more, and the hall lists none.
+    met = next(t for t in second if asker in t["names"])
+    teachers = rwd["names"] if wanted == "rwd" else next_ended["names"]
+    assert met["game"] == wanted and set(met["names"]) & set(teachers) - {asker}
+    expect(card.locator(".me-request-now")).to_have_count(0)
+    assert "Requests for the next draw" not in night.hall_text()
+    night.pages[asker].screenshot(path=str(artifacts_dir / "rolling-night-phone-request-met.png"), full_page=True)
+    last = next(t for t in first if t["game"] not in ("rwd", then))
+    busy = [name for t in second + [last] for name in t["names"]]
     assert len(busy) == len(set(busy)) == 12
     keeper = next((t for t in second if KEEPER in t["names"]), None)
     assert keeper is None or keeper["label"] == "Table 4"
@@ -240,13 +267,12 @@ def play(night: RollingNight, screen, artifacts_dir) -> None:
     night.hall_post("/hall/rolling", {"copies-rwd": "1", "copies-lucky_cube": "1", "copies-twin_shoot": "1",
                                       "minutes-rwd": "30", "minutes-lucky_cube": "45", "minutes-twin_shoot": "50",
                                       "closing": now})
-    twin = next(t for t in first if t["game"] == "twin_shoot")
-    night.end_at_time(twin, dict(TWIN_DEAL))
+    night.end_at_time(last, dict(DEALS[last["game"]]))
     for table in second:
         if table["game"] == "rwd":
             night.end_rwd(table)
         else:
-            night.end_at_time(table, dict(LUCKY_DEAL))
+            night.end_at_time(table, dict(DEALS[table["game"]]))
     assert len(night.tables()) == 5  # nothing started after closing
     expect(screen.locator(".screen-sub")).to_contain_text("No new table starts tonight")
     expect(screen.locator(".screen-waiting bdi")).to_have_count(12)
