@@ -294,14 +294,17 @@ def requests_met_text(conn, latest: service.Round | None, names: dict[int, str])
 
 
 def open_requests_text(conn, names: dict[int, str]) -> str | None:
-    """The requests waiting for the next draw, each with its player (None: none); ``names``:
-    tonight's list (a player who left keeps theirs, unshown, should they come back)."""
+    """The requests waiting for the next draw (rolling tables: the next tables seated), each with
+    its player (None: none); ``names``: tonight's list (a player who left keeps theirs, unshown,
+    should they come back)."""
     waiting = {pid: r for pid, r in game_requests.open_requests(conn).items() if pid in names}
     if not waiting:
         return None
     comma = "、" if get_locale().language == "ja" else ", "
     listed = comma.join(gettext("%(name)s: %(request)s", name=names[pid], request=request_text(r.game, r.learn))
                         for pid, r in waiting.items())
+    if service.rolling_night(conn):
+        return gettext("Requests for the next tables: %(requests)s", requests=listed)
     return gettext("Requests for the next draw: %(requests)s", requests=listed)
 
 

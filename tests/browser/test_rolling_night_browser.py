@@ -217,7 +217,7 @@ def play(night: RollingNight, screen, artifacts_dir) -> None:
     card.locator(f'button[name="want"][value="learn:{wanted}"]').tap()
     expect(card.locator(".me-request-now")).to_be_visible()
     card.screenshot(path=str(artifacts_dir / "rolling-night-phone-request.png"))
-    assert re.search(rf"Requests for the next draw: .*{asker}: learn", night.hall_text())
+    assert re.search(rf"Requests for the next tables: .*{asker}: learn", night.hall_text())
 
     # --- the RWD table ends first: its four wait, as the same four would only meet again -------
     rwd = next(t for t in first if t["game"] == "rwd")
@@ -240,7 +240,7 @@ def play(night: RollingNight, screen, artifacts_dir) -> None:
     teachers = rwd["names"] if wanted == "rwd" else next_ended["names"]
     assert met["game"] == wanted and set(met["names"]) & set(teachers) - {asker}
     expect(card.locator(".me-request-now")).to_have_count(0)
-    assert "Requests for the next draw" not in night.hall_text()
+    assert "Requests for the next tables" not in night.hall_text()
     night.pages[asker].screenshot(path=str(artifacts_dir / "rolling-night-phone-request-met.png"), full_page=True)
     last = next(t for t in first if t["game"] not in ("rwd", then))
     busy = [name for t in second + [last] for name in t["names"]]

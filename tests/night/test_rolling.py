@@ -361,9 +361,11 @@ def test_the_hall_lists_the_waiting_requests_and_a_phone_asks_in_rolling_mode(ap
     page = phones[waiter].get("/night/me").get_data(as_text=True)
     card = re.search(r'<div class="card me-request" id="me-request">.*?</form>\s*</div>', page, re.S).group(0)
     assert 'name="want" value="learn:lucky_cube"' in card and 'name="want" value="play:rwd"' in card
+    # ... speaking of the next table, not of a draw (there is none in rolling tables)
+    assert "A game for your next table" in text_of(card) and "draw" not in text_of(card)
     assert phones[waiter].post("/night/me/request", data={"want": "learn:lucky_cube"}).status_code == 303
     assert "Your request: learn Lucky Cube." in text_of(phones[waiter].get("/night/me").get_data(as_text=True))
     # The hall's rolling card lists it (the draw form, hidden in rolling tables, used to be its only place).
     hall = client.get("/hall").get_data(as_text=True)
     rolling_card = hall.split('id="rolling"', 1)[1].split("</section>", 1)[0]
-    assert f"Requests for the next draw: {waiter}: learn Lucky Cube" in text_of(rolling_card)
+    assert f"Requests for the next tables: {waiter}: learn Lucky Cube" in text_of(rolling_card)
