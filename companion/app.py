@@ -59,6 +59,7 @@ def register_features(app: Flask) -> None:
     from .night.projector import bp as room_screen  # issue 33: the screen for the room
     from .players.views import bp as players_pages  # issue 26: players across nights, the season table
     from .serving import install
+    from .serving.limits import device_limits
     from .tables.record import bp as match_records  # issue 32: who may change a finished match; its record
     from .tables.views import bp as table_pages
     from .web import CSP, FIXED_HEADERS, games, home, organiser_signin
@@ -70,4 +71,4 @@ def register_features(app: Flask) -> None:
     install(app, [("Content-Security-Policy", CSP)] + list(FIXED_HEADERS.items()),
             join_host=lambda: own_join_host(app.config))
     # Outermost: which device each request is, behind a trusted proxy too (issue 46).
-    organiser_signin.install(app)
+    organiser_signin.install(app, lambda device, rule: device_limits(app).take(device, rule))

@@ -52,6 +52,7 @@ REFUSALS = (
 PAGES = ("table", "night", "season")  # what an event stream follows
 EVENTS = ("changed", "gone")  # what a stream tells its page
 METHODS = frozenset({"GET", "HEAD", "POST"})
+ANY_OTHER_METHOD = "unlisted"  # PUT, DELETE, a made-up verb: one label, so no one can grow the set
 UNMATCHED = "unmatched"  # a path no route answers (404s, 405s, a request that couldn't be read)
 # A deal's save: a few milliseconds on SQLite, more on a busy PostgreSQL; seconds are trouble.
 SAVE_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
@@ -114,7 +115,7 @@ def stream_closed(topic: str) -> None:
 def answered(route: str, method: str, status: str | int) -> None:
     """One answer sent: ``status`` as "200 OK" or 200."""
     code = str(status)[:3]
-    REQUESTS.labels(route, method if method in METHODS else "other", code).inc()
+    REQUESTS.labels(route, method if method in METHODS else ANY_OTHER_METHOD, code).inc()
 
 
 class Routes:

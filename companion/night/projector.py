@@ -94,7 +94,7 @@ def screen_context(conn: Connection, signature: str | None = None) -> dict:
 
 def rolling_screen(conn: Connection, rounds: list[service.Round], standings, signature: str) -> dict:
     """Rolling tables (issue 47): everything at once, as tables start and end at any time: the
-    tables just seated ("Table 3 is free: Ann, Bob, Cy, Di → RWD"), who waits, the tables
+    tables just seated ("Table 3 is free: Ann, Bob, Cy, Di → <game>"), who waits, the tables
     playing with their clocks, and the standings (place points per match)."""
     names = {p.id: p.name for p in service.roster(conn, with_left=True)}
     busy = rolling.playing(rounds)

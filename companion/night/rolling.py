@@ -147,7 +147,7 @@ def set_rolling(conn: Connection, copies: Mapping[str, int | None], minutes: Map
             return refused([FieldError("mode", T("Tonight runs in rounds already: rolling tables are chosen before "
                                                   "the first draw."))])
         night_rows.set_rolling(conn, chosen.stored(night))
-    _seated, made, _changed = _seat_free(conn)  # whoever can play starts now: one announcement for both
+    made = _seat_free(conn).value.made  # whoever can play starts now: one announcement for both
     publish(Change("night"))
     service.publish_tables(made)
     return done(chosen)
@@ -207,19 +207,32 @@ class Seated:
 def fill(conn: Connection, seed: str | None = None) -> Done:
     """Seat every table that can start now (see the module): idempotent, each call reading the
     night afresh inside one write. Its value: the tables seated (none: nothing could start)."""
-    seated, made, changed = _seat_free(conn, seed)
-    if changed:
+    now = _seat_free(conn, seed).value
+    if now.changed:
         publish(Change("night"))
-        service.publish_tables(made)
-    return done(seated)
+        service.publish_tables(now.made)
+    return done(now.seated)
 
 
-def _seat_free(conn: Connection, seed: str | None = None) -> tuple[list[Seated], dict[str, int], bool]:
-    """:func:`fill`'s write, announced by its caller (once, with the caller's own change): the
-    tables seated, their tokens (revision 0: new) and whether anything was written."""
+@dataclass(frozen=True)
+class SeatedNow:
+    """What :func:`_seat_free` wrote: the tables seated, their tokens (revision 0: new), and
+    whether anything was written at all (a leaver taken off the list is a write too)."""
+
+    seated: list[Seated]
+    made: dict[str, int]
+    changed: bool
+
+
+NOTHING_SEATED = SeatedNow([], {}, False)
+
+
+def _seat_free(conn: Connection, seed: str | None = None) -> Done:
+    """:func:`fill`'s write, announced by its caller (once, with the caller's own change); its
+    value a :class:`SeatedNow`."""
     found = settings(conn)
     if found is None or found.closed(table_service.now()):
-        return [], {}, False
+        return done(NOTHING_SEATED)
     experience = known = None
     # Read outside the write (the season stores what it has not stored yet): who played which
     # game before, for newcomers looked after and for whoever asks to learn a game.
@@ -232,7 +245,7 @@ def _seat_free(conn: Connection, seed: str | None = None) -> tuple[list[Seated],
     with write(conn):
         found = settings(conn)  # the settings may have changed meanwhile
         if found is None or found.closed(table_service.now()):
-            return [], {}, False
+            return done(NOTHING_SEATED)
         rounds = service.night_rounds(conn)
         history = [r.seating() for r in rounds]
         busy_tables = playing(rounds)
@@ -306,7 +319,7 @@ def _seat_free(conn: Connection, seed: str | None = None) -> tuple[list[Seated],
                 night_rows.set_away(conn, p.id, None, p.leaving)
         for p in leavers:  # leaving after their match, which is over: off tonight's list now
             night_rows.update_player(conn, p.id, left=True)
-    return seated, made, bool(seated or leavers)
+    return done(SeatedNow(seated, made, bool(seated or leavers)))
 
 
 # ---- the organiser's hand on one table ------------------------------------------------------
@@ -319,7 +332,7 @@ def release(conn: Connection, table_id: int) -> Done:
         if night_rows.table_round(conn, table_id) is None or settings(conn) is None:
             return not_found()
         night_rows.release_table(conn, table_id)
-    _seated, made, _changed = _seat_free(conn)
+    made = _seat_free(conn).value.made
     publish(Change("night"))
     service.publish_tables(made)
     return done()
@@ -352,7 +365,7 @@ def pause_table(conn: Connection, table_id: int, pause: bool = True) -> Done:
 
 @dataclass(frozen=True)
 class Announcement:
-    """"Table 3 is free: Ann, Bob, Cy, Di → RWD": a table seated and not started yet."""
+    """"Table 3 is free: Ann, Bob, Cy, Di → <game>": a table seated and not started yet."""
 
     label: object  # a Text ("Table 3") or the room's own label
     names: tuple[str, ...]

@@ -62,11 +62,11 @@ def _clock(app: Flask) -> float:
 
 
 def _current_night(app: Flask) -> int:
-    from ..night import service as night
+    from ..store import nights as night_rows  # the store's, not the night package's: it imports this one
     from ..store.connection import pool
 
     with pool.lend(app.config["DATABASE"]) as conn:
-        return night.current_night(conn)
+        return night_rows.current_night(conn)
 
 
 def sign_in_cookie(app: Flask, night: int, at: float) -> str:
@@ -97,9 +97,12 @@ def signed_in_check(app: Flask) -> Callable[[dict], bool]:
     return signed_in
 
 
-def install(app: Flask) -> None:
+def install(app: Flask, tries: Callable[[str, str], float]) -> None:
     """The sign-in's pages, and companion/devices.py's layer outermost (every layer in front of
-    Flask asks it who the device is): the trusted proxies come from TRUSTED_PROXIES."""
+    Flask asks it who the device is): the trusted proxies come from TRUSTED_PROXIES. ``tries``:
+    the serving layer's one map of what a device may do (companion/serving/limits.py), handed in
+    by the app so this package never imports the serving layer, which imports it."""
+    app.extensions["sign_in_tries"] = tries
     app.register_blueprint(bp)
     trusted = trusted_addresses(app.config.get("TRUSTED_PROXIES") or ())
     app.wsgi_app = app.extensions["devices"] = Devices(app.wsgi_app, trusted, signed_in_check(app))
@@ -128,9 +131,7 @@ def sign_in():
         return redirect(_next_path(next_path), code=303)
     if request.method == "GET":
         return sign_in_page(next_path)
-    from ..serving.limits import device_limits
-
-    wait = device_limits(current_app).take(device_of(request.environ), "sign_in")
+    wait = current_app.extensions["sign_in_tries"](device_of(request.environ), "sign_in")
     if wait:
         message = ngettext("Too many tries from this device: try again in %(num)d second.",
                            "Too many tries from this device: try again in %(num)d seconds.", wait)
