@@ -344,16 +344,9 @@ def pause_table(conn: Connection, table_id: int, pause: bool = True) -> Done:
         found = night_rows.table_round(conn, table_id)
         if found is None:
             return not_found()
-        if not found["clock_from"] or bool(found["paused_at"]) == pause:
-            return refused([FieldError("clock", T("The clock is not running.") if pause else
-                                       T("The clock is not paused."))])
-        stamp = table_service.now()
-        if pause:
-            night_rows.pause_clock(conn, found["id"], stamp, found["clock_from"])
-        else:
-            stood = datetime.fromisoformat(stamp) - datetime.fromisoformat(found["paused_at"])
-            moved_from = (datetime.fromisoformat(found["clock_from"]) + stood).isoformat(timespec="seconds")
-            night_rows.pause_clock(conn, found["id"], None, moved_from)
+        refusal = service.pause_round_clock(conn, found, pause)
+        if refusal is not None:
+            return refusal
         moved = table_rows.shown_again(conn, [table_id])
     publish(Change("night"))
     service.publish_tables(moved)

@@ -1047,6 +1047,23 @@ def start_round(conn: Connection) -> Done:
     return done()
 
 
+def pause_round_clock(conn: Connection, round_row: Mapping, pause: bool) -> Done | None:
+    """Inside the caller's write: pause ``round_row``'s clock, or resume it from the seconds it
+    was paused at (its start moved on by the pause). A refusal when it is not running (or not
+    paused), else None. A round's clock and a rolling table's (a round of one table) alike."""
+    if not round_row["clock_from"] or bool(round_row["paused_at"]) == pause:
+        return refused([FieldError("clock", T("The clock is not running.") if pause else
+                                   T("The clock is not paused."))])
+    stamp = table_service.now()
+    if pause:
+        night_rows.pause_clock(conn, round_row["id"], stamp, round_row["clock_from"])
+    else:
+        stood = datetime.fromisoformat(stamp) - datetime.fromisoformat(round_row["paused_at"])
+        moved_from = (datetime.fromisoformat(round_row["clock_from"]) + stood).isoformat(timespec="seconds")
+        night_rows.pause_clock(conn, round_row["id"], None, moved_from)
+    return None
+
+
 def pause_clock(conn: Connection, pause: bool = True) -> Done:
     """Pause the latest round's clock (every table's seconds stand still, extensions too) or
     resume it from the seconds it was paused at. Refused when it is not running (or not paused)."""
@@ -1055,16 +1072,9 @@ def pause_clock(conn: Connection, pause: bool = True) -> Done:
         if not rounds_:
             return no_round()
         latest = rounds_[-1]
-        if not latest["clock_from"] or bool(latest["paused_at"]) == pause:
-            return refused([FieldError("clock", T("The clock is not running.") if pause else
-                                       T("The clock is not paused."))])
-        stamp = table_service.now()
-        if pause:
-            night_rows.pause_clock(conn, latest["id"], stamp, latest["clock_from"])
-        else:
-            stood = datetime.fromisoformat(stamp) - datetime.fromisoformat(latest["paused_at"])
-            moved_from = (datetime.fromisoformat(latest["clock_from"]) + stood).isoformat(timespec="seconds")
-            night_rows.pause_clock(conn, latest["id"], None, moved_from)
+        refusal = pause_round_clock(conn, latest, pause)
+        if refusal is not None:
+            return refusal
         moved = table_rows.shown_again(conn, night_rows.round_table_ids(conn, latest["id"]))
     publish(Change("night"))
     publish_tables(moved)
